@@ -1,0 +1,110 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { TokenDecryptionError, TokenEnvelopeMalformedError, TokenKeyUnknownError } from './errors.ts'
+import type { Keyring } from './keyring.ts'
+
+const VERSION = 'v1'
+const IV_BYTES = 12
+const TAG_BYTES = 16
+const B64URL = /^[A-Za-z0-9_-]*$/
+
+export interface EnvelopeParts {
+  readonly version: string
+  readonly keyId: string
+  readonly iv: Buffer
+  readonly ciphertext: Buffer
+  readonly tag: Buffer
+}
+
+/**
+ * AES-256-GCM for tokens at rest. Envelope: `v1.<keyId>.<iv>.<ciphertext>.<tag>`, parts in
+ * base64url without padding.
+ *
+ * The GCM associated data is `v1.<keyId>.<associatedData>`, so neither the version, nor the key
+ * id, nor the binding (e.g. the consentId) can be changed without failing authentication: a token
+ * copied onto another consent record does not decrypt.
+ */
+export class TokenCipher {
+  readonly #keyring: Keyring
+
+  constructor(keyring: Keyring) {
+    this.#keyring = keyring
+  }
+
+  get activeKeyId(): string {
+    return this.#keyring.active.id
+  }
+
+  encrypt(plaintext: string, associatedData: string): string {
+    const { id, key } = this.#keyring.active
+    const iv = randomBytes(IV_BYTES)
+    const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })
+    cipher.setAAD(aad(id, associatedData))
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+    const tag = cipher.getAuthTag()
+    return [VERSION, id, b64(iv), b64(ciphertext), b64(tag)].join('.')
+  }
+
+  decrypt(envelope: string, associatedData: string): string {
+    const parts = parseEnvelope(envelope)
+    const entry = this.#keyring.keys.get(parts.keyId)
+    if (!entry) throw new TokenKeyUnknownError(parts.keyId, [...this.#keyring.keys.keys()])
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', entry.key, parts.iv, { authTagLength: TAG_BYTES })
+      decipher.setAAD(aad(parts.keyId, associatedData))
+      decipher.setAuthTag(parts.tag)
+      return Buffer.concat([decipher.update(parts.ciphertext), decipher.final()]).toString('utf8')
+    } catch (err) {
+      throw new TokenDecryptionError(parts.keyId, err)
+    }
+  }
+
+  /** True when the envelope was sealed with a key other than the active one (re-encrypt it on next write). */
+  needsReencryption(envelope: string): boolean {
+    return parseEnvelope(envelope).keyId !== this.#keyring.active.id
+  }
+
+  /** Decrypts with whichever key sealed it and seals again with the active key. */
+  reencrypt(envelope: string, associatedData: string): string {
+    return this.encrypt(this.decrypt(envelope, associatedData), associatedData)
+  }
+}
+
+/** Splits and decodes an envelope without decrypting it. The message never contains the envelope itself. */
+export function parseEnvelope(envelope: string): EnvelopeParts {
+  const parts = envelope.split('.')
+  if (parts[0] !== VERSION) {
+    const version = parts.length > 1 ? parts[0]!.slice(0, 8) : '(none)'
+    throw new TokenEnvelopeMalformedError(`unsupported token envelope version "${version}"; this build reads ${VERSION}`, {
+      version,
+    })
+  }
+  if (parts.length !== 5) {
+    throw new TokenEnvelopeMalformedError(`token envelope must have 5 dot-separated parts (v1.keyId.iv.ciphertext.tag), got ${parts.length}`)
+  }
+  const [version, keyId, iv, ciphertext, tag] = parts as [string, string, string, string, string]
+  for (const [name, value] of [['iv', iv], ['ciphertext', ciphertext], ['tag', tag]] as const) {
+    if (!B64URL.test(value)) throw new TokenEnvelopeMalformedError(`token envelope ${name} is not base64url`)
+  }
+  const parsed = {
+    version,
+    keyId,
+    iv: Buffer.from(iv, 'base64url'),
+    ciphertext: Buffer.from(ciphertext, 'base64url'),
+    tag: Buffer.from(tag, 'base64url'),
+  }
+  if (parsed.iv.length !== IV_BYTES) {
+    throw new TokenEnvelopeMalformedError(`token envelope iv must be ${IV_BYTES} bytes, got ${parsed.iv.length}`)
+  }
+  if (parsed.tag.length !== TAG_BYTES) {
+    throw new TokenEnvelopeMalformedError(`token envelope tag must be ${TAG_BYTES} bytes, got ${parsed.tag.length}`)
+  }
+  return parsed
+}
+
+function aad(keyId: string, associatedData: string): Buffer {
+  return Buffer.from(`${VERSION}.${keyId}.${associatedData}`, 'utf8')
+}
+
+function b64(buf: Buffer): string {
+  return buf.toString('base64url')
+}
