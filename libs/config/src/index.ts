@@ -1,1 +1,10 @@
-export {}
+export { ConfigError } from './errors.ts'
+export type { ConfigProblem } from './errors.ts'
+export { envVar, loadConfig, formatEnvHelp, formatEnvMarkdown } from './env-spec.ts'
+export type { EnvVar, EnvSpec, ConfigOf } from './env-spec.ts'
+export * as parse from './parsers.ts'
+export { isLoopbackHost } from './parsers.ts'
+export { kafkaVars, observabilityVars, enrichmentApiVars, bankApiVars, tokenEncryptionVars, resolveEnrichmentAuth } from './shared-vars.ts'
+export type { EnrichmentAuth } from './shared-vars.ts'
+export { handleHelp } from './cli.ts'
+export type { ServiceCli } from './cli.ts'
