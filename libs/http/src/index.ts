@@ -1,0 +1,35 @@
+export { HttpClient, createHttpClient, SYSTEM_CLOCK } from './http-client.ts'
+export type {
+  AttemptInfo,
+  HttpClientOptions,
+  HttpClock,
+  HttpHooks,
+  HttpLogger,
+  HttpMethod,
+  HttpRequest,
+  HttpResponse,
+  ResponseInfo,
+  RetryInfo,
+} from './http-client.ts'
+export {
+  HttpAbortedError,
+  HttpConfigError,
+  HttpNetworkError,
+  HttpRequestError,
+  HttpResponseFormatError,
+  HttpStatusError,
+  HttpTimeoutError,
+  HttpTlsError,
+  ThrottledError,
+} from './errors.ts'
+export type { HttpStatusErrorOptions, RequestContext, TimeoutPhase } from './errors.ts'
+export { DEFAULT_RETRY_POLICY, backoffDelayMs, parseRetryAfterMs, resolveRetryPolicy } from './retry-policy.ts'
+export type { RetryPolicy } from './retry-policy.ts'
+export { DEFAULT_RATE_LIMITS, createRequestLimiter, resolveRateLimits } from './rate-limits.ts'
+export type { RateLimits, RequestLimiter } from './rate-limits.ts'
+export { DEFAULT_TIMEOUTS, resolveTimeouts } from './timeouts.ts'
+export type { Timeouts } from './timeouts.ts'
+export { MIN_TLS_VERSION, assertSecureUrl, isLoopbackHost } from './transport-policy.ts'
+export { buildQueryString, encodePathSegment, encodeQueryComponent, redactUrl } from './query-string.ts'
+export type { QueryParams, QueryValue } from './query-string.ts'
+export { SingleFlight } from './single-flight.ts'

@@ -1,0 +1,43 @@
+/** A query parameter value: undefined = absent (omitted), null or "" = present but empty (sent as `name=`). */
+export type QueryValue = string | number | boolean | null | undefined
+
+export type QueryParams = Readonly<Record<string, QueryValue>>
+
+/**
+ * Builds a percent-encoded query string (without the leading `?`), keeping the
+ * difference between "absent" and "empty" that the external APIs treat as
+ * information: undefined is omitted, null and "" become `name=`.
+ *
+ * Spaces become `%20`, not `+`: `+` means a space only in form encoding, and a
+ * server that reads the query as plain RFC 3986 would see a literal plus.
+ * Order follows the object's key order, which keeps URLs stable for logs and tests.
+ */
+export function buildQueryString(params: QueryParams | undefined): string {
+  if (params === undefined) return ''
+  const parts: string[] = []
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue
+    parts.push(`${encodeQueryComponent(name)}=${value === null ? '' : encodeQueryComponent(String(value))}`)
+  }
+  return parts.join('&')
+}
+
+/** encodeURIComponent plus the RFC 3986 sub-delimiters it leaves alone, so values round-trip through any parser. */
+export function encodeQueryComponent(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+}
+
+/** Encodes one path segment (an id that may hold `/`, `@`, spaces...). */
+export function encodePathSegment(value: string): string {
+  return encodeQueryComponent(value)
+}
+
+/**
+ * The URL safe to log: origin and path, query parameter names kept and their
+ * values hidden (query values carry merchant ids, card BINs, account numbers).
+ */
+export function redactUrl(url: URL): string {
+  const names = [...new Set([...url.searchParams.keys()])]
+  const query = names.length === 0 ? '' : `?${names.map((n) => `${encodeQueryComponent(n)}=*`).join('&')}`
+  return `${url.origin}${url.pathname}${query}`
+}
