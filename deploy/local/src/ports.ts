@@ -1,0 +1,86 @@
+import net from 'node:net'
+import { LocalStackError } from './errors.ts'
+
+export interface StackPorts {
+  /** Broker PLAINTEXT listener (clients). */
+  kafka: number
+  /** KRaft controller listener. */
+  controller: number
+  /** Registry HTTP API. */
+  registry: number
+  /** Registry management interface (/health, /metrics); Quarkus defaults it to 9000, which collides easily. */
+  registryManagement: number
+}
+
+export const PORT_ROLES: Record<keyof StackPorts, string> = {
+  kafka: 'Kafka broker',
+  controller: 'Kafka controller',
+  registry: 'schema registry HTTP',
+  registryManagement: 'schema registry management',
+}
+
+function listen(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(server))
+  })
+}
+
+function close(server: net.Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()))
+}
+
+/**
+ * Picks free loopback ports for the roles not given. All are held open together
+ * while choosing, so the four are distinct; another process could still grab one
+ * before the JVM binds it, which the start-up reports as a busy port.
+ */
+export async function choosePorts(given: Partial<StackPorts> = {}): Promise<StackPorts> {
+  const held: net.Server[] = []
+  try {
+    const pick = async (role: keyof StackPorts): Promise<number> => {
+      const fixed = given[role]
+      if (fixed !== undefined) return fixed
+      const server = await listen(0)
+      held.push(server)
+      return (server.address() as net.AddressInfo).port
+    }
+    const ports: StackPorts = {
+      kafka: await pick('kafka'),
+      controller: await pick('controller'),
+      registry: await pick('registry'),
+      registryManagement: await pick('registryManagement'),
+    }
+    const values = Object.values(ports)
+    if (new Set(values).size !== values.length) {
+      throw new LocalStackError(`the stack needs four different ports, got ${JSON.stringify(ports)}`, {
+        code: 'INVALID_OPTION',
+        details: { ports },
+      })
+    }
+    return ports
+  } finally {
+    await Promise.all(held.map(close))
+  }
+}
+
+/** Throws PORT_BUSY naming the role and the variable/flag to change it when a port is taken on 127.0.0.1. */
+export async function assertPortsFree(
+  ports: StackPorts,
+  hint: Partial<Record<keyof StackPorts, string>> = {},
+) {
+  for (const role of Object.keys(ports) as Array<keyof StackPorts>) {
+    const port = ports[role]
+    try {
+      await close(await listen(port))
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      const how = hint[role] ? ` or choose another with ${hint[role]}` : ''
+      throw new LocalStackError(
+        `port ${port} (${PORT_ROLES[role]}) on 127.0.0.1 is not available (${code}); stop what uses it${how}`,
+        { code: 'PORT_BUSY', cause: err, details: { role, port } },
+      )
+    }
+  }
+}

@@ -1,0 +1,317 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { closeSync, existsSync, openSync } from 'node:fs'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { LocalStackError } from './errors.ts'
+import { isRuntimeCached } from './fetch-runtime.ts'
+import { findJava } from './java.ts'
+import { assertPortsFree, choosePorts, type StackPorts } from './ports.ts'
+import { terminateChild } from './process-control.ts'
+import { KAFKA_STARTED_LINE, log4jProperties, serverProperties } from './config-files.ts'
+import {
+  NotReadyError,
+  tail,
+  waitForBroker,
+  waitForLogLine,
+  waitForRegistry,
+  type ExitCheck,
+} from './readiness.ts'
+import { stackMarker, stopRecordedStack, writeRecord, type StackRecord } from './stack-record.ts'
+import {
+  APICURIO_VERSION,
+  DEFAULT_CACHE_DIR,
+  KAFKA_MIN_JAVA,
+  KAFKA_VERSION,
+  REGISTRY_MIN_JAVA,
+  runtimePaths,
+} from './versions.ts'
+
+export interface StartStackOptions {
+  /** Where config, data, logs and `stack.json` go. Created if missing; its previous content is replaced. */
+  stateDir: string
+  /** Fixed ports; roles left out get free ephemeral ports. */
+  ports?: Partial<StackPorts>
+  /** `java` binary for the registry (needs 21+); found automatically when absent. */
+  registryJava?: string
+  /** `java` binary for the broker (needs 17+); found automatically when absent. */
+  kafkaJava?: string
+  /** Where `fetchRuntime` put the runtime. Default `<repo>/.cache`. */
+  cacheDir?: string
+  /**
+   * Detached processes outlive this one (`stack:up`); attached ones die with it and
+   * are also killed from an exit hook if `stop()` is never called.
+   */
+  detached?: boolean
+  /** Recorded in `stack.json` so a later run can reap the stack if this owner dies. Default: this process when attached. */
+  ownerPid?: number | null
+  /** Per-process readiness deadline. Default 120 s (two JVMs on two busy cores). */
+  startTimeoutMs?: number
+  /** Named in the "port busy" message, e.g. `{ kafka: 'STACK_KAFKA_PORT or --kafka-port' }`. */
+  portHints?: Partial<Record<keyof StackPorts, string>>
+}
+
+export interface RunningStack {
+  brokers: string[]
+  /** The Confluent-compatible (ccompat v7) API, ready for @kafkajs/confluent-schema-registry's `host`. */
+  registryUrl: string
+  ports: StackPorts
+  pids: { kafka: number; registry: number }
+  stateDir: string
+  /** Milliseconds from spawn until each answered. */
+  timings: { kafkaReadyMs: number; registryReadyMs: number }
+  /** SIGTERM both, wait up to 15 s, SIGKILL, remove stateDir. Idempotent. */
+  stop(): Promise<void>
+}
+
+const KAFKA_JVM = [
+  '-Xms256m',
+  '-Xmx512m',
+  '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-Djava.awt.headless=true',
+]
+const REGISTRY_JVM = ['-Xms64m', '-Xmx384m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1']
+
+/**
+ * Starts a single-node KRaft broker and an Apicurio registry (in-memory H2) on
+ * 127.0.0.1 and resolves once both answer real requests: a KafkaJS
+ * `describeCluster()` and `GET /apis/ccompat/v7/subjects`. On failure everything
+ * started is stopped and the error carries the tail of the failing log.
+ */
+export async function startStack(options: StartStackOptions): Promise<RunningStack> {
+  const cacheDir = options.cacheDir ?? DEFAULT_CACHE_DIR
+  const runtime = runtimePaths(cacheDir)
+  if (!isRuntimeCached(cacheDir)) {
+    throw new LocalStackError(
+      `Kafka ${KAFKA_VERSION} and Apicurio ${APICURIO_VERSION} are not in ${cacheDir} yet; run \`npm run stack:fetch\` first.`,
+      { code: 'RUNTIME_MISSING', details: { cacheDir } },
+    )
+  }
+  const stateDir = path.resolve(options.stateDir)
+  const detached = options.detached ?? false
+  const timeoutMs = options.startTimeoutMs ?? 120_000
+
+  const [kafkaJava, registryJava] = await Promise.all([
+    options.kafkaJava ??
+      findJava({
+        min: KAFKA_MIN_JAVA,
+        homeVars: ['KAFKA_JAVA_HOME', 'JAVA_HOME'],
+        purpose: `The Kafka ${KAFKA_VERSION} broker`,
+      }).then((j) => j.bin),
+    options.registryJava ??
+      findJava({
+        min: REGISTRY_MIN_JAVA,
+        homeVars: ['APICURIO_JAVA_HOME', 'JAVA_HOME'],
+        purpose: `The schema registry (Apicurio ${APICURIO_VERSION})`,
+      }).then((j) => j.bin),
+  ])
+  const ports = await choosePorts(options.ports)
+  await assertPortsFree(ports, options.portHints)
+
+  // A data dir formatted with another cluster id refuses to start, so always begin empty.
+  await rm(stateDir, { recursive: true, force: true })
+  const dataDir = path.join(stateDir, 'data')
+  await mkdir(dataDir, { recursive: true })
+  const files = {
+    serverProperties: path.join(stateDir, 'server.properties'),
+    log4j: path.join(stateDir, 'log4j.properties'),
+    formatLog: path.join(stateDir, 'format.log'),
+    kafkaLog: path.join(stateDir, 'kafka.log'),
+    registryLog: path.join(stateDir, 'registry.log'),
+  }
+  await writeFile(
+    files.serverProperties,
+    serverProperties({ kafkaPort: ports.kafka, controllerPort: ports.controller, dataDir }),
+  )
+  await writeFile(files.log4j, log4jProperties())
+
+  const marker = stackMarker(stateDir)
+  const kafkaBase = [
+    ...KAFKA_JVM,
+    `-Dlog4j.configuration=file:${files.log4j}`,
+    marker,
+    // The wildcard is expanded by java itself; spawn uses no shell, so it arrives intact.
+    '-cp',
+    path.join(runtime.kafkaLib, '*'),
+  ]
+
+  // Any 22-character base64url UUID is a valid cluster id.
+  const clusterId = randomBytes(16).toString('base64url')
+  const format = launch(
+    kafkaJava,
+    [
+      ...kafkaBase,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      clusterId,
+      '-c',
+      files.serverProperties,
+      '--ignore-formatted',
+    ],
+    {
+      cwd: stateDir,
+      logFile: files.formatLog,
+      detached: false,
+    },
+  )
+  const formatCode = await new Promise<number | null>((resolve) => format.once('exit', resolve))
+  if (formatCode !== 0) {
+    throw new LocalStackError(
+      `formatting the KRaft log dir failed (exit ${formatCode}); ${files.formatLog}:\n${await tail(files.formatLog)}`,
+      { code: 'STARTUP_FAILED', details: { stateDir } },
+    )
+  }
+
+  const spawnedAt = Date.now()
+  const kafka = launch(kafkaJava, [...kafkaBase, 'kafka.Kafka', files.serverProperties], {
+    cwd: stateDir,
+    logFile: files.kafkaLog,
+    detached,
+  })
+  const registry = launch(
+    registryJava,
+    [...REGISTRY_JVM, marker, '-jar', path.join(runtime.apicurioDir, 'quarkus-run.jar')],
+    {
+      // Not the cache folder: whatever Quarkus writes belongs to this stack's state.
+      cwd: stateDir,
+      logFile: files.registryLog,
+      detached,
+      env: {
+        QUARKUS_HTTP_HOST: '127.0.0.1',
+        QUARKUS_HTTP_PORT: String(ports.registry),
+        QUARKUS_MANAGEMENT_HOST: '127.0.0.1',
+        QUARKUS_MANAGEMENT_PORT: String(ports.registryManagement),
+        QUARKUS_LOG_CONSOLE_COLOR: 'false',
+        // The default H2 pool (20 connections) is sized for production, not a test box.
+        APICURIO_DATASOURCE_JDBC_INITIAL_SIZE: '2',
+        APICURIO_DATASOURCE_JDBC_MIN_SIZE: '2',
+      },
+    },
+  )
+
+  const brokers = [`127.0.0.1:${ports.kafka}`]
+  const registryUrl = `http://127.0.0.1:${ports.registry}/apis/ccompat/v7`
+  const record: StackRecord = {
+    version: 1,
+    stateDir,
+    ports,
+    brokers,
+    registryUrl,
+    kafkaPid: kafka.pid ?? -1,
+    registryPid: registry.pid ?? -1,
+    ownerPid: options.ownerPid !== undefined ? options.ownerPid : detached ? null : process.pid,
+    startedAt: new Date().toISOString(),
+  }
+  // Written before waiting, so an interrupted start can still be cleaned up from the record.
+  await writeRecord(record)
+
+  // Last resort for attached stacks: if this process exits without stop(), take the JVMs with it.
+  const killOnExit = () => {
+    for (const child of [kafka, registry]) if (child.exitCode === null) child.kill('SIGKILL')
+  }
+  if (!detached) process.once('exit', killOnExit)
+
+  let stopped: Promise<void> | undefined
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      process.removeListener('exit', killOnExit)
+      await Promise.all([terminateChild(kafka), terminateChild(registry)])
+      // Children are gone; this also removes the state dir (and is a no-op for the pids).
+      await stopRecordedStack(stateDir)
+    })()
+    return stopped
+  }
+
+  const deadline = spawnedAt + timeoutMs
+  const timings = { kafkaReadyMs: 0, registryReadyMs: 0 }
+  try {
+    await Promise.all([
+      (async () => {
+        const exited = exitCheck(kafka)
+        await waitForLogLine(files.kafkaLog, KAFKA_STARTED_LINE, deadline, exited)
+        await waitForBroker(brokers, deadline, exited)
+        timings.kafkaReadyMs = Date.now() - spawnedAt
+      })().catch(async (err) => {
+        throw await notReady(err, `Kafka broker (${brokers[0]})`, files.kafkaLog, timeoutMs, kafka)
+      }),
+      (async () => {
+        await waitForRegistry(registryUrl, deadline, exitCheck(registry))
+        timings.registryReadyMs = Date.now() - spawnedAt
+      })().catch(async (err) => {
+        throw await notReady(err, `schema registry (${registryUrl})`, files.registryLog, timeoutMs, registry)
+      }),
+    ])
+  } catch (err) {
+    // Keep the logs for a post-mortem, stop the processes; the message already has the tail.
+    process.removeListener('exit', killOnExit)
+    await Promise.all([terminateChild(kafka), terminateChild(registry)])
+    await rm(dataDir, { recursive: true, force: true })
+    throw err
+  }
+
+  if (detached) {
+    kafka.unref()
+    registry.unref()
+  }
+  return {
+    brokers,
+    registryUrl,
+    ports,
+    pids: { kafka: record.kafkaPid, registry: record.registryPid },
+    stateDir,
+    timings,
+    stop,
+  }
+}
+
+interface LaunchOptions {
+  cwd: string
+  logFile: string
+  detached: boolean
+  env?: Record<string, string>
+}
+
+/** Spawns `java` with stdout and stderr appended to `logFile` (files, not pipes, so a detached JVM never blocks on a dead reader). */
+function launch(java: string, args: string[], options: LaunchOptions): ChildProcess {
+  const fd = openSync(options.logFile, 'a')
+  try {
+    const child = spawn(java, args, {
+      cwd: options.cwd,
+      detached: options.detached,
+      stdio: ['ignore', fd, fd],
+      env: { ...process.env, ...options.env },
+    })
+    // Without a listener an ENOENT would crash the process; the exit check reports it instead.
+    child.on('error', () => {})
+    return child
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function exitCheck(child: ChildProcess): ExitCheck {
+  let spawnError: Error | undefined
+  child.once('error', (err) => (spawnError = err))
+  return () => {
+    if (spawnError) return `could not be started (${spawnError.message})`
+    if (child.exitCode !== null) return `exited with code ${child.exitCode}`
+    if (child.signalCode !== null) return `was killed by ${child.signalCode}`
+    return undefined
+  }
+}
+
+async function notReady(err: unknown, what: string, logFile: string, timeoutMs: number, child: ChildProcess) {
+  if (!(err instanceof NotReadyError)) return err
+  const logTail = existsSync(logFile) ? await tail(logFile) : '(no log written)'
+  const why =
+    err.reason === 'timeout'
+      ? `did not answer within ${Math.round(timeoutMs / 1000)} s`
+      : `stopped before it answered (pid ${child.pid}: ${err.message.split(': ').pop()})`
+  return new LocalStackError(`${what} ${why}. Last lines of ${logFile}:\n${logTail}`, {
+    code: err.reason === 'timeout' ? 'STARTUP_TIMEOUT' : 'STARTUP_FAILED',
+    retriable: err.reason === 'timeout',
+    details: { logFile },
+  })
+}
