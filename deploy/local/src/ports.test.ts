@@ -1,0 +1,39 @@
+import net from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { LocalStackError } from './errors.ts'
+import { assertPortsFree, choosePorts } from './ports.ts'
+
+describe('choosePorts', () => {
+  it('keeps given ports and fills the others with distinct free ones', async () => {
+    const ports = await choosePorts({ kafka: 65001 })
+    expect(ports.kafka).toBe(65001)
+    expect(new Set(Object.values(ports)).size).toBe(4)
+  })
+
+  it('rejects the same port for two roles', async () => {
+    await expect(choosePorts({ kafka: 65002, registry: 65002 })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    })
+  })
+})
+
+describe('assertPortsFree', () => {
+  it('names the role, the port and how to change it when a port is taken', async () => {
+    const server = net.createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const busy = (server.address() as net.AddressInfo).port
+    try {
+      const free = await choosePorts()
+      const error = await assertPortsFree(
+        { ...free, registry: busy },
+        { registry: 'STACK_REGISTRY_PORT' },
+      ).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(LocalStackError)
+      expect((error as LocalStackError).code).toBe('PORT_BUSY')
+      expect((error as LocalStackError).message).toContain(`port ${busy} (schema registry HTTP)`)
+      expect((error as LocalStackError).message).toContain('STACK_REGISTRY_PORT')
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})

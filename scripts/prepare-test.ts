@@ -1,0 +1,96 @@
+/**
+ * `pretest`: makes `npm test` self-sufficient on a fresh machine.
+ *
+ * 1. The local Kafka/registry runtime (Maven fetch, cached in .cache/) unless the
+ *    suite will use an external stack or Docker (KAFKA_STACK, KAFKA_BROKERS +
+ *    SCHEMA_REGISTRY_URL; see test/setup/global-setup.ts).
+ * 2. Chromium for the browser test (`$CHROMIUM_PATH`, else /usr/bin/chromium);
+ *    installed with apt-get when missing and running as root.
+ */
+import { spawnSync } from 'node:child_process'
+import { accessSync, constants } from 'node:fs'
+import { fetchRuntime, isRuntimeCached, LocalStackError } from '@tep/local-stack'
+
+const say = (line: string) => process.stdout.write(`[prepare-test] ${line}\n`)
+
+function fail(message: string): never {
+  process.stderr.write(`[prepare-test] error: ${message}\n`)
+  process.exit(1)
+}
+
+async function prepareKafkaRuntime(): Promise<void> {
+  const forced = process.env.KAFKA_STACK?.trim()
+  const external = Boolean(process.env.KAFKA_BROKERS?.trim() && process.env.SCHEMA_REGISTRY_URL?.trim())
+  if (forced === 'external' || forced === 'docker' || (!forced && external)) {
+    say(
+      `Kafka runtime: not needed (${forced ? `KAFKA_STACK=${forced}` : 'KAFKA_BROKERS and SCHEMA_REGISTRY_URL set'})`,
+    )
+    return
+  }
+  if (isRuntimeCached()) {
+    say('Kafka runtime: Kafka and Apicurio already in .cache/')
+    return
+  }
+  say('Kafka runtime: fetching Kafka and Apicurio from Maven Central (first run only)')
+  try {
+    await fetchRuntime({ log: (line) => say(`  ${line}`) })
+  } catch (err) {
+    // Without KAFKA_STACK the suite may still run on Docker, which needs no Maven;
+    // the global setup then fails with a precise message if it needs the runtime after all.
+    if (!forced && err instanceof LocalStackError) {
+      say(`warning: ${err.message}`)
+      say('continuing: the tests can still use Docker; without it they will stop with this same problem')
+      return
+    }
+    fail(err instanceof Error ? err.message : String(err))
+  }
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function run(cmd: string, args: string[]): void {
+  say(`$ ${cmd} ${args.join(' ')}`)
+  const result = spawnSync(cmd, args, {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  })
+  if (result.error) fail(`${cmd} could not run: ${result.error.message}`)
+  if (result.status !== 0) fail(`${cmd} ${args.join(' ')} exited with ${result.status}`)
+}
+
+function prepareChromium(): void {
+  const chromium = process.env.CHROMIUM_PATH?.trim() || '/usr/bin/chromium'
+  if (isExecutable(chromium)) {
+    say(`Chromium: ${chromium}`)
+    return
+  }
+  if (process.env.CHROMIUM_PATH?.trim()) {
+    fail(`CHROMIUM_PATH is set to ${chromium}, which is not an executable file`)
+  }
+  const root = process.getuid?.() === 0
+  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
+  if (!root || !hasApt) {
+    fail(
+      `Chromium is not installed at ${chromium}; the browser test needs it. ` +
+        (hasApt
+          ? 'Install it with: sudo apt-get install -y chromium'
+          : 'Install Chromium with your package manager') +
+        ', or set CHROMIUM_PATH to a Chromium/Chrome binary.',
+    )
+  }
+  say(`Chromium: not found at ${chromium}; installing it with apt-get (running as root)`)
+  run('apt-get', ['update'])
+  run('apt-get', ['install', '-y', 'chromium'])
+  if (!isExecutable(chromium)) fail(`apt-get installed chromium, but ${chromium} is still missing`)
+  say(`Chromium: ${chromium}`)
+}
+
+await prepareKafkaRuntime()
+prepareChromium()
