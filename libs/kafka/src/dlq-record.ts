@@ -1,0 +1,97 @@
+import { errorCode } from '@tep/errors'
+import type { IHeaders } from 'kafkajs'
+
+/**
+ * Names of the headers that say why a record is on the DLQ. The record's own key,
+ * value and headers are kept untouched; these are added (replacing any earlier
+ * dlq.* headers, so a record that went through the DLQ twice tells the latest story).
+ */
+export const DLQ_HEADERS = {
+  errorCode: 'dlq.error.code',
+  errorMessage: 'dlq.error.message',
+  errorName: 'dlq.error.name',
+  sourceTopic: 'dlq.source.topic',
+  sourcePartition: 'dlq.source.partition',
+  sourceOffset: 'dlq.source.offset',
+  sourceTimestamp: 'dlq.source.timestamp',
+  consumerGroup: 'dlq.consumer.group',
+  attempts: 'dlq.attempts',
+  failedAt: 'dlq.failed.at',
+} as const
+
+/** Longest error message copied into a header; longer ones are cut with a marker. */
+export const DLQ_MESSAGE_MAX_CHARS = 1000
+
+export interface DlqSource {
+  topic: string
+  partition: number
+  offset: string
+  /** Original record timestamp (epoch ms as KafkaJS gives it). */
+  timestamp?: string
+  key: Buffer | null
+  value: Buffer | null
+  headers?: IHeaders
+}
+
+export interface DlqFailure {
+  /** Stable code; taken from the error when it is a PipelineError. */
+  code?: string
+  error: unknown
+  attempts: number
+  consumerGroup?: string
+  failedAt?: Date
+}
+
+export interface DlqRecord {
+  topic: string
+  key: Buffer | null
+  value: Buffer | null
+  headers: IHeaders
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error)
+  return text.length <= DLQ_MESSAGE_MAX_CHARS ? text : `${text.slice(0, DLQ_MESSAGE_MAX_CHARS - 14)}...[truncated]`
+}
+
+/** The dlq.* headers for a failure of `source`. */
+export function buildDlqHeaders(source: Omit<DlqSource, 'key' | 'value' | 'headers'>, failure: DlqFailure): Record<string, string> {
+  const headers: Record<string, string> = {
+    [DLQ_HEADERS.errorCode]: failure.code ?? errorCode(failure.error),
+    [DLQ_HEADERS.errorMessage]: messageOf(failure.error),
+    [DLQ_HEADERS.errorName]: failure.error instanceof Error ? failure.error.name : typeof failure.error,
+    [DLQ_HEADERS.sourceTopic]: source.topic,
+    [DLQ_HEADERS.sourcePartition]: String(source.partition),
+    [DLQ_HEADERS.sourceOffset]: source.offset,
+    [DLQ_HEADERS.attempts]: String(failure.attempts),
+    [DLQ_HEADERS.failedAt]: (failure.failedAt ?? new Date()).toISOString(),
+  }
+  if (source.timestamp !== undefined) headers[DLQ_HEADERS.sourceTimestamp] = source.timestamp
+  if (failure.consumerGroup !== undefined) headers[DLQ_HEADERS.consumerGroup] = failure.consumerGroup
+  return headers
+}
+
+/** A DLQ record for `source`: original key and value bytes untouched, original headers kept, dlq.* headers added. */
+export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: DlqFailure): DlqRecord {
+  const kept: IHeaders = {}
+  for (const [name, value] of Object.entries(source.headers ?? {})) {
+    if (!name.startsWith('dlq.') && value !== undefined) kept[name] = value
+  }
+  return {
+    topic: dlqTopic,
+    key: source.key,
+    value: source.value,
+    headers: { ...kept, ...buildDlqHeaders(source, failure) },
+  }
+}
+
+/** Reads the dlq.* headers of a consumed DLQ record back into strings (for tools and tests). */
+export function readDlqHeaders(headers: IHeaders | undefined): Partial<Record<keyof typeof DLQ_HEADERS, string>> {
+  const out: Partial<Record<keyof typeof DLQ_HEADERS, string>> = {}
+  for (const [field, name] of Object.entries(DLQ_HEADERS) as [keyof typeof DLQ_HEADERS, string][]) {
+    const raw = headers?.[name]
+    const value = Array.isArray(raw) ? raw[0] : raw
+    if (value !== undefined) out[field] = Buffer.isBuffer(value) ? value.toString('utf8') : String(value)
+  }
+  return out
+}

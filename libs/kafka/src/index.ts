@@ -1,0 +1,46 @@
+export { createKafka, PRODUCER_DEFAULTS, transactionalProducerConfig } from './kafka-client.ts'
+export type { KafkaClientConfig } from './kafka-client.ts'
+export { pinoLogCreator, SILENT_LOGGER } from './logger.ts'
+export type { KafkaLogger } from './logger.ts'
+export { DEFAULT_PARTITIONS, TOPIC_CATALOG, TOPICS, topicCatalog, topicSpec } from './topic-catalog.ts'
+export type { CatalogOptions, CleanupPolicy, TopicName, TopicSpec } from './topic-catalog.ts'
+export { ensureTopics } from './ensure-topics.ts'
+export type { EnsureTopicsOptions, EnsureTopicsReport } from './ensure-topics.ts'
+export { createSchemaRegistry, isRegistryUnavailable, registerSubjectSchema } from './schema-registry.ts'
+export type { RegisterOptions, SchemaRegistryConfig } from './schema-registry.ts'
+export { AvroSerde, CONFLUENT_MAGIC_BYTE, confluentFrame, confluentUnframe, InvalidEventError } from './avro-serde.ts'
+export type { AvroSerdeOptions, TopicCodec } from './avro-serde.ts'
+export { buildDlqHeaders, createDlqRecord, DLQ_HEADERS, DLQ_MESSAGE_MAX_CHARS, readDlqHeaders } from './dlq-record.ts'
+export type { DlqFailure, DlqRecord, DlqSource } from './dlq-record.ts'
+export { backoffDelay, DEFAULT_RETRY_POLICY, resolveRetryPolicy } from './retry-policy.ts'
+export type { RetryPolicy } from './retry-policy.ts'
+export { mapInOrder, SKIPPED } from './ordered-map.ts'
+export type { Settled } from './ordered-map.ts'
+export { createTransactionalPipeline, isRecordFailure, runTransactionalPipeline } from './transactional-pipeline.ts'
+export type { TransactionalPipeline, TransactionalPipelineOptions } from './transactional-pipeline.ts'
+export type {
+  AbortedEvent,
+  CommittedEvent,
+  DeadLetterEvent,
+  OutputRecord,
+  PausedEvent,
+  PipelineHooks,
+  PipelineRecord,
+  PipelineStatus,
+  TopicPartition,
+  Transform,
+  TransformContext,
+} from './pipeline-types.ts'
+export { withTransaction } from './with-transaction.ts'
+export type { TransactionScope } from './with-transaction.ts'
+export {
+  KafkaConfigError,
+  KafkaLibError,
+  PipelineStoppedError,
+  SchemaRegistrationError,
+  SchemaRegistryUnavailableError,
+  TopicConfigMismatchError,
+  UNDECODABLE_CODES,
+  UndecodableRecordError,
+} from './errors.ts'
+export type { UndecodableCode } from './errors.ts'

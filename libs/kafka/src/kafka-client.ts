@@ -1,0 +1,68 @@
+import { Kafka, logLevel, Partitioners, type KafkaConfig, type ProducerConfig, type SASLOptions } from 'kafkajs'
+import { KafkaConfigError } from './errors.ts'
+import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
+
+export interface KafkaClientConfig {
+  /** host:port list. */
+  brokers: string[]
+  clientId: string
+  /** TLS to the brokers: `true` for the system CAs, or Node TLS options. */
+  ssl?: KafkaConfig['ssl']
+  sasl?: SASLOptions
+  connectionTimeoutMs?: number
+  requestTimeoutMs?: number
+  /** KafkaJS log level routed to the logger; default INFO. */
+  logLevel?: 'error' | 'warn' | 'info' | 'debug'
+  /** Retry of KafkaJS requests (not of records); KafkaJS defaults otherwise. */
+  retry?: KafkaConfig['retry']
+}
+
+const LEVELS = { error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO, debug: logLevel.DEBUG } as const
+
+/** Creates a KafkaJS client whose logs go to `logger`. */
+export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SILENT_LOGGER): Kafka {
+  if (config.brokers.length === 0) {
+    throw new KafkaConfigError('createKafka needs at least one broker (host:port), got an empty list')
+  }
+  const bad = config.brokers.filter((b) => !/^[^\s:]+:\d+$/.test(b))
+  if (bad.length > 0) {
+    throw new KafkaConfigError(`brokers must be host:port, got ${bad.map((b) => JSON.stringify(b)).join(', ')}`)
+  }
+  if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
+  return new Kafka({
+    brokers: config.brokers,
+    clientId: config.clientId,
+    ssl: config.ssl,
+    sasl: config.sasl,
+    connectionTimeout: config.connectionTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    retry: config.retry,
+    logLevel: LEVELS[config.logLevel ?? 'info'],
+    logCreator: pinoLogCreator(logger),
+  })
+}
+
+/**
+ * Producer settings every producer of this project uses: the Java-compatible
+ * murmur2 partitioner (so keys land where Java/Kafka Streams clients put them)
+ * and no topic auto-creation (topics come from the catalog).
+ */
+export const PRODUCER_DEFAULTS = {
+  createPartitioner: Partitioners.DefaultPartitioner,
+  allowAutoTopicCreation: false,
+} as const satisfies ProducerConfig
+
+/** Settings of a transactional producer (idempotent, one request in flight, as KafkaJS requires). */
+export function transactionalProducerConfig(
+  transactionalId: string,
+  overrides: Pick<ProducerConfig, 'transactionTimeout' | 'retry'> = {},
+): ProducerConfig {
+  return {
+    ...PRODUCER_DEFAULTS,
+    transactionalId,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    transactionTimeout: overrides.transactionTimeout ?? 60_000,
+    ...(overrides.retry === undefined ? {} : { retry: overrides.retry }),
+  }
+}

@@ -1,0 +1,101 @@
+import type { IHeaders } from 'kafkajs'
+import type { KafkaLogger } from './logger.ts'
+
+/** One consumed record as the transform sees it (bytes untouched). */
+export interface PipelineRecord {
+  readonly topic: string
+  readonly partition: number
+  readonly offset: string
+  readonly key: Buffer | null
+  readonly value: Buffer | null
+  readonly headers: IHeaders
+  /** Record timestamp, epoch ms as a string (KafkaJS form). */
+  readonly timestamp: string
+}
+
+/** A record the transform wants written, in the same transaction as the input's offset. */
+export interface OutputRecord {
+  topic: string
+  key: string | Buffer | null
+  /** Already serialized (e.g. AvroSerde codec `encode`); null is a tombstone. */
+  value: Buffer | null
+  headers?: IHeaders
+  /** Explicit partition; default: the Java-compatible murmur2 partitioner on the key. */
+  partition?: number
+}
+
+export interface TransformContext {
+  /** 1 on the first try of this record; grows when the batch is redone after a systemic failure. */
+  readonly attempt: number
+  /** Aborted when the pipeline stops: stop waiting, the result would be discarded. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * Turns one input record into zero or more output records.
+ * - return outputs (or nothing) → committed with the input's offset;
+ * - throw a PipelineError with retriable=false → the record goes to the DLQ (same transaction);
+ * - throw anything else (retriable PipelineError, network error, bug) → systemic failure:
+ *   nothing of this record or later ones is committed, the partition is paused, backs off and
+ *   is redone. Transforms must therefore be safe to run more than once for the same record.
+ */
+export type Transform = (record: PipelineRecord, context: TransformContext) => Promise<OutputRecord[] | OutputRecord | undefined | void>
+
+export interface TopicPartition {
+  topic: string
+  partition: number
+}
+
+export interface CommittedEvent extends TopicPartition {
+  /** Input records whose offsets were committed. */
+  records: number
+  /** Output records written (DLQ records not included). */
+  outputs: number
+  /** Records sent to the DLQ in this transaction. */
+  deadLettered: number
+  firstOffset: string
+  lastOffset: string
+  durationMs: number
+}
+
+export interface DeadLetterEvent extends TopicPartition {
+  offset: string
+  code: string
+  message: string
+}
+
+export interface PausedEvent extends TopicPartition {
+  /** Offset the partition will be re-read from. */
+  offset: string
+  error: unknown
+  code: string
+  /** Consecutive systemic failures of this partition. */
+  attempt: number
+  delayMs: number
+}
+
+export interface AbortedEvent extends TopicPartition {
+  reason: string
+  error?: unknown
+}
+
+export interface PipelineHooks {
+  onCommitted?(event: CommittedEvent): void
+  onDeadLettered?(event: DeadLetterEvent): void
+  onPaused?(event: PausedEvent): void
+  onResumed?(event: TopicPartition & { attempt: number }): void
+  onAborted?(event: AbortedEvent): void
+  onAssigned?(event: { partitions: TopicPartition[] }): void
+  /** The consumer crashed (KafkaJS restarts it when the error is retriable). */
+  onCrash?(event: { error: unknown; restart: boolean }): void
+}
+
+export interface PipelineStatus {
+  state: 'created' | 'starting' | 'running' | 'stopping' | 'stopped'
+  assigned: TopicPartition[]
+  paused: (TopicPartition & { since: number; attempt: number; code: string })[]
+}
+
+export interface PipelineLoggerOption {
+  logger?: KafkaLogger
+}
