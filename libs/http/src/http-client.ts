@@ -122,6 +122,10 @@ export interface HttpRequest {
 }
 
 export interface HttpResponse {
+  /** The request's operation, method and redacted URL, for messages about this response. */
+  operation: string
+  method: string
+  url: string
   status: number
   headers: IncomingHttpHeaders
   /** The body as UTF-8 text. */
@@ -427,6 +431,9 @@ function statusError(exchange: Exchange, context: RequestContext, policy: RetryP
 
 function buildResponse(exchange: Exchange, attempts: number, context: RequestContext): HttpResponse {
   return {
+    operation: context.operation,
+    method: context.method,
+    url: context.url,
     status: exchange.status,
     headers: exchange.headers,
     text: exchange.text,

@@ -1,0 +1,203 @@
+import { EnrichmentInvalidResponseError } from './errors.ts'
+import type {
+  BatchEntryResult,
+  CompleteBatchEntryResult,
+  CompleteFindResult,
+  FindResult,
+  InvalidationBatch,
+  InvalidationItemRange,
+  InvalidationPage,
+  InvalidEntryResult,
+  Merchant,
+  Shop,
+  SuggestionReceipt,
+} from './model.ts'
+
+/**
+ * Checks the parts of a response the client relies on (identifiers, cursors,
+ * array lengths) and reports a contract breach with the operation and the path of
+ * the offending member. Members the client does not rely on are passed through.
+ */
+export interface ParseContext {
+  operation: string
+  method: string
+  url: string
+  status: number
+}
+
+function fail(ctx: ParseContext, path: string, problem: string): never {
+  throw new EnrichmentInvalidResponseError(`${ctx.operation}: ${ctx.method} ${ctx.url} returned ${ctx.status} with ${path} ${problem}`, {
+    operation: ctx.operation,
+    method: ctx.method,
+    url: ctx.url,
+    status: ctx.status,
+  })
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function optionalString(ctx: ParseContext, value: unknown, path: string): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') fail(ctx, path, `not a string (${typeof value})`)
+  return value
+}
+
+function requiredString(ctx: ParseContext, value: unknown, path: string): string {
+  if (typeof value !== 'string' || value === '') fail(ctx, path, 'missing or not a non-empty string')
+  return value
+}
+
+function safeInt(ctx: ParseContext, value: unknown, path: string): number {
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) fail(ctx, path, `not a non-negative integer (${JSON.stringify(value)})`)
+  return n
+}
+
+function optionalInt(ctx: ParseContext, value: unknown, path: string): number | undefined {
+  return value === undefined || value === null ? undefined : safeInt(ctx, value, path)
+}
+
+export function parseShop(ctx: ParseContext, value: unknown, path = 'body'): Shop {
+  if (!isObject(value)) fail(ctx, path, 'not a shop object')
+  requiredString(ctx, value.uid, `${path}.uid`)
+  optionalString(ctx, value.merchantUid, `${path}.merchantUid`)
+  return value as Shop
+}
+
+export function parseMerchant(ctx: ParseContext, value: unknown, path = 'body'): Merchant {
+  if (!isObject(value)) fail(ctx, path, 'not a merchant object')
+  requiredString(ctx, value.uid, `${path}.uid`)
+  return value as Merchant
+}
+
+/** A find result; a missing `shop` (or shop without uid) means not found, whatever `result` says. */
+export function parseFindResult(ctx: ParseContext, value: unknown, path = 'body'): FindResult {
+  if (!isObject(value)) fail(ctx, path, 'not a find result object')
+  const handle = optionalString(ctx, value.handle, `${path}.handle`) || undefined
+  const shop = value.shop
+  if (isObject(shop) && typeof shop.uid === 'string' && shop.uid !== '') return { status: 'found', handle, shopUid: shop.uid }
+  return { status: 'notFound', handle }
+}
+
+export function parseCompleteFindResult(ctx: ParseContext, value: unknown, path = 'body'): CompleteFindResult {
+  const base = parseFindResult(ctx, value, path)
+  if (base.status === 'notFound') return base
+  const body = value as Record<string, unknown>
+  const shop = parseShop(ctx, body.shop, `${path}.shop`)
+  const merchant = body.merchant === undefined || body.merchant === null ? undefined : parseMerchant(ctx, body.merchant, `${path}.merchant`)
+  return { ...base, shop, merchant }
+}
+
+function parseInvalidEntry(ctx: ParseContext, value: Record<string, unknown>, path: string): InvalidEntryResult {
+  const error = isObject(value.error) ? value.error : {}
+  return {
+    status: 'invalid',
+    error: {
+      code: optionalString(ctx, error.code, `${path}.error.code`),
+      message: optionalString(ctx, error.message, `${path}.error.message`),
+      parameter: optionalString(ctx, error.parameter, `${path}.error.parameter`),
+    },
+  }
+}
+
+/**
+ * The batch answer: an array in request order (or, defensively, `{data: [...]}`),
+ * with exactly one element per request entry. `onWrapped` is told when the
+ * wrapper form was seen, so the caller can log it.
+ */
+function batchElements(ctx: ParseContext, body: unknown, expected: number, onWrapped: () => void): unknown[] {
+  let elements: unknown
+  if (Array.isArray(body)) elements = body
+  else if (isObject(body) && Array.isArray(body.data)) {
+    onWrapped()
+    elements = body.data
+  } else fail(ctx, 'body', 'neither an array nor {"data": [...]}')
+  const list = elements as unknown[]
+  if (list.length !== expected) fail(ctx, 'body', `holding ${list.length} results for ${expected} request entries (results are matched by position)`)
+  return list
+}
+
+export function parseBatch(ctx: ParseContext, body: unknown, expected: number, onWrapped: () => void): BatchEntryResult[] {
+  return batchElements(ctx, body, expected, onWrapped).map((entry, i) => {
+    const path = `body[${i}]`
+    if (isObject(entry) && entry.result === 'invalid') return parseInvalidEntry(ctx, entry, path)
+    return parseFindResult(ctx, entry, path)
+  })
+}
+
+export function parseCompleteBatch(ctx: ParseContext, body: unknown, expected: number, onWrapped: () => void): CompleteBatchEntryResult[] {
+  return batchElements(ctx, body, expected, onWrapped).map((entry, i) => {
+    const path = `body[${i}]`
+    if (isObject(entry) && entry.result === 'invalid') return parseInvalidEntry(ctx, entry, path)
+    return parseCompleteFindResult(ctx, entry, path)
+  })
+}
+
+function parseInvalidationBatch(ctx: ParseContext, value: unknown, path: string): InvalidationBatch {
+  if (!isObject(value)) fail(ctx, path, 'not an object')
+  if (!Array.isArray(value.ids)) fail(ctx, `${path}.ids`, 'not an array')
+  const ids = value.ids.map((id, i) => safeInt(ctx, id, `${path}.ids[${i}]`))
+  let keys: string[] | undefined
+  if (value.keys !== undefined && value.keys !== null) {
+    if (!Array.isArray(value.keys) || value.keys.length !== ids.length) fail(ctx, `${path}.keys`, 'not an array aligned with ids')
+    keys = value.keys.map((k, i) => requiredString(ctx, k, `${path}.keys[${i}]`))
+  }
+  return {
+    level: requiredString(ctx, value.level, `${path}.level`),
+    type: optionalString(ctx, value.type, `${path}.type`),
+    ids,
+    keys,
+  }
+}
+
+/**
+ * One invalidation page. When `paging` lacks `lastId`/`hasMore` (the spec does
+ * not define its members) they are derived: the cursor is the highest id seen
+ * (or `fromId`), and more pages exist when the page came back full.
+ */
+export function parseInvalidationPage(ctx: ParseContext, body: unknown, request: { fromId: number; pageSize: number | undefined }): InvalidationPage {
+  if (!isObject(body) || !isObject(body.data)) fail(ctx, 'body.data', 'missing or not an object')
+  const data = body.data
+  const rawBatches = data.batches ?? []
+  if (!Array.isArray(rawBatches)) fail(ctx, 'body.data.batches', 'not an array')
+  const batches = rawBatches.map((b, i) => parseInvalidationBatch(ctx, b, `body.data.batches[${i}]`))
+  const paging = isObject(body.paging) ? body.paging : {}
+  const itemCount = batches.reduce((n, b) => n + b.ids.length, 0)
+  const highestId = batches.reduce((max, b) => Math.max(max, ...b.ids), request.fromId)
+  const lastId = optionalInt(ctx, paging.lastId, 'body.paging.lastId') ?? highestId
+  let hasMore: boolean
+  if (typeof paging.hasMore === 'boolean') hasMore = paging.hasMore
+  else if (paging.hasMore === undefined || paging.hasMore === null) {
+    const pageSize = optionalInt(ctx, paging.pageSize, 'body.paging.pageSize') ?? request.pageSize
+    hasMore = pageSize !== undefined && itemCount >= pageSize
+  } else fail(ctx, 'body.paging.hasMore', 'not a boolean')
+  const toId = paging.toId === null ? null : optionalInt(ctx, paging.toId, 'body.paging.toId')
+  return {
+    currentTime: optionalString(ctx, data.currentTime, 'body.data.currentTime'),
+    batches,
+    paging: {
+      fromId: optionalInt(ctx, paging.fromId, 'body.paging.fromId'),
+      toId,
+      pageSize: optionalInt(ctx, paging.pageSize, 'body.paging.pageSize'),
+      lastId,
+      hasMore,
+    },
+  }
+}
+
+export function parseItemRange(ctx: ParseContext, body: unknown): InvalidationItemRange {
+  if (!isObject(body) || !isObject(body.data)) fail(ctx, 'body.data', 'missing or not an object')
+  const data = body.data
+  const fromId = safeInt(ctx, data.fromId, 'body.data.fromId')
+  const toId = safeInt(ctx, data.toId, 'body.data.toId')
+  if (toId < fromId) fail(ctx, 'body.data.toId', `below fromId (${toId} < ${fromId})`)
+  return { fromId, toId, currentTime: optionalString(ctx, data.currentTime, 'body.data.currentTime') }
+}
+
+export function parseSuggestionReceipt(ctx: ParseContext, body: unknown): SuggestionReceipt {
+  if (body === undefined || body === null) return { id: undefined }
+  if (!isObject(body)) fail(ctx, 'body', 'not an object')
+  return { id: optionalString(ctx, body.id, 'body.id') }
+}
