@@ -1,0 +1,194 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import type { BankTransport } from './bank-transport.ts'
+import { BankAuthorizationCallbackError, BankInvalidArgumentError, BankProtocolError } from './errors.ts'
+import { BANK_SCOPES, type BankScope, type TokenResponse, type TokenSet } from './model/tokens.ts'
+
+/** Accounts consents (and their refresh tokens) last 90 days from the grant. */
+export const AISP_CONSENT_DAYS = 90
+const DAY_MS = 86_400_000
+
+export interface OAuthClientOptions {
+  /** The transport of each scope's authorization interface (they may be separate providers). */
+  transports: Readonly<Record<BankScope, BankTransport>>
+  clientId: string
+  clientSecret: string
+  /** The registered redirect URI (used when a call does not name another). */
+  redirectUri: string
+  authorizePath: string
+  tokenPath: string
+  now: () => Date
+}
+
+export interface AuthorizationUrlRequest {
+  scope: BankScope
+  /** CSRF protection: an unguessable value bound to the user's session; see `generateState`. */
+  state: string
+  redirectUri?: string
+}
+
+/** A random `state` value (32 bytes, base64url). */
+export function generateState(): string {
+  return randomBytes(32).toString('base64url')
+}
+
+function assertScope(scope: string): asserts scope is BankScope {
+  if (!(BANK_SCOPES as readonly string[]).includes(scope)) {
+    throw new BankInvalidArgumentError('scope', `scope must be one of ${BANK_SCOPES.join(', ')}, got ${JSON.stringify(scope)}`)
+  }
+}
+
+/**
+ * The authorization interfaces (OAuth 2.0 authorization-code grant with rotating refresh
+ * tokens). Stateless: tokens go back to the caller.
+ */
+export class OAuthClient {
+  readonly #o: OAuthClientOptions
+
+  constructor(options: OAuthClientOptions) {
+    this.#o = options
+  }
+
+  /** The URL of the bank's consent pages to send the user's browser to. */
+  buildAuthorizationUrl(req: AuthorizationUrlRequest): string {
+    assertScope(req.scope)
+    if (typeof req.state !== 'string' || req.state.length < 16) {
+      throw new BankInvalidArgumentError('state', 'state must be an unguessable value of at least 16 characters (use generateState())')
+    }
+    return this.#o.transports[req.scope]
+      .url(this.#o.authorizePath, {
+        response_type: 'code',
+        client_id: this.#o.clientId,
+        redirect_uri: req.redirectUri ?? this.#o.redirectUri,
+        scope: req.scope,
+        state: req.state,
+      })
+      .toString()
+  }
+
+  /**
+   * Reads the redirect back from the bank: checks `state` (constant time) and returns the
+   * authorization code, or throws AUTHORIZATION_DENIED / AUTHORIZATION_STATE_MISMATCH /
+   * AUTHORIZATION_CALLBACK_INVALID.
+   */
+  parseCallback(callbackUrl: string | URL, expectedState: string): { code: string } {
+    let url: URL
+    try {
+      url = new URL(String(callbackUrl))
+    } catch {
+      throw new BankAuthorizationCallbackError('AUTHORIZATION_CALLBACK_INVALID', 'authorization callback is not an absolute URL')
+    }
+    const state = url.searchParams.get('state') ?? ''
+    const a = Buffer.from(state)
+    const b = Buffer.from(expectedState)
+    if (a.length !== b.length || !timingSafeEqual(a, b)) {
+      throw new BankAuthorizationCallbackError(
+        'AUTHORIZATION_STATE_MISMATCH',
+        'authorization callback state does not match the one sent: possible CSRF or a stale browser tab; start the consent again',
+      )
+    }
+    const error = url.searchParams.get('error')
+    if (error !== null) {
+      const description = url.searchParams.get('error_description')
+      const code = error === 'access_denied' ? 'AUTHORIZATION_DENIED' : 'AUTHORIZATION_CALLBACK_INVALID'
+      throw new BankAuthorizationCallbackError(code, `the bank ended the authorization with ${error}${description ? `: ${description}` : ''}`, { oauthError: error })
+    }
+    const code = url.searchParams.get('code')
+    if (!code) throw new BankAuthorizationCallbackError('AUTHORIZATION_CALLBACK_INVALID', 'authorization callback carries neither code nor error')
+    return { code }
+  }
+
+  /** Exchanges an authorization code for the first token pair of a consent. */
+  async exchangeCode(code: string, options: { scope: BankScope; redirectUri?: string; signal?: AbortSignal }): Promise<TokenSet> {
+    assertScope(options.scope)
+    if (!code) throw new BankInvalidArgumentError('code', 'authorization code is empty')
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: options.redirectUri ?? this.#o.redirectUri,
+      client_id: this.#o.clientId,
+      client_secret: this.#o.clientSecret,
+    }
+    return this.#token(options.scope, form, 'authorization_code', undefined, options.signal)
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair. The answer holds a NEW refresh token: persist it
+   * before using the new access token. Pass the previous `refreshTokenExpiresAt` so that an
+   * accounts consent keeps its 90-day end when the bank does not repeat it.
+   */
+  async refresh(
+    refreshToken: string,
+    options: { scope: BankScope; refreshTokenExpiresAt?: Date | null; signal?: AbortSignal },
+  ): Promise<TokenSet> {
+    assertScope(options.scope)
+    if (!refreshToken) throw new BankInvalidArgumentError('refreshToken', 'refresh token is empty')
+    const form = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.#o.clientId, client_secret: this.#o.clientSecret }
+    const tokens = await this.#token(options.scope, form, 'refresh_token', options.refreshTokenExpiresAt, options.signal)
+    // RFC 6749 lets a server keep the old refresh token; COBS examples do. Keep using it then.
+    return tokens.refreshToken === '' ? { ...tokens, refreshToken } : tokens
+  }
+
+  async #token(
+    scope: BankScope,
+    form: Record<string, string>,
+    grant: TokenSet['grant'],
+    previousExpiry: Date | null | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<TokenSet> {
+    const operation = `bank.oauth.${grant === 'authorization_code' ? 'exchangeCode' : 'refresh'}`
+    const result = await this.#o.transports[scope].token<TokenResponse>(
+      { operation, method: 'POST', path: this.#o.tokenPath, form, idempotent: false },
+      grant,
+      signal,
+    )
+    const body = result.body as Partial<TokenResponse> | undefined
+    if (!body || typeof body.access_token !== 'string' || body.access_token === '' || typeof body.expires_in !== 'number') {
+      throw new BankProtocolError(`${operation}: token answer lacks access_token or expires_in (X-Request-ID ${result.requestId})`, {
+        operation,
+        requestId: result.requestId,
+        status: result.status,
+      })
+    }
+    const granted = body.scope ?? scope
+    if (granted !== scope) {
+      throw new BankProtocolError(`${operation}: asked for scope ${scope}, the bank granted ${granted} (X-Request-ID ${result.requestId})`, {
+        operation,
+        requestId: result.requestId,
+        status: result.status,
+      })
+    }
+    if (grant === 'authorization_code' && !body.refresh_token) {
+      throw new BankProtocolError(`${operation}: code exchange answered no refresh_token (X-Request-ID ${result.requestId})`, {
+        operation,
+        requestId: result.requestId,
+        status: result.status,
+      })
+    }
+    const now = this.#o.now()
+    return {
+      accessToken: body.access_token,
+      tokenType: body.token_type ?? 'Bearer',
+      scope,
+      accessTokenExpiresAt: new Date(now.getTime() + body.expires_in * 1000),
+      refreshToken: body.refresh_token ?? '',
+      refreshTokenExpiresAt: refreshExpiry(scope, grant, body.refresh_token_expires_in, previousExpiry, now),
+      obtainedAt: now,
+      grant,
+      consentId: body.consent_id,
+    }
+  }
+}
+
+function refreshExpiry(
+  scope: BankScope,
+  grant: TokenSet['grant'],
+  expiresIn: number | undefined,
+  previous: Date | null | undefined,
+  now: Date,
+): Date | null {
+  if (typeof expiresIn === 'number') return new Date(now.getTime() + expiresIn * 1000)
+  if (scope !== 'AISP') return null
+  if (previous !== undefined) return previous
+  // A new accounts consent: the 90 days start now.
+  return grant === 'authorization_code' ? new Date(now.getTime() + AISP_CONSENT_DAYS * DAY_MS) : null
+}
