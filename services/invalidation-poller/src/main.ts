@@ -1,0 +1,80 @@
+import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
+import { createEnrichmentClient } from '@tep/enrichment-client'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
+import { createLogger, createMetricsRegistry, GracefulShutdown, Readiness, startHealthServer } from '@tep/observability'
+import { pollerEnv } from './config.ts'
+import { enrichmentFeed } from './enrichment-feed.ts'
+import { startInvalidationPoller } from './start-invalidation-poller.ts'
+
+const SERVICE = 'invalidation-poller'
+
+handleHelp({
+  name: SERVICE,
+  summary:
+    'follows the enrichment /v5/invalidations feed page by page and publishes every item to merchant.invalidations.v1, ' +
+    'committing its cursor in the same Kafka transaction. Run exactly one instance per feed: a second one fences the first.',
+  env: pollerEnv,
+})
+
+let cfg
+try {
+  cfg = loadConfig(SERVICE, pollerEnv)
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(2)
+}
+const auth = resolveEnrichmentAuth(cfg)
+if ('problem' in auth) {
+  process.stderr.write(`invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`)
+  process.exit(2)
+}
+
+const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
+const registry = createMetricsRegistry({ service: SERVICE })
+const readiness = new Readiness()
+const shutdown = new GracefulShutdown({ logger }).install()
+
+const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readiness, logger })
+shutdown.add('health server', () => health.close())
+
+const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: SERVICE }, logger)
+const admin = kafka.admin()
+await admin.connect()
+try {
+  await ensureTopics(admin, [topicSpec(TOPICS.merchantInvalidations), topicSpec(TOPICS.merchantInvalidationsCursor)], { logger })
+} finally {
+  await admin.disconnect()
+}
+
+const client = createEnrichmentClient({
+  baseUrl: cfg.ENRICHMENT_API_URL,
+  ...(auth.kind === 'oauth' ? { tokenUrl: auth.tokenUrl } : {}),
+  credentials:
+    auth.kind === 'oauth'
+      ? { type: 'oauth', clientId: auth.clientId, clientSecret: auth.clientSecret }
+      : { type: 'basic', username: auth.user, password: auth.password },
+  logger,
+})
+shutdown.add('enrichment client', () => client.close())
+
+const poller = await startInvalidationPoller({
+  kafka,
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  feed: enrichmentFeed(client),
+  levels: cfg.INVALIDATIONS_LEVELS,
+  pageSize: cfg.INVALIDATIONS_PAGE_SIZE,
+  pollIntervalMs: cfg.INVALIDATIONS_POLL_INTERVAL,
+  startAt: cfg.INVALIDATIONS_START_AT,
+  feedBase: cfg.INVALIDATIONS_FEED_NAME,
+  logger,
+  registry,
+  readiness,
+})
+shutdown.add('poller', () => poller.stop())
+logger.info({ feed: poller.feed, transactionalId: poller.transactionalId, pollIntervalMs: cfg.INVALIDATIONS_POLL_INTERVAL }, 'invalidation poller started')
+
+poller.done.catch((err: unknown) => {
+  logger.error({ err }, 'invalidation poller stopped')
+  void shutdown.shutdown().finally(() => process.exit(1))
+})

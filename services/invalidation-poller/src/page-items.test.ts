@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import { InvalidationFeedFormatError } from './errors.ts'
+import { pageItems } from './page-items.ts'
+
+describe('pageItems', () => {
+  it('flattens batches into items ascending by id and takes the cursor from paging.lastId', () => {
+    const result = pageItems(
+      {
+        currentTime: '2026-11-22T10:00:00Z',
+        batches: [
+          { level: 'merchant', type: 'update', ids: [7], keys: ['m1@cz'] },
+          { level: 'shop', type: 'delete', ids: [5, 6], keys: ['s5', 's6'] },
+        ],
+        paging: { lastId: 9, hasMore: false },
+      },
+      4,
+    )
+    expect(result.items).toEqual([
+      { itemId: 5, level: 'shop', type: 'delete', entityKey: 's5' },
+      { itemId: 6, level: 'shop', type: 'delete', entityKey: 's6' },
+      { itemId: 7, level: 'merchant', type: 'update', entityKey: 'm1@cz' },
+    ])
+    // lastId 9 > 7: items 8 and 9 were level-filtered, and must not be scanned again.
+    expect(result.nextCursor).toBe(9)
+    expect(result.currentTime).toBe('2026-11-22T10:00:00Z')
+  })
+
+  it('drops items at or below the cursor and repeated ids, so nothing is published twice', () => {
+    const result = pageItems(
+      { batches: [{ level: 'shop', type: 'update', ids: [3, 4, 5, 5], keys: ['a', 'b', 'c', 'c'] }], paging: { lastId: 5, hasMore: true } },
+      4,
+    )
+    expect(result.items.map((i) => i.itemId)).toEqual([5])
+    expect(result.nextCursor).toBe(5)
+  })
+
+  it('accepts numeric strings as ids and falls back to the highest item when lastId is absent', () => {
+    const result = pageItems({ batches: [{ level: 'handle', ids: ['11', '12'], keys: ['h1', 'h2'] }], paging: { hasMore: false } }, 10)
+    expect(result.items).toEqual([
+      { itemId: 11, level: 'handle', type: null, entityKey: 'h1' },
+      { itemId: 12, level: 'handle', type: null, entityKey: 'h2' },
+    ])
+    expect(result.nextCursor).toBe(12)
+  })
+
+  it('keeps the cursor when the feed has nothing new', () => {
+    expect(pageItems({ batches: [], paging: { lastId: 20, hasMore: false } }, 20)).toMatchObject({ items: [], nextCursor: 20, hasMore: false })
+  })
+
+  it('rejects ids and keys that are not aligned', () => {
+    expect(() => pageItems({ batches: [{ level: 'shop', ids: [1, 2], keys: ['a'] }], paging: { hasMore: false } }, 0)).toThrow(InvalidationFeedFormatError)
+  })
+
+  it('rejects ids that are not non-negative integers', () => {
+    expect(() => pageItems({ batches: [{ level: 'shop', ids: ['x1'], keys: ['a'] }], paging: { hasMore: false } }, 0)).toThrow(/not a non-negative integer/)
+    expect(() => pageItems({ batches: [{ level: 'shop', ids: [1.5], keys: ['a'] }], paging: { hasMore: false } }, 0)).toThrow(InvalidationFeedFormatError)
+  })
+
+  it('refuses a page that claims more items but does not move the cursor (would loop forever)', () => {
+    expect(() => pageItems({ batches: [], paging: { lastId: 8, hasMore: true } }, 8)).toThrow(/moved the cursor nowhere/)
+  })
+})

@@ -1,0 +1,256 @@
+import { errorCode, isRetriable } from '@tep/errors'
+import type { Logger, Readiness } from '@tep/observability'
+import { backoffDelay, resolvePollerBackoff, type PollerBackoffPolicy } from './backoff.ts'
+import type { CursorLog, StoredCursor } from './cursor.ts'
+import { InvalidationPageSizeError, InvalidationPollerFencedError } from './errors.ts'
+import type { FeedPage, InvalidationFeed } from './feed.ts'
+import type { PollerMetrics } from './metrics.ts'
+import { pageItems, type FeedItem } from './page-items.ts'
+import { PageSize } from './page-size.ts'
+
+export interface PageCommitted {
+  items: readonly FeedItem[]
+  cursor: StoredCursor
+}
+
+export interface InvalidationPollerDeps {
+  feed: InvalidationFeed
+  log: CursorLog
+  /** Cursor key, see `feedName`. */
+  feedKey: string
+  /** Transactional id, for the fencing message. */
+  transactionalId: string
+  levels: readonly string[]
+  pageSize: number
+  pollIntervalMs: number
+  /** Where to start when no cursor is stored yet. Ignored once a cursor exists. */
+  startAt: () => Date
+  backoff?: Partial<PollerBackoffPolicy>
+  logger: Logger
+  metrics: PollerMetrics
+  readiness?: Readiness
+  /** True for the Kafka error that says a newer producer with our transactional id exists. */
+  isFenced: (err: unknown) => boolean
+  onPageCommitted?: (page: PageCommitted) => void
+  now?: () => number
+  random?: () => number
+}
+
+const READINESS_CHECK = 'invalidation-feed'
+
+function statusOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined
+  const e = err as { status?: unknown; details?: { status?: unknown } }
+  if (typeof e.status === 'number') return e.status
+  if (typeof e.details?.status === 'number') return e.details.status
+  return undefined
+}
+
+function retryAfterOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined
+  const e = err as { retryAfterMs?: unknown; details?: { retryAfterMs?: unknown } }
+  const v = e.retryAfterMs ?? e.details?.retryAfterMs
+  return typeof v === 'number' ? v : undefined
+}
+
+/**
+ * Follows the invalidation feed: drains it page by page to its end, commits
+ * each page's items together with the cursor, then waits for the next poll.
+ *
+ * The in-memory cursor only ever moves after a successful commit, and after a
+ * commit of unknown outcome it is re-read from Kafka, so what is published is
+ * exactly the feed, once, in order, whatever fails in between.
+ */
+export class InvalidationPoller {
+  private cursor: StoredCursor | undefined
+  private needsRecovery = false
+  private readonly pageSize: PageSize
+  private readonly backoff: PollerBackoffPolicy
+  private readonly now: () => number
+  private wake: (() => void) | undefined
+  private wakeRequested = false
+  private readonly deps: InvalidationPollerDeps
+
+  constructor(deps: InvalidationPollerDeps) {
+    this.deps = deps
+    this.pageSize = new PageSize(deps.pageSize)
+    this.backoff = resolvePollerBackoff(deps.backoff)
+    this.now = deps.now ?? Date.now
+    deps.metrics.pageSize.set(this.pageSize.current)
+    deps.readiness?.register(READINESS_CHECK, 'reading the cursor')
+  }
+
+  /** The committed position, once known. */
+  get position(): StoredCursor | undefined {
+    return this.cursor
+  }
+
+  /** Ends the current wait between polls (an operator's "poll now"). */
+  pollNow(): void {
+    this.wakeRequested = true
+    this.wake?.()
+  }
+
+  /**
+   * Polls until `signal` aborts. Failures back off and retry the same page;
+   * only fencing by a newer instance ends the loop with an error.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    let failures = 0
+    while (!signal.aborted) {
+      try {
+        await this.ensureCursor(signal)
+        await this.drain(signal)
+        failures = 0
+        this.deps.readiness?.set(READINESS_CHECK, true)
+        await this.waitFor(this.deps.pollIntervalMs, signal)
+      } catch (err) {
+        if (signal.aborted) break
+        if (this.deps.isFenced(err)) {
+          this.deps.readiness?.set(READINESS_CHECK, false, 'fenced by a newer poller instance')
+          throw new InvalidationPollerFencedError(this.deps.transactionalId, err)
+        }
+        failures += 1
+        const code = errorCode(err)
+        this.deps.metrics.errors.inc({ code })
+        const delayMs = backoffDelay(this.backoff, failures, retryAfterOf(err), this.deps.random)
+        const message = err instanceof Error ? err.message : String(err)
+        this.deps.readiness?.set(READINESS_CHECK, false, `${code}: ${message}`)
+        const log = { err, code, failures, delayMs, cursor: this.cursor?.lastItemId }
+        if (isRetriable(err)) this.deps.logger.warn(log, 'invalidation poll failed; retrying the same page after a backoff')
+        else this.deps.logger.error(log, 'invalidation poll failed with a non-retriable error; retrying the same page after a backoff, operator attention needed')
+        await this.waitFor(delayMs, signal)
+      }
+    }
+  }
+
+  /** Reads the stored cursor, or on first start derives one from item/range and stores it. */
+  async ensureCursor(signal?: AbortSignal): Promise<StoredCursor> {
+    if (this.cursor && !this.needsRecovery) return this.cursor
+    const { log, feed, feedKey, logger } = this.deps
+    const stored = this.needsRecovery ? await log.recover() : await log.read()
+    this.needsRecovery = false
+    if (stored) {
+      this.setCursor(stored)
+      logger.info({ feed: feedKey, lastItemId: stored.lastItemId }, 'resuming the invalidation feed after the stored cursor')
+      return stored
+    }
+    const startAt = this.deps.startAt()
+    const range = await this.timed('itemRange', () => feed.itemRange(startAt, signal))
+    const initial: StoredCursor = { feed: feedKey, lastItemId: range.fromId, feedCurrentTime: range.currentTime ?? null, updatedAt: this.now() }
+    // Stored before the first page: otherwise a restart before any item arrives
+    // would derive the start again from a later moment and miss what came between.
+    await this.commit([], initial)
+    logger.info({ feed: feedKey, startAt: startAt.toISOString(), lastItemId: initial.lastItemId, head: range.toId }, 'no stored cursor: starting the invalidation feed from item/range')
+    return initial
+  }
+
+  /** Follows the feed from the cursor to its end, one committed transaction per page. */
+  async drain(signal?: AbortSignal): Promise<{ pages: number; items: number }> {
+    let cursor = await this.ensureCursor(signal)
+    await this.measureLag(cursor, signal)
+    let pages = 0
+    let itemCount = 0
+    for (;;) {
+      if (signal?.aborted) break
+      const page = await this.fetchPage(cursor.lastItemId, signal)
+      const { items, nextCursor, hasMore, currentTime } = pageItems(page, cursor.lastItemId)
+      if (nextCursor > cursor.lastItemId) {
+        const next: StoredCursor = { feed: this.deps.feedKey, lastItemId: nextCursor, feedCurrentTime: currentTime, updatedAt: this.now() }
+        await this.commit(items, next)
+        cursor = next
+        pages += 1
+        itemCount += items.length
+        this.deps.metrics.pages.inc()
+        for (const item of items) this.deps.metrics.items.inc({ level: item.level, type: item.type ?? 'none' })
+        this.deps.onPageCommitted?.({ items, cursor: next })
+      }
+      if (!hasMore) {
+        this.deps.metrics.lastCaughtUp.set(this.now() / 1000)
+        this.deps.metrics.lag.set(0)
+        break
+      }
+    }
+    if (pages > 0) this.deps.logger.info({ pages, items: itemCount, lastItemId: cursor.lastItemId }, 'invalidation feed drained')
+    return { pages, items: itemCount }
+  }
+
+  private async commit(items: readonly FeedItem[], next: StoredCursor): Promise<void> {
+    try {
+      await this.deps.log.commitPage(items, next)
+    } catch (err) {
+      // The transaction may or may not have committed: re-read the truth before going on.
+      this.needsRecovery = true
+      throw err
+    }
+    this.setCursor(next)
+  }
+
+  private setCursor(cursor: StoredCursor): void {
+    this.cursor = cursor
+    this.deps.metrics.cursor.set(cursor.lastItemId)
+  }
+
+  /** One page; a 400 is taken as a page size the service refuses and halves it. */
+  private async fetchPage(fromId: number, signal?: AbortSignal): Promise<FeedPage> {
+    for (;;) {
+      const pageSize = this.pageSize.current
+      try {
+        return await this.timed('page', () => this.deps.feed.page({ fromId, levels: this.deps.levels, pageSize }, signal))
+      } catch (err) {
+        if (statusOf(err) !== 400) throw err
+        if (!this.pageSize.halve()) {
+          throw new InvalidationPageSizeError(
+            `the enrichment service rejects invalidation pages (400) even with pageSize ${pageSize}; ` +
+              `check INVALIDATIONS_LEVELS (${this.deps.levels.join(',')}) and the cursor ${fromId}`,
+            { cause: err, details: { pageSize, fromId, levels: this.deps.levels } },
+          )
+        }
+        this.deps.metrics.pageSize.set(this.pageSize.current)
+        this.deps.logger.warn({ err, rejected: pageSize, next: this.pageSize.current }, 'invalidation page rejected with 400: halving the page size')
+      }
+    }
+  }
+
+  /** Best effort: the head only feeds the lag gauge, so its failure must not stop the poll. */
+  private async measureLag(cursor: StoredCursor, signal?: AbortSignal): Promise<void> {
+    try {
+      const range = await this.timed('itemRange', () => this.deps.feed.itemRange(new Date(this.now()), signal))
+      this.deps.metrics.feedHead.set(range.toId)
+      this.deps.metrics.lag.set(Math.max(0, range.toId - cursor.lastItemId))
+    } catch (err) {
+      this.deps.logger.debug({ err }, 'could not read the feed head for the lag gauge')
+    }
+  }
+
+  private async timed<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    const end = this.deps.metrics.apiLatency.startTimer({ operation })
+    try {
+      const result = await call()
+      end({ outcome: 'ok' })
+      return result
+    } catch (err) {
+      end({ outcome: errorCode(err) })
+      throw err
+    }
+  }
+
+  private waitFor(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.wakeRequested || signal.aborted) {
+      this.wakeRequested = false
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', done)
+        this.wake = undefined
+        this.wakeRequested = false
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      signal.addEventListener('abort', done, { once: true })
+      this.wake = done
+    })
+  }
+}

@@ -1,0 +1,8 @@
+export { EntityVersions } from './entity-versions.ts'
+export type { VersionEntry } from './entity-versions.ts'
+export { refreshBatch } from './refresh-batch.ts'
+export type { EntityFetcher, RefreshOutput, RefreshStats } from './refresh-batch.ts'
+export { EXPIRY_ITEM_ID, EXPIRY_TYPE, fromFetched, fromInvalidation } from './refresh-input.ts'
+export type { EntityKind, MerchantData, RefreshInput, ShopData } from './refresh-input.ts'
+export { refreshAfter, selectStale } from './sweep-selection.ts'
+export { merchantData, shopData } from './snapshot-mapping.ts'
