@@ -7,6 +7,8 @@ export interface EnsureTopicsOptions {
   /** Replication factor of created topics; default 1 only suits single-broker development, production passes 3. */
   replicationFactor?: number
   logger?: KafkaLogger
+  /** How long to wait for new topics to appear in the cluster metadata; default 30 s. */
+  metadataTimeoutMs?: number
 }
 
 export interface EnsureTopicsReport {
@@ -53,16 +55,20 @@ export async function ensureTopics(
     logger.info({ topics: created }, 'created Kafka topics')
   }
 
-  const metadata = await admin.fetchTopicMetadata({ topics: catalog.map((t) => t.name) })
+  // Right after a creation (ours or a concurrent instance's) the metadata may not
+  // have reached every broker yet; wait for it rather than failing start-up.
+  const { metadata, described } = await untilTopicsKnown(options.metadataTimeoutMs ?? 30_000, async () => ({
+    metadata: await admin.fetchTopicMetadata({ topics: catalog.map((t) => t.name) }),
+    described: await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: catalog.map((t) => ({
+        type: ConfigResourceTypes.TOPIC,
+        name: t.name,
+        configNames: ['cleanup.policy', ...Object.keys(t.configs)],
+      })),
+    }),
+  }))
   const partitionsByTopic = new Map(metadata.topics.map((t) => [t.name, t.partitions.length]))
-  const described = await admin.describeConfigs({
-    includeSynonyms: false,
-    resources: catalog.map((t) => ({
-      type: ConfigResourceTypes.TOPIC,
-      name: t.name,
-      configNames: ['cleanup.policy', ...Object.keys(t.configs)],
-    })),
-  })
   const configsByTopic = new Map(
     described.resources.map((r) => [r.resourceName, new Map(r.configEntries.map((e) => [e.configName, e.configValue]))]),
   )
@@ -93,4 +99,21 @@ export async function ensureTopics(
   }
   if (drift.length > 0) logger.warn({ drift }, 'topic configs differ from the catalog (left as they are)')
   return { created, existing: catalog.map((t) => t.name).filter((n) => existingBefore.has(n)), drift }
+}
+
+const METADATA_NOT_READY = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION'])
+
+async function untilTopicsKnown<T>(timeoutMs: number, read: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+    try {
+      return await read()
+    } catch (err) {
+      // KafkaJS may wrap the protocol error once its own retries are spent.
+      const e = err as { type?: unknown; cause?: { type?: unknown } }
+      const type = e.type ?? e.cause?.type
+      if (typeof type !== 'string' || !METADATA_NOT_READY.has(type) || Date.now() + delay > deadline) throw err
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay))
+  }
 }
