@@ -1,9 +1,10 @@
-import { ConfigResourceTypes, type Admin } from 'kafkajs'
+import kafkajs, { type Admin } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureTopics, topicCatalog, TopicConfigMismatchError, TOPICS, type TopicSpec } from '@tep/kafka'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 
 const kit = createKafkaTestKit()
+const { ConfigResourceTypes } = kafkajs
 let admin: Admin
 
 /** The real catalog under unique names, so the test never touches the shared topics. */

@@ -1,7 +1,10 @@
-import { ConfigResourceTypes, type Admin } from 'kafkajs'
+import kafkajs, { type Admin } from 'kafkajs'
 import { TopicConfigMismatchError } from './errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from './logger.ts'
 import type { TopicSpec } from './topic-catalog.ts'
+
+// kafkajs is CommonJS and Node's ESM loader does not detect this export by name.
+const { ConfigResourceTypes } = kafkajs
 
 export interface EnsureTopicsOptions {
   /** Replication factor of created topics; default 1 only suits single-broker development, production passes 3. */
