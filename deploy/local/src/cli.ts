@@ -239,7 +239,7 @@ async function status(config: CliConfig): Promise<number> {
   return 1
 }
 
-async function fetch(config: CliConfig): Promise<number> {
+async function fetchCommand(config: CliConfig): Promise<number> {
   const report = await fetchRuntime({ cacheDir: config.cacheDir, log: info })
   info(
     report.fetched.length === 0
@@ -288,7 +288,7 @@ async function main(argv: string[]): Promise<number> {
     case 'status':
       return status(config)
     case 'fetch':
-      return fetch(config)
+      return fetchCommand(config)
     default:
       process.stderr.write(`unknown command "${command}"\n\n${HELP}`)
       return 2

@@ -1,5 +1,5 @@
-import type { ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 
 /**
  * True when `pid` names a live process. A zombie counts as dead: on machines whose
@@ -25,8 +25,17 @@ export function isProcessRunning(pid: number): boolean {
 
 /** The command line of `pid` as one space-joined string, or undefined when unknown or gone. */
 export function processCommandLine(pid: number): string | undefined {
+  if (existsSync('/proc/self/cmdline')) {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()
+    } catch {
+      return undefined
+    }
+  }
+  // No procfs (macOS, BSD): ask ps; -ww so a long java command line is not cut off before the marker.
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()
+    const out = execFileSync('ps', ['-ww', '-o', 'command=', '-p', String(pid)], { encoding: 'utf8' }).trim()
+    return out === '' ? undefined : out
   } catch {
     return undefined
   }
