@@ -37,18 +37,21 @@ export class EntityVersions {
     this.maxInvalidatedUnknown = options.maxInvalidatedUnknown ?? 100_000
   }
 
-  /** Number of keys the compacted topic holds (tombstones excluded). */
+  private liveEntries = 0
+
+  /** Number of keys the compacted topic holds (tombstones excluded), as read back. */
   get liveCount(): number {
-    let n = 0
-    for (const e of this.committed.values()) if (!e.deleted) n += 1
-    return n
+    return this.liveEntries
   }
 
   observeCommitted(key: string, entry: VersionEntry): void {
     const current = this.committed.get(key)
     // A compacted topic can be read with an older record after a newer one only
     // if someone else wrote it; the newest version stays the reference.
-    if (current === undefined || entry.version >= current.version) this.committed.set(key, entry)
+    if (current === undefined || entry.version >= current.version) {
+      this.committed.set(key, entry)
+      this.liveEntries += (entry.deleted ? 0 : 1) - (current === undefined || current.deleted ? 0 : 1)
+    }
     const pending = this.pending.get(key)
     if (pending !== undefined && entry.version >= pending.version) this.pending.delete(key)
   }

@@ -23,6 +23,8 @@ export interface RefreshStats {
   refreshed: Record<EntityKind, number>
   tombstoned: Record<EntityKind, number>
   skipped: { entity: EntityKind | 'none'; reason: SkipReason; key: string }[]
+  /** Every write, with where its snapshot came from (a fresh API read, or ingest). */
+  written: { entity: EntityKind; key: string; source: 'api' | 'ingest'; tombstone: boolean }[]
 }
 
 export interface RefreshContext {
@@ -69,7 +71,7 @@ const id = (entity: EntityKind, key: string) => `${entity}\u0000${key}`
  * candidate wins, and a fresh API read beats anything older.
  */
 export async function refreshBatch(inputs: readonly RefreshInput[], ctx: RefreshContext): Promise<{ outputs: RefreshOutput[]; stats: RefreshStats }> {
-  const stats: RefreshStats = { fetched: 0, refreshed: { shop: 0, merchant: 0 }, tombstoned: { shop: 0, merchant: 0 }, skipped: [] }
+  const stats: RefreshStats = { fetched: 0, refreshed: { shop: 0, merchant: 0 }, tombstoned: { shop: 0, merchant: 0 }, skipped: [], written: [] }
   const toFetch = new Map<string, { entity: EntityKind; key: string; itemId: number | null }>()
   const candidates = new Map<string, Candidate>()
   const offer = (c: Candidate) => {
@@ -162,6 +164,7 @@ export async function refreshBatch(inputs: readonly RefreshInput[], ctx: Refresh
     view.recordWrite(c.key, { version, deleted: c.value === null }, now)
     if (c.value === null) stats.tombstoned[c.entity] += 1
     else stats.refreshed[c.entity] += 1
+    stats.written.push({ entity: c.entity, key: c.key, source: c.fresh ? 'api' : 'ingest', tombstone: c.value === null })
     outputs.push(c.entity === 'shop' ? { entity: 'shop', key: c.key, value: c.value as Shop | null } : { entity: 'merchant', key: c.key, value: c.value as Merchant | null })
   }
   return { outputs, stats }

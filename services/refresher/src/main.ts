@@ -1,0 +1,77 @@
+import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
+import { createEnrichmentClient } from '@tep/enrichment-client'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
+import { createLogger, createMetricsRegistry, GracefulShutdown, Readiness, startHealthServer } from '@tep/observability'
+import { refresherEnv } from './config.ts'
+import { startRefresher } from './start-refresher.ts'
+
+const SERVICE = 'refresher'
+
+handleHelp({
+  name: SERVICE,
+  summary:
+    'the single writer of merchant.shops.v1 and merchant.merchants.v1: re-fetches invalidated shops and merchants, ' +
+    'writes what ingest fetched on a miss when it is newer, tombstones what the API no longer has, and sweeps entries ' +
+    'older than a week when invalidations are off. Re-enrich transactions of invalidated handles with `npm run reenrich -w services/refresher`.',
+  env: refresherEnv,
+})
+
+let cfg
+try {
+  cfg = loadConfig(SERVICE, refresherEnv)
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(2)
+}
+const auth = resolveEnrichmentAuth(cfg)
+if ('problem' in auth) {
+  process.stderr.write(`invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`)
+  process.exit(2)
+}
+
+const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
+const registry = createMetricsRegistry({ service: SERVICE })
+const readiness = new Readiness()
+const shutdown = new GracefulShutdown({ logger }).install()
+
+const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readiness, logger })
+shutdown.add('health server', () => health.close())
+
+const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: SERVICE }, logger)
+const admin = kafka.admin()
+await admin.connect()
+try {
+  const used = [TOPICS.merchantInvalidations, TOPICS.merchantFetched, TOPICS.merchantShops, TOPICS.merchantMerchants, TOPICS.transactionsDlq]
+  await ensureTopics(admin, used.map((t) => topicSpec(t)), { logger })
+} finally {
+  await admin.disconnect()
+}
+
+const client = createEnrichmentClient({
+  baseUrl: cfg.ENRICHMENT_API_URL,
+  ...(auth.kind === 'oauth' ? { tokenUrl: auth.tokenUrl } : {}),
+  credentials:
+    auth.kind === 'oauth'
+      ? { type: 'oauth', clientId: auth.clientId, clientSecret: auth.clientSecret }
+      : { type: 'basic', username: auth.user, password: auth.password },
+  logger,
+})
+shutdown.add('enrichment client', () => client.close())
+
+const refresher = await startRefresher({
+  kafka,
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  client,
+  invalidationsEnabled: cfg.INVALIDATIONS_ENABLED,
+  maxAgeMs: cfg.REFRESH_MAX_AGE,
+  sweepIntervalMs: cfg.SWEEP_INTERVAL,
+  sweepMarginMs: cfg.SWEEP_MARGIN,
+  sweepMaxPerRun: cfg.SWEEP_MAX_PER_RUN,
+  fetchConcurrency: cfg.REFRESH_FETCH_CONCURRENCY,
+  logger,
+  registry,
+  readiness,
+})
+shutdown.add('refresher', () => refresher.stop())
+logger.info({ invalidationsEnabled: cfg.INVALIDATIONS_ENABLED }, 'refresher started')

@@ -1,0 +1,130 @@
+import { PRODUCER_DEFAULTS, TOPICS, type AvroSerde } from '@tep/kafka'
+import type { Logger } from '@tep/observability'
+import type { Kafka } from 'kafkajs'
+import { addTarget, ReenrichSelector } from './reenrich-selection.ts'
+import { scanTopic } from './topic-scan.ts'
+
+export interface ReenrichOptions {
+  kafka: Kafka
+  serde: AvroSerde
+  /** Handles to re-enrich (treated as invalidated now). */
+  handles?: readonly string[]
+  /** Also (or instead) take every handle-level item published to the invalidations topic since this moment. */
+  invalidationsSince?: Date
+  /** Consider enriched results written since this moment; default: everything the topic retains. */
+  enrichedSince?: Date
+  /** Report what would be republished without writing anything. */
+  dryRun?: boolean
+  topics?: { invalidations?: string; enriched?: string; raw?: string }
+  /** Records per send; default 500. */
+  chunkSize?: number
+  logger: Logger
+  now?: () => number
+}
+
+export interface ReenrichReport {
+  handles: number
+  scanned: number
+  republished: number
+  alreadyRefreshed: number
+  undecodable: number
+  dryRun: boolean
+  /** Transaction ids republished (or that would be, in a dry run). */
+  transactionIds: string[]
+}
+
+/**
+ * Full invalidations for transaction mappings: finds the transactions whose
+ * latest enrichment used an invalidated handle and sends their raw events
+ * again to `transactions.raw.v1` with `refresh=true`, so transaction-ingest
+ * re-runs the lookup (with refresh) and emits a new enriched result for the
+ * same transactionId. Downstream consumers keep the latest result per
+ * transactionId.
+ *
+ * The pipeline keeps no handle-to-transaction index (it would grow with every
+ * transaction ever seen); this tool scans the enriched topic instead, so it
+ * reaches as far back as that topic's retention. Consumers that store enriched
+ * transactions longer can do the same from their own store (see README).
+ */
+export async function reenrichHandles(options: ReenrichOptions): Promise<ReenrichReport> {
+  const { kafka, serde, logger } = options
+  const now = (options.now ?? Date.now)()
+  const topics = {
+    invalidations: options.topics?.invalidations ?? TOPICS.merchantInvalidations,
+    enriched: options.topics?.enriched ?? TOPICS.transactionsEnriched,
+    raw: options.topics?.raw ?? TOPICS.transactionsRaw,
+  }
+  const targets = new Map<string, number>()
+  for (const handle of options.handles ?? []) addTarget(targets, handle, now)
+  let undecodable = 0
+
+  if (options.invalidationsSince !== undefined) {
+    const codec = serde.topic(topics.invalidations, 'Invalidation')
+    await scanTopic({
+      kafka,
+      topic: topics.invalidations,
+      from: options.invalidationsSince,
+      groupPrefix: 'reenrich-invalidations',
+      onMessage: async (message) => {
+        try {
+          const item = await codec.decode(message.value)
+          if (item.level.toLowerCase() === 'handle') addTarget(targets, item.entityKey, item.seenAt)
+        } catch (err) {
+          undecodable += 1
+          logger.warn({ err, topic: topics.invalidations, offset: message.offset }, 'skipping an undecodable invalidation')
+        }
+      },
+    })
+  }
+  if (targets.size === 0) {
+    logger.info({}, 'no invalidated handles: nothing to re-enrich')
+    return { handles: 0, scanned: 0, republished: 0, alreadyRefreshed: 0, undecodable, dryRun: options.dryRun ?? false, transactionIds: [] }
+  }
+
+  const selector = new ReenrichSelector(targets)
+  const enrichedCodec = serde.topic(topics.enriched, 'EnrichedTransaction')
+  await scanTopic({
+    kafka,
+    topic: topics.enriched,
+    ...(options.enrichedSince === undefined ? {} : { from: options.enrichedSince }),
+    groupPrefix: 'reenrich-enriched',
+    onMessage: async (message) => {
+      try {
+        selector.offer(await enrichedCodec.decode(message.value))
+      } catch (err) {
+        undecodable += 1
+        logger.warn({ err, topic: topics.enriched, offset: message.offset }, 'skipping an undecodable enriched transaction')
+      }
+    },
+  })
+  const { republish, alreadyRefreshed, scanned } = selector.result()
+
+  if (!options.dryRun && republish.length > 0) {
+    const rawCodec = serde.topic(topics.raw, 'RawTransaction')
+    await rawCodec.register()
+    const producer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true, maxInFlightRequests: 1 })
+    await producer.connect()
+    try {
+      const chunk = options.chunkSize ?? 500
+      for (let i = 0; i < republish.length; i += chunk) {
+        await producer.send({
+          topic: topics.raw,
+          messages: republish.slice(i, i + chunk).map((raw) => ({ key: raw.transactionId, value: rawCodec.encodeSync(raw) })),
+        })
+      }
+    } finally {
+      await producer.disconnect()
+    }
+  }
+  const report: ReenrichReport = {
+    handles: targets.size,
+    scanned,
+    republished: options.dryRun ? 0 : republish.length,
+    alreadyRefreshed,
+    undecodable,
+    dryRun: options.dryRun ?? false,
+    transactionIds: republish.map((r) => r.transactionId),
+  }
+  logger.info({ ...report, transactionIds: undefined }, options.dryRun ? 'dry run: transactions that would be re-enriched' : 're-enrichment requested')
+  return report
+}

@@ -1,0 +1,258 @@
+import { errorCode } from '@tep/errors'
+import { createTransactionalPipeline, PRODUCER_DEFAULTS, TOPICS, UNDECODABLE_CODES, UndecodableRecordError, type AvroSerde, type OutputRecord, type PipelineRecord, type TopicPartition } from '@tep/kafka'
+import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
+import type { Kafka, Producer } from 'kafkajs'
+import { attachOutputs } from './attach-outputs.ts'
+import { CompactedViewTail } from './compacted-view-tail.ts'
+import type { EnrichmentClient } from '@tep/enrichment-client'
+import { enrichmentFetcher, isRecordScopedApiError } from './enrichment-fetcher.ts'
+import { EntityVersions } from './entity-versions.ts'
+import { UnexpectedTopicError } from './errors.ts'
+import { createRefresherMetrics } from './metrics.ts'
+import { MicroBatcher } from './micro-batcher.ts'
+import { refreshBatch, type EntityFetcher, type RefreshOutput } from './refresh-batch.ts'
+import { fromFetched, fromInvalidation, type EntityKind, type RefreshInput } from './refresh-input.ts'
+import { refreshAfter } from './sweep-selection.ts'
+import { Sweeper, type SweepResult } from './sweeper.ts'
+
+export interface RefresherTopics {
+  invalidations: string
+  fetched: string
+  shops: string
+  merchants: string
+  dlq: string
+}
+
+export interface RefresherOptions {
+  kafka: Kafka
+  serde: AvroSerde
+  /** The enrichment API client (its reads are timed into the refresher's metrics). */
+  client?: Pick<EnrichmentClient, 'getShop' | 'getMerchant'>
+  /** Instead of `client`: any reader of shops and merchants (tests). */
+  fetcher?: EntityFetcher
+  /** Errors that concern only the key read (the key is skipped, the batch goes on); default: the API's 400s. */
+  isRecordScoped?: (err: unknown) => boolean
+  /** False: no invalidation feed is followed, so the sweep keeps entries younger than `maxAgeMs`. */
+  invalidationsEnabled: boolean
+  /** Spec limit 4: one week. */
+  maxAgeMs: number
+  sweepIntervalMs: number
+  /** Re-fetch this long before `maxAgeMs` on top of one sweep interval; default 1 hour. */
+  sweepMarginMs?: number
+  /** Refresh requests per entity kind and sweep; default 10 000. */
+  sweepMaxPerRun?: number
+  /** API reads in flight per consumed batch; default 8 (the client's limiter bounds the credential overall). */
+  fetchConcurrency?: number
+  groupId?: string
+  transactionalIdPrefix?: string
+  topics?: Partial<RefresherTopics>
+  logger: Logger
+  registry?: Registry
+  readiness?: Readiness
+  /** Extra consumer settings of the pipeline (tests shorten timings). */
+  consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
+  now?: () => number
+}
+
+export interface RefresherHandle {
+  /** What the refresher knows the compacted topics hold. */
+  readonly views: Readonly<Record<EntityKind, EntityVersions>>
+  /** Resolves at the next partition assignment of the pipeline (or the current one). */
+  whenAssigned(): Promise<TopicPartition[]>
+  /** Runs one sweep now (also when invalidations are enabled, for operators and tests). */
+  sweepNow(): Promise<SweepResult>
+  stop(): Promise<void>
+}
+
+const PIPELINE_CHECK = 'refresh-pipeline'
+/** Records per transaction, and transformed together: the window of coalescing. */
+const CHUNK = 500
+
+/**
+ * Starts the refresher: the single writer of the compacted shop and merchant
+ * topics. Reads them back first (ready once caught up), then consumes
+ * invalidations and ingest's fetched snapshots in one transactional pipeline.
+ */
+export async function startRefresher(options: RefresherOptions): Promise<RefresherHandle> {
+  const topics: RefresherTopics = {
+    invalidations: TOPICS.merchantInvalidations,
+    fetched: TOPICS.merchantFetched,
+    shops: TOPICS.merchantShops,
+    merchants: TOPICS.merchantMerchants,
+    dlq: TOPICS.transactionsDlq,
+    ...options.topics,
+  }
+  const { kafka, serde, logger } = options
+  const now = options.now ?? Date.now
+  const registry = options.registry ?? createMetricsRegistry({ service: 'refresher', defaultMetrics: false })
+  const metrics = createRefresherMetrics(registry)
+  const refreshAfterMs = refreshAfter(options.maxAgeMs, options.sweepIntervalMs, options.sweepMarginMs ?? 3_600_000)
+  const views = { shop: new EntityVersions(), merchant: new EntityVersions() }
+  const fetcher =
+    options.fetcher ??
+    (options.client === undefined
+      ? undefined
+      : enrichmentFetcher(options.client, (operation, outcome, seconds) => metrics.apiLatency.observe({ operation, outcome }, seconds)))
+  if (fetcher === undefined) throw new TypeError('startRefresher needs a client (or a fetcher)')
+
+  const codecs = {
+    invalidation: serde.topic(topics.invalidations, 'Invalidation'),
+    fetched: serde.topic(topics.fetched, 'MerchantDataFetched'),
+    shop: serde.topic(topics.shops, 'Shop'),
+    merchant: serde.topic(topics.merchants, 'Merchant'),
+  }
+  await Promise.all([codecs.shop.register(), codecs.merchant.register(), codecs.invalidation.register()])
+
+  const tail = new CompactedViewTail({
+    kafka,
+    views,
+    shops: { topic: topics.shops, codec: codecs.shop },
+    merchants: { topic: topics.merchants, codec: codecs.merchant },
+    groupPrefix: `${options.groupId ?? 'refresher'}-view`,
+    logger,
+    ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
+  })
+  const updateTableSize = () => {
+    metrics.tableSize.set({ entity: 'shop' }, views.shop.liveCount)
+    metrics.tableSize.set({ entity: 'merchant' }, views.merchant.liveCount)
+  }
+  await tail.start()
+  updateTableSize()
+  logger.info({ shops: views.shop.liveCount, merchants: views.merchant.liveCount }, 'compacted topics read; refresher view ready')
+
+  const batcher = new MicroBatcher<RefreshInput, RefreshOutput>(async (inputs) => {
+    // After a rebalance the previous owner of a partition may have written versions not read yet.
+    await tail.whenCaughtUp()
+    const { outputs, stats } = await refreshBatch(inputs, {
+      views,
+      fetcher,
+      now,
+      refreshAfterMs,
+      concurrency: options.fetchConcurrency ?? 8,
+      isRecordScoped: options.isRecordScoped ?? isRecordScopedApiError,
+      onRecordScopedError: (entity, key, err) => logger.warn({ err, entity, key }, 'the API refuses this uid; no refresh for it'),
+    })
+    metrics.fetched.inc(stats.fetched)
+    for (const w of stats.written) {
+      if (w.tombstone) metrics.tombstoned.inc({ entity: w.entity })
+      else metrics.refreshed.inc({ entity: w.entity, source: w.source })
+    }
+    for (const s of stats.skipped) metrics.skipped.inc({ entity: s.entity, reason: s.reason })
+    if (stats.written.length > 0) logger.debug({ written: stats.written }, 'refreshed')
+    return attachOutputs(inputs, outputs)
+  })
+
+  async function decode(record: PipelineRecord): Promise<RefreshInput> {
+    if (record.topic === topics.invalidations) return fromInvalidation(await codecs.invalidation.decode(record.value))
+    if (record.topic === topics.fetched) {
+      const input = fromFetched(await codecs.fetched.decode(record.value), Number(record.timestamp))
+      // A snapshot that contradicts its own envelope breaks the contract: DLQ, not a silent skip.
+      if (input.kind === 'ignored') throw new UndecodableRecordError(input.detail, UNDECODABLE_CODES.schemaInvalid)
+      return input
+    }
+    throw new UnexpectedTopicError(record.topic)
+  }
+
+  function encode(output: RefreshOutput): OutputRecord {
+    if (output.entity === 'shop') return { topic: topics.shops, key: output.key, value: output.value === null ? null : codecs.shop.encodeSync(output.value) }
+    return { topic: topics.merchants, key: output.key, value: output.value === null ? null : codecs.merchant.encodeSync(output.value) }
+  }
+
+  const readiness = options.readiness
+  readiness?.register(PIPELINE_CHECK, 'joining the consumer group')
+  const pipeline = createTransactionalPipeline({
+    kafka,
+    groupId: options.groupId ?? 'refresher',
+    topics: [topics.invalidations, topics.fetched],
+    transactionalIdPrefix: options.transactionalIdPrefix ?? 'refresher',
+    dlqTopic: topics.dlq,
+    // Every record of a chunk is transformed at once so the micro-batcher sees
+    // the whole chunk; API concurrency is bounded separately (fetchConcurrency).
+    concurrency: CHUNK,
+    maxRecordsPerTransaction: CHUNK,
+    // One partition at a time: the newest-wins decision for a key must see the
+    // write of the previous batch that touched it (the fetched and invalidation
+    // topics carry the same key in different partitions).
+    partitionsConsumedConcurrently: 1,
+    ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
+    logger,
+    transform: async (record) => {
+      const outputs = await batcher.submit(await decode(record))
+      return outputs.map(encode)
+    },
+    hooks: {
+      onAssigned: () => {
+        // Not awaited here: the next batch awaits it (whenCaughtUp).
+        tail.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up the compacted topics after an assignment failed'))
+        readiness?.set(PIPELINE_CHECK, true)
+      },
+      onCommitted: (e) => {
+        metrics.committed.inc({ topic: e.topic }, e.records)
+        updateTableSize()
+        readiness?.set(PIPELINE_CHECK, true)
+      },
+      onDeadLettered: (e) => metrics.deadLettered.inc({ topic: e.topic, code: e.code }),
+      onPaused: (e) => {
+        metrics.paused.inc({ code: e.code })
+        readiness?.set(PIPELINE_CHECK, false, `${e.topic}/${e.partition} paused after ${errorCode(e.error)} (attempt ${e.attempt})`)
+      },
+      onResumed: () => readiness?.set(PIPELINE_CHECK, true),
+    },
+  })
+
+  let sweepProducer: Producer | undefined
+  let sweeper: Sweeper | undefined
+  const makeSweeper = async () => {
+    if (sweeper !== undefined) return sweeper
+    sweepProducer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true, maxInFlightRequests: 1 })
+    await sweepProducer.connect()
+    sweeper = new Sweeper({
+      views,
+      producer: sweepProducer,
+      codec: codecs.invalidation,
+      topic: topics.invalidations,
+      intervalMs: options.sweepIntervalMs,
+      refreshAfterMs,
+      maxPerSweep: options.sweepMaxPerRun ?? 10_000,
+      logger,
+      now,
+      onSweep: (r) => {
+        for (const entity of ['shop', 'merchant'] as const) {
+          metrics.sweepStale.set({ entity }, r.stale[entity])
+          metrics.sweepRequested.inc({ entity }, r.requested[entity])
+        }
+        metrics.sweepLast.set(now() / 1000)
+      },
+    })
+    return sweeper
+  }
+
+  try {
+    await pipeline.start()
+    if (!options.invalidationsEnabled) {
+      ;(await makeSweeper()).start()
+      logger.info({ refreshAfterMs, sweepIntervalMs: options.sweepIntervalMs }, 'invalidations disabled: sweeping entries older than the refresh age')
+    }
+  } catch (err) {
+    await pipeline.stop().catch(() => undefined)
+    await tail.stop().catch(() => undefined)
+    await sweepProducer?.disconnect().catch(() => undefined)
+    throw err
+  }
+
+  let stopping: Promise<void> | undefined
+  return {
+    views,
+    whenAssigned: () => pipeline.whenAssigned(),
+    sweepNow: async () => (await makeSweeper()).sweepOnce(),
+    stop() {
+      stopping ??= (async () => {
+        await sweeper?.stop()
+        await pipeline.stop()
+        await tail.stop()
+        await sweepProducer?.disconnect()
+      })()
+      return stopping
+    },
+  }
+}
