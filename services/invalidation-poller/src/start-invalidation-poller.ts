@@ -34,7 +34,7 @@ export interface InvalidationPollerOptions {
 export interface InvalidationPollerHandle {
   readonly feed: string
   readonly transactionalId: string
-  /** The committed position, once known. */
+  /** The committed position (known once start resolved, unless the API was down on a first start). */
   position(): StoredCursor | undefined
   /** Ends the current wait and polls now. */
   pollNow(): void
@@ -86,6 +86,13 @@ export async function startInvalidationPoller(options: InvalidationPollerOptions
   // Fence any previous instance before anything else: its open transaction is
   // aborted now, so the cursor read next is final.
   await log.connect()
+  try {
+    // Known position before start resolves; when it cannot be had now (API down
+    // on a first start), the loop keeps trying with backoff.
+    await poller.ensureCursor()
+  } catch (err) {
+    logger.warn({ err }, 'could not establish the cursor yet; the poll loop retries')
+  }
   const controller = new AbortController()
   const done = poller.run(controller.signal).finally(() => log.close())
   // The caller observes `done`; keep an unobserved rejection from crashing the process first.
