@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util'
+import { EnrichmentSimConfigError } from './errors.ts'
+
+export interface CliOptions {
+  help: boolean
+  port: number
+  host: string
+  seed: string
+  shops: number
+  merchants: number | undefined
+  https: boolean
+  mutationsPerMinute: number
+  rateLimitPerSecond: number | undefined
+  latencyMs: number
+}
+
+export const CLI_USAGE = `usage: npm run sim:enrichment -- [options]
+
+options:
+  --port N            TCP port (default 8181; 0 picks a free one)
+  --host H            interface to listen on (default 127.0.0.1)
+  --seed S            data seed, number or text (default 1)
+  --shops N           number of shops (default 50000)
+  --merchants N       number of merchants (default 5000, at most --shops)
+  --https             serve HTTPS with a generated self-signed certificate (needs openssl)
+  --mutations N       background data changes per minute (default 6; 0 turns them off)
+  --rate-limit N[/s]  requests per second per credential on /v5 (default unlimited)
+  --latency-ms N      fixed latency added to every API request from the start (default 0)
+  -h, --help          this text
+
+examples:
+  npm run sim:enrichment -- --port 8181
+  npm run sim:enrichment -- --shops 1000000 --merchants 100000 --mutations 0 --latency-ms 3`
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!/^[0-9]+$/.test(raw) || value < min || value > max) throw new EnrichmentSimConfigError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+  return value
+}
+
+export function parseCliOptions(argv: string[]): CliOptions {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        seed: { type: 'string' },
+        shops: { type: 'string' },
+        merchants: { type: 'string' },
+        https: { type: 'boolean' },
+        mutations: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'latency-ms': { type: 'string' },
+      },
+    })
+  } catch (err) {
+    throw new EnrichmentSimConfigError(`${(err as Error).message}\n\n${CLI_USAGE}`)
+  }
+  const v = parsed.values
+  const rate = v['rate-limit']
+  let rateLimitPerSecond: number | undefined
+  if (rate !== undefined) {
+    const match = /^([0-9]+(?:\.[0-9]+)?)(?:\/s)?$/.exec(rate)
+    if (match === null || Number(match[1]) <= 0) throw new EnrichmentSimConfigError(`--rate-limit must be a positive number of requests per second such as 50 or 50/s, got ${JSON.stringify(rate)}`)
+    rateLimitPerSecond = Number(match[1])
+  }
+  const latency = v['latency-ms']
+  if (latency !== undefined && !(Number(latency) >= 0)) throw new EnrichmentSimConfigError(`--latency-ms must be a non-negative number, got ${JSON.stringify(latency)}`)
+  return {
+    help: v.help === true,
+    port: integer('port', v.port, 8181, 0, 65_535),
+    host: v.host ?? '127.0.0.1',
+    seed: v.seed ?? '1',
+    shops: integer('shops', v.shops, 50_000, 1, 2 ** 27),
+    merchants: v.merchants === undefined ? undefined : integer('merchants', v.merchants, 0, 1, 25_000_000),
+    https: v.https === true,
+    mutationsPerMinute: integer('mutations', v.mutations, 6, 0, 60_000),
+    rateLimitPerSecond,
+    latencyMs: latency === undefined ? 0 : Number(latency),
+  }
+}

@@ -1,0 +1,71 @@
+import { envVar, formatEnvHelp, loadConfig, observabilityVars, parse } from '@tep/config'
+import { createLogger } from '@tep/observability'
+import { CLI_USAGE, parseCliOptions } from './cli-options.ts'
+import type { CliOptions } from './cli-options.ts'
+import { startEnrichmentSim } from './sim.ts'
+
+const ENV = {
+  SIM_CLIENT_ID: envVar(parse.nonEmpty, 'OAuth client id accepted by the token endpoint (all rights)', { default: 'sim-client' }),
+  SIM_CLIENT_SECRET: envVar(parse.nonEmpty, 'its client secret', { default: 'sim-secret', secret: true }),
+  SIM_LIMITED_CLIENT_ID: envVar(parse.nonEmpty, 'a second OAuth client with only the find and read rights (for 403 tests)', { default: 'sim-limited' }),
+  SIM_LIMITED_CLIENT_SECRET: envVar(parse.nonEmpty, 'its client secret', { default: 'sim-limited-secret', secret: true }),
+  SIM_BASIC_USER: envVar(parse.nonEmpty, 'HTTP Basic user name (all rights)', { default: 'sim-user' }),
+  SIM_BASIC_PASSWORD: envVar(parse.nonEmpty, 'its password', { default: 'sim-password', secret: true }),
+  LOG_LEVEL: observabilityVars.LOG_LEVEL,
+}
+
+let options: CliOptions
+try {
+  options = parseCliOptions(process.argv.slice(2))
+} catch (err) {
+  process.stderr.write(`enrichment-sim: ${(err as Error).message}\n`)
+  process.exit(2)
+}
+if (options.help) {
+  process.stdout.write(`enrichment-sim: simulator of the merchant data enrichment API v5\n\n${CLI_USAGE}\n\nenvironment:\n${formatEnvHelp(ENV)}\n`)
+  process.exit(0)
+}
+const env = loadConfig('enrichment-sim', ENV)
+const logger = createLogger({ name: 'enrichment-sim', level: env.LOG_LEVEL })
+
+const sim = await startEnrichmentSim({
+  port: options.port,
+  host: options.host,
+  seed: /^[0-9]+$/.test(options.seed) ? Number(options.seed) : options.seed,
+  shops: options.shops,
+  ...(options.merchants === undefined ? {} : { merchants: options.merchants }),
+  https: options.https,
+  mutationsPerMinute: options.mutationsPerMinute,
+  ...(options.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: options.rateLimitPerSecond }),
+  latencyMs: options.latencyMs,
+  credentials: {
+    clients: [
+      { id: env.SIM_CLIENT_ID, secret: env.SIM_CLIENT_SECRET, scopes: ['find', 'read', 'invalidations', 'suggestions'] },
+      { id: env.SIM_LIMITED_CLIENT_ID, secret: env.SIM_LIMITED_CLIENT_SECRET, scopes: ['find', 'read'] },
+    ],
+    basicUsers: [{ user: env.SIM_BASIC_USER, password: env.SIM_BASIC_PASSWORD, scopes: ['find', 'read', 'invalidations', 'suggestions'] }],
+  },
+  logger,
+})
+
+logger.info(
+  { url: sim.url, tokenUrl: sim.tokenUrl, shops: sim.dataset.shopCount, merchants: sim.dataset.merchantCount, mutationsPerMinute: options.mutationsPerMinute, clientId: env.SIM_CLIENT_ID, basicUser: env.SIM_BASIC_USER },
+  'enrichment simulator listening',
+)
+process.stdout.write(`enrichment simulator listening on ${sim.url} (token URL ${sim.tokenUrl})\n`)
+if (sim.ca !== undefined) process.stdout.write(`self-signed certificate (trust it with curl --cacert):\n${sim.ca}`)
+
+let closing = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (closing) process.exit(1)
+    closing = true
+    sim.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error while closing the simulator')
+        process.exit(1)
+      },
+    )
+  })
+}
