@@ -139,7 +139,11 @@ export function toBankTokenError(err: unknown, call: FailedTokenCall): unknown {
     `${description ? ` (${description})` : ''} (X-Request-ID ${call.requestId})`
   const opts = { operation: call.operation, requestId: call.requestId, status: err.status, cause: err }
   if (oauthError === 'invalid_grant' && call.grant === 'refresh_token') {
-    return new BankConsentRevokedError(`${text}; the refresh token is revoked or expired: restart the consent flow`, opts)
+    // Also a refresh token that was rotated out: whoever holds the newest one may continue, this caller cannot.
+    return new BankConsentRevokedError(`${text}; the refresh token is revoked, expired or rotated out: restart the consent flow`, {
+      ...opts,
+      details: { oauthError },
+    })
   }
   const hint =
     oauthError === 'invalid_client'
