@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { parseCliOptions } from './cli-options.ts'
+
+describe('bank-sim command line', () => {
+  it('defaults to 127.0.0.1:8182 with five clients', () => {
+    expect(parseCliOptions([])).toEqual({ help: false, port: 8182, host: '127.0.0.1', seed: 'bank-sim', clients: 5, historyDays: 730 })
+  })
+
+  it('reads every option', () => {
+    expect(parseCliOptions(['--port', '0', '--host', '::1', '--seed', 's1', '--clients', '12', '--history-days', '30', '--help'])).toEqual({
+      help: true,
+      port: 0,
+      host: '::1',
+      seed: 's1',
+      clients: 12,
+      historyDays: 30,
+    })
+  })
+
+  it('names the bad option', () => {
+    expect(() => parseCliOptions(['--port', '70000'])).toThrow(/--port must be an integer from 0 to 65535/)
+    expect(() => parseCliOptions(['--clients', 'many'])).toThrow(/--clients/)
+    expect(() => parseCliOptions(['--colour'])).toThrow(/colour/)
+  })
+})
