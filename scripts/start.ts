@@ -1,0 +1,216 @@
+/**
+ * `npm start`: the whole pipeline on embedded defaults — a Kafka broker and
+ * schema registry, both API simulators, every service as its own process, sample
+ * traffic, and a live view of what flows. Ctrl-C stops everything it started.
+ */
+import { existsSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { AvroSerde, TOPICS, TOPIC_CATALOG, createKafka, createSchemaRegistry, ensureTopics, PRODUCER_DEFAULTS } from '@tep/kafka'
+import { SimDataset } from '@tep/sim-data'
+import { SampleTraffic } from './start/card-traffic.ts'
+import { spawnService, waitForHttp, type ChildService } from './start/child-service.ts'
+import { freePort } from './start/free-port.ts'
+import { LiveView } from './start/live-view.ts'
+import { obtainStack } from './start/stack.ts'
+
+const HELP = `usage: npm start [-- options]
+
+Runs the whole pipeline locally: Kafka + schema registry (reused when
+KAFKA_BROKERS/SCHEMA_REGISTRY_URL are set or 'npm run stack:up' runs), the
+enrichment and bank simulators, every service, sample traffic and a live view.
+Service logs go to .local/start/logs/. Ctrl-C stops everything.
+
+options:
+  --rate N          raw events per second of sample traffic (default 20; 0 = none)
+  --duration S      stop after S seconds (default: run until Ctrl-C)
+  --expect-flow     with --duration: exit 1 unless enriched events flowed and every
+                    service was ready at the end (used by the test suite)
+  -h, --help        this text`
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const say = (line: string) => process.stderr.write(`${line}\n`)
+
+// Credentials shared by the simulators (which accept them) and the services (which use them).
+const SIM_CREDENTIALS = { clientId: 'tep-demo-client', clientSecret: 'tep-demo-secret' }
+
+interface ServiceSpec {
+  name: string
+  script: string
+  env: NodeJS.ProcessEnv
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { help: { type: 'boolean', short: 'h' }, rate: { type: 'string' }, duration: { type: 'string' }, 'expect-flow': { type: 'boolean' } },
+  })
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`)
+    return 0
+  }
+  const rate = Number(values.rate ?? '20')
+  const duration = values.duration === undefined ? undefined : Number(values.duration)
+  if (!Number.isFinite(rate) || rate < 0) throw new Error(`--rate must be a non-negative number, got ${values.rate}`)
+  if (duration !== undefined && !(duration > 0)) throw new Error(`--duration must be a positive number of seconds, got ${values.duration}`)
+
+  const logDir = path.join(repoRoot, '.local', 'start', 'logs')
+  mkdirSync(logDir, { recursive: true })
+  const cleanups: Array<() => Promise<void>> = []
+  const stopAll = async () => {
+    for (const c of cleanups.reverse()) await c().catch((err: unknown) => say(`stop step failed: ${(err as Error).message}`))
+  }
+  let stopping = false
+  const onSignal = () => {
+    if (stopping) process.exit(1)
+    stopping = true
+    say('\nstopping ...')
+    void stopAll().then(() => process.exit(0))
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+
+  try {
+    const stack = await obtainStack(repoRoot, say)
+    cleanups.push(() => stack.stop())
+    say(`Kafka ${stack.brokers.join(',')} · registry ${stack.registryUrl} (${stack.origin})`)
+
+    const kafka = createKafka({ brokers: stack.brokers, clientId: 'tep-start' })
+    const admin = kafka.admin()
+    await admin.connect()
+    await ensureTopics(admin, TOPIC_CATALOG, { replicationFactor: 1 })
+    await admin.disconnect()
+
+    const base: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: stack.brokers.join(','), SCHEMA_REGISTRY_URL: stack.registryUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }
+    const children: ChildService[] = []
+    cleanups.push(async () => {
+      await Promise.all(children.map((c) => c.stop()))
+    })
+
+    const enrichmentPort = await freePort(8181)
+    const enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
+    const enrichmentSim = spawnService({
+      name: 'enrichment-sim',
+      script: 'services/enrichment-sim/src/main.ts',
+      args: ['--port', String(enrichmentPort), '--mutations', '30'],
+      env: { ...base, SIM_CLIENT_ID: SIM_CREDENTIALS.clientId, SIM_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret },
+      logDir,
+      cwd: repoRoot,
+    })
+    children.push(enrichmentSim)
+    await waitForHttp(`${enrichmentUrl}/__admin/stats`, enrichmentSim)
+    say(`enrichment simulator ${enrichmentUrl}`)
+
+    if (existsSync(path.join(repoRoot, 'services/bank-sim/src/main.ts'))) {
+      const bankPort = await freePort(8182)
+      const bankSim = spawnService({ name: 'bank-sim', script: 'services/bank-sim/src/main.ts', args: ['--port', String(bankPort)], env: base, logDir, cwd: repoRoot })
+      children.push(bankSim)
+      await waitForHttp(`http://127.0.0.1:${bankPort}/__admin/stats`, bankSim)
+      say(`bank simulator http://127.0.0.1:${bankPort}`)
+    }
+
+    const enrichmentEnv = { ENRICHMENT_API_URL: enrichmentUrl, ENRICHMENT_CLIENT_ID: SIM_CREDENTIALS.clientId, ENRICHMENT_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret }
+    const specs: ServiceSpec[] = [
+      { name: 'refresher', script: 'services/refresher/src/main.ts', env: enrichmentEnv },
+      { name: 'invalidation-poller', script: 'services/invalidation-poller/src/main.ts', env: { ...enrichmentEnv, INVALIDATIONS_POLL_INTERVAL: '5s' } },
+      { name: 'transaction-ingest', script: 'services/transaction-ingest/src/main.ts', env: enrichmentEnv },
+    ]
+    const health: Array<{ name: string; url: string }> = []
+    for (const spec of specs) {
+      if (!existsSync(path.join(repoRoot, spec.script))) {
+        say(`(${spec.name} is not part of this checkout yet; skipped)`)
+        continue
+      }
+      const port = await freePort()
+      const child = spawnService({ name: spec.name, script: spec.script, env: { ...base, ...spec.env, METRICS_PORT: String(port) }, logDir, cwd: repoRoot })
+      children.push(child)
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, child)
+      health.push({ name: spec.name, url: `http://127.0.0.1:${port}` })
+      say(`${spec.name} started (metrics ${health.at(-1)!.url}/metrics, log ${path.relative(repoRoot, child.logFile)})`)
+    }
+
+    const serde = new AvroSerde({ registry: createSchemaRegistry({ url: stack.registryUrl }) })
+    const rawCodec = serde.topic(TOPICS.transactionsRaw, 'RawTransaction')
+    const enrichedCodec = serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction')
+    const view = new LiveView({ kafka, enriched: enrichedCodec, groupId: `tep-start-view-${process.pid}-${Date.now()}` })
+    await view.start()
+    cleanups.push(() => view.stop())
+
+    const producer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
+    await producer.connect()
+    cleanups.push(() => producer.disconnect())
+    const traffic = new SampleTraffic({ producer, codec: rawCodec, dataset: new SimDataset(), ratePerSecond: rate, topic: TOPICS.transactionsRaw, runId: Date.now().toString(36) })
+    if (rate > 0) {
+      traffic.start()
+      cleanups.push(() => traffic.stop())
+    }
+
+    const readiness = new Map<string, string>()
+    const pollReadiness = async () => {
+      await Promise.all(
+        health.map(async (h) => {
+          try {
+            const res = await fetch(`${h.url}/readyz`, { signal: AbortSignal.timeout(1_500) })
+            const body = (await res.json()) as { ready: boolean; checks?: Record<string, { ready: boolean; detail?: string }> }
+            const waiting = Object.entries(body.checks ?? {}).filter(([, c]) => !c.ready).map(([n, c]) => `${n}: ${c.detail ?? 'not ready'}`)
+            readiness.set(h.name, body.ready ? 'ready' : `not ready (${waiting.join('; ')})`)
+          } catch {
+            readiness.set(h.name, 'not answering')
+          }
+        }),
+      )
+    }
+    const startedAt = Date.now()
+    const render = () => {
+      const c = (t: string) => view.counts.get(t) ?? 0
+      const s = (k: string) => view.statuses.get(k) ?? 0
+      const lines = [
+        `transaction enrichment pipeline · up ${Math.round((Date.now() - startedAt) / 1000)} s · sample traffic ${rate}/s · Ctrl-C stops`,
+        '',
+        `raw in            ${c(TOPICS.transactionsRaw)}   (produced ${traffic.produced})`,
+        `enriched          ${c(TOPICS.transactionsEnriched)}   MATCHED ${s('MATCHED')} · NOT_FOUND ${s('NOT_FOUND')} · REJECTED ${s('REJECTED')}`,
+        `dead letters      ${c(TOPICS.transactionsDlq)}`,
+        `invalidations     ${c(TOPICS.merchantInvalidations)}`,
+        `shops/merchants   ${c(TOPICS.merchantShops)} / ${c(TOPICS.merchantMerchants)} written · ${c(TOPICS.merchantFetched)} fetched on misses`,
+        `bank              ${c(TOPICS.bankConsents)} consent updates · ${c(TOPICS.bankTransactions)} bank transactions`,
+        '',
+        ...health.map((h) => `${h.name.padEnd(20)} ${readiness.get(h.name) ?? '…'}`),
+        '',
+        'latest:',
+        ...view.recent.map((r) => `  ${r}`),
+      ]
+      if (process.stdout.isTTY) process.stdout.write(`\x1b[2J\x1b[H${lines.join('\n')}\n`)
+      else process.stdout.write(`${lines.slice(2, 8).map((l) => l.replace(/\s+/g, ' ')).join(' | ')}\n`)
+    }
+    const ticker = setInterval(() => void pollReadiness().then(render), process.stdout.isTTY ? 1_000 : 5_000)
+    cleanups.push(async () => clearInterval(ticker))
+
+    for (const child of children) {
+      void child.exited.then((code) => {
+        if (!stopping) say(`${child.name} exited with code ${code}; see ${child.logFile}`)
+      })
+    }
+
+    if (duration === undefined) return await new Promise<number>(() => {})
+    await new Promise((r) => setTimeout(r, duration * 1000))
+    await pollReadiness()
+    render()
+    const flowed = (view.statuses.get('MATCHED') ?? 0) > 0
+    const notReady = [...readiness.entries()].filter(([, v]) => v !== 'ready')
+    stopping = true
+    await stopAll()
+    if (values['expect-flow'] && (!flowed || notReady.length > 0)) {
+      say(`expected flow: matched=${view.statuses.get('MATCHED') ?? 0}, not ready: ${notReady.map(([n, v]) => `${n} ${v}`).join(', ') || 'none'}`)
+      return 1
+    }
+    return 0
+  } catch (err) {
+    say(`npm start failed: ${(err as Error).message}`)
+    stopping = true
+    await stopAll()
+    return 1
+  }
+}
+
+process.exitCode = await main()
+process.exit()

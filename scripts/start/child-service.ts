@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
+import { once } from 'node:events'
+import path from 'node:path'
+
+export interface ChildService {
+  name: string
+  logFile: string
+  child: ChildProcess
+  /** Resolves with the exit code when the process ends, for whatever reason. */
+  exited: Promise<number | null>
+  stop(): Promise<void>
+}
+
+/**
+ * Runs one service or simulator as its own process (as in production: separate
+ * event loops, separate failure domains), its output in a log file so the
+ * terminal stays free for the live view.
+ */
+export function spawnService(options: { name: string; script: string; args?: string[]; env: NodeJS.ProcessEnv; logDir: string; cwd: string }): ChildService {
+  const logFile = path.join(options.logDir, `${options.name}.log`)
+  const log = createWriteStream(logFile, { flags: 'a' })
+  const child = spawn(process.execPath, [options.script, ...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout?.pipe(log)
+  child.stderr?.pipe(log)
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  return {
+    name: options.name,
+    logFile,
+    child,
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+/** Waits until `url` answers 200, or throws naming the service and its log file. */
+export async function waitForHttp(url: string, service: ChildService, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let exitCode: number | null | undefined
+  void service.exited.then((code) => (exitCode = code))
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`${service.name} exited with code ${exitCode} during start-up; see ${service.logFile}`)
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+      if (res.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  throw new Error(`${service.name} did not answer ${url} within ${timeoutMs / 1000} s; see ${service.logFile}`)
+}
