@@ -4,6 +4,7 @@ import {
   AvroSerde,
   confluentFrame,
   createSchemaRegistry,
+  ensureTopics,
   registerSubjectSchema,
   UNDECODABLE_CODES,
   UndecodableRecordError,
@@ -33,7 +34,9 @@ async function registerWithoutRule(subject: string, schema: AvroSchemaJson): Pro
 describe('Avro through the schema registry', () => {
   it('round-trips an event through Kafka in Confluent wire format under <topic>-value with BACKWARD', async () => {
     const topic = uniqueName('avro-enriched')
-    await kit.createTopics([topic])
+    const admin = kit.admin()
+    await admin.connect()
+    await ensureTopics(admin, [{ name: topic, partitions: 1, cleanupPolicy: 'delete', valueSchema: 'EnrichedTransaction', key: 'transactionId', configs: {}, description: 'test' }])
     const serde = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) })
     const codec = serde.topic(topic, 'EnrichedTransaction')
     const event = exampleEnrichedTransaction()

@@ -64,7 +64,8 @@ describe('ensureTopics', () => {
 
   it('refuses an existing topic with the wrong partition count or cleanup policy, naming both', async () => {
     const spec: TopicSpec = { ...uniqueCatalog().find((t) => t.cleanupPolicy === 'compact')!, partitions: 3 }
-    await kit.createTopics([spec.name], 1, { 'cleanup.policy': 'delete' })
+    // The "wrong" topic: one partition, delete policy.
+    await ensureTopics(admin, [{ ...spec, partitions: 1, cleanupPolicy: 'delete', configs: {} }])
     const error = await ensureTopics(admin, [spec]).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TopicConfigMismatchError)
     expect((error as Error).message).toContain(`${spec.name} has 1 partitions, the catalog says 3`)
@@ -73,7 +74,7 @@ describe('ensureTopics', () => {
 
   it('reports other config drift without changing it', async () => {
     const spec = uniqueCatalog().find((t) => t.name.startsWith(`${TOPICS.transactionsRaw}.`))!
-    await kit.createTopics([spec.name], spec.partitions, { 'cleanup.policy': 'delete', 'retention.ms': '3600000' })
+    await ensureTopics(admin, [{ ...spec, configs: { 'retention.ms': '3600000' } }])
     const report = await ensureTopics(admin, [spec])
     expect(report.drift).toEqual([{ topic: spec.name, config: 'retention.ms', expected: String(7 * 86_400_000), actual: '3600000' }])
     expect((await configsOf(spec.name, ['retention.ms']))['retention.ms']).toBe('3600000')

@@ -5,6 +5,8 @@
 import type { Kafka } from 'kafkajs'
 import {
   createKafka,
+  ensureTopics,
+  type TopicSpec,
   createTransactionalPipeline,
   type CommittedEvent,
   type KafkaLogger,
@@ -37,8 +39,15 @@ export interface PipelineTopics {
 export async function pipelineTopics(kit: KafkaTestKit, name: string, partitions: number): Promise<PipelineTopics> {
   const base = uniqueName(name)
   const t = { input: `${base}.in`, output: `${base}.out`, dlq: `${base}.dlq`, groupId: `${base}.group`, prefix: `${base}.tx` }
-  await kit.createTopics([t.input, t.output], partitions)
-  await kit.createTopics([t.dlq], 1)
+  // ensureTopics rather than the kit: it waits out a broker that is slow to publish new topics' metadata.
+  const admin = kit.admin()
+  await admin.connect()
+  try {
+    const spec = (name: string, n: number): TopicSpec => ({ name, partitions: n, cleanupPolicy: 'delete', valueSchema: null, key: 'test', configs: {}, description: 'test' })
+    await ensureTopics(admin, [spec(t.input, partitions), spec(t.output, partitions), spec(t.dlq, 1)])
+  } finally {
+    await admin.disconnect()
+  }
   return t
 }
 

@@ -44,16 +44,22 @@ export async function ensureTopics(
   const created: string[] = []
   if (missing.length > 0) {
     // KafkaJS treats TOPIC_ALREADY_EXISTS for every topic as "nothing created",
-    // so a concurrent creator elsewhere is not an error here.
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((t) => ({
-        topic: t.name,
-        numPartitions: t.partitions,
-        replicationFactor,
-        configEntries: Object.entries({ ...t.configs, 'cleanup.policy': t.cleanupPolicy }).map(([name, value]) => ({ name, value })),
-      })),
-    })
+    // so a concurrent creator elsewhere is not an error here. Its wait for leaders
+    // gives up when a loaded broker does not list the new topic yet; the wait
+    // below covers that.
+    try {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((t) => ({
+          topic: t.name,
+          numPartitions: t.partitions,
+          replicationFactor,
+          configEntries: Object.entries({ ...t.configs, 'cleanup.policy': t.cleanupPolicy }).map(([name, value]) => ({ name, value })),
+        })),
+      })
+    } catch (err) {
+      if (!isMetadataNotReady(err)) throw err
+    }
     created.push(...missing.map((t) => t.name))
     logger.info({ topics: created }, 'created Kafka topics')
   }
@@ -61,7 +67,7 @@ export async function ensureTopics(
   // Right after a creation (ours or a concurrent instance's) the metadata may not
   // have reached every broker yet; wait for it rather than failing start-up.
   const { metadata, described } = await untilTopicsKnown(options.metadataTimeoutMs ?? 30_000, async () => ({
-    metadata: await admin.fetchTopicMetadata({ topics: catalog.map((t) => t.name) }),
+    metadata: withLeaders(await admin.fetchTopicMetadata({ topics: catalog.map((t) => t.name) })),
     described: await admin.describeConfigs({
       includeSynonyms: false,
       resources: catalog.map((t) => ({
@@ -106,16 +112,29 @@ export async function ensureTopics(
 
 const METADATA_NOT_READY = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION'])
 
+function isMetadataNotReady(err: unknown): boolean {
+  // KafkaJS may wrap the protocol error once its own retries are spent.
+  const e = err as { type?: unknown; cause?: { type?: unknown } } | null
+  const type = e?.type ?? e?.cause?.type
+  return typeof type === 'string' && METADATA_NOT_READY.has(type)
+}
+
+/** The metadata, or a LEADER_NOT_AVAILABLE-typed error while some partition has no leader yet. */
+function withLeaders<M extends { topics: { name: string; partitions: { partitionId: number; leader: number }[] }[] }>(metadata: M): M {
+  const leaderless = metadata.topics.flatMap((t) => t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`))
+  if (leaderless.length > 0) {
+    throw Object.assign(new Error(`partitions without a leader yet: ${leaderless.join(', ')}`), { type: 'LEADER_NOT_AVAILABLE' })
+  }
+  return metadata
+}
+
 async function untilTopicsKnown<T>(timeoutMs: number, read: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
     try {
       return await read()
     } catch (err) {
-      // KafkaJS may wrap the protocol error once its own retries are spent.
-      const e = err as { type?: unknown; cause?: { type?: unknown } }
-      const type = e.type ?? e.cause?.type
-      if (typeof type !== 'string' || !METADATA_NOT_READY.has(type) || Date.now() + delay > deadline) throw err
+      if (!isMetadataNotReady(err) || Date.now() + delay > deadline) throw err
     }
     await new Promise((resolve) => setTimeout(resolve, delay))
   }

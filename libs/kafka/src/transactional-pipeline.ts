@@ -271,6 +271,10 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       throw err
     }
     payload.resolveOffset(last.offset)
+    // Healthy again: clear the failure state before any hook observes status().
+    ps.failures = 0
+    ps.pausedSince = undefined
+    ps.pausedCode = ''
     for (const d of deadLettered) {
       logger.warn({ topic: ps.topic, partition: ps.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
       hooks.onDeadLettered?.({ topic: ps.topic, partition: ps.partition, offset: d.record.offset, code: d.code, message: d.message })
@@ -364,9 +368,6 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         pauseAndBackOff(ps, payload, records[0]!.offset, error)
         return 'failed'
       }
-      ps.failures = 0
-      ps.pausedSince = undefined
-      ps.pausedCode = ''
     }
     if (failure !== undefined) {
       if (state !== 'running') return 'failed'
