@@ -15,13 +15,25 @@ describe('card input encoding (absent vs empty)', () => {
   }
 
   it('omits undefined fields and sends null and "" as empty values in a query', () => {
-    expect(cardInputToQuery(input)).toEqual({ merchantId: '000123456789012', description: 'ALBERT 0123 PRAHA 5', city: '', mcc: '', refresh: 'true' })
+    expect(cardInputToQuery(input)).toEqual({
+      merchantId: '000123456789012',
+      description: 'ALBERT 0123 PRAHA 5',
+      city: '',
+      mcc: '',
+      refresh: 'true',
+    })
     expect('terminalId' in cardInputToQuery(input)).toBe(false)
   })
 
   it('sends empty JSON members as "" and leaves absent ones out', () => {
     const json = JSON.stringify(cardInputToJson(input))
-    expect(JSON.parse(json)).toEqual({ merchantId: '000123456789012', description: 'ALBERT 0123 PRAHA 5', city: '', mcc: '', refresh: 'true' })
+    expect(JSON.parse(json)).toEqual({
+      merchantId: '000123456789012',
+      description: 'ALBERT 0123 PRAHA 5',
+      city: '',
+      mcc: '',
+      refresh: 'true',
+    })
     expect(json).not.toContain('terminalId')
   })
 
@@ -41,7 +53,9 @@ describe('card input encoding (absent vs empty)', () => {
   })
 
   it('refuses an untyped caller passing an object as a value', () => {
-    expect(() => cardInputToQuery({ mcc: { code: 5411 } } as unknown as CardTransactionInput)).toThrow(EnrichmentInputError)
+    expect(() => cardInputToQuery({ mcc: { code: 5411 } } as unknown as CardTransactionInput)).toThrow(
+      EnrichmentInputError,
+    )
   })
 })
 
@@ -55,7 +69,9 @@ describe('assertNoPan', () => {
       error = e
     }
     expect(error).toBeInstanceOf(EnrichmentInputError)
-    expect((error as Error).message).toMatch(/cardBin of entry 3 holds 19 characters; send only the first 6 digits/)
+    expect((error as Error).message).toMatch(
+      /cardBin of entry 3 holds 19 characters; send only the first 6 digits/,
+    )
     expect(JSON.stringify((error as EnrichmentInputError).toJSON())).not.toContain('1111')
   })
 
@@ -69,8 +85,21 @@ describe('assertNoPan', () => {
 
 describe('transfer input encoding', () => {
   it('uses the scheme field list and the same absent/empty rule', () => {
-    const input: CertisTransferInput = { accountNumber: '2000145399', bankCode: '0800', accountPrefix: null, iban: undefined, name: 'Albert', message: '' }
+    const input: CertisTransferInput = {
+      accountNumber: '2000145399',
+      bankCode: '0800',
+      accountPrefix: null,
+      iban: undefined,
+      name: 'Albert',
+      message: '',
+    }
     const q = toQueryParams(input, TRANSFER_INPUT_FIELDS.certis)
-    expect(q).toEqual({ accountPrefix: '', accountNumber: '2000145399', bankCode: '0800', name: 'Albert', message: '' })
+    expect(q).toEqual({
+      accountPrefix: '',
+      accountNumber: '2000145399',
+      bankCode: '0800',
+      name: 'Albert',
+      message: '',
+    })
   })
 })

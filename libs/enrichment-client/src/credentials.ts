@@ -50,12 +50,20 @@ export async function requestAccessToken(
     if (err instanceof HttpStatusError && (err.status === 400 || err.status === 401)) {
       const body = err.bodyJson() as { error?: unknown; error_description?: unknown } | undefined
       const oauthError = typeof body?.error === 'string' ? body.error : undefined
-      const description = typeof body?.error_description === 'string' ? `: ${body.error_description.slice(0, 200)}` : ''
+      const description =
+        typeof body?.error_description === 'string' ? `: ${body.error_description.slice(0, 200)}` : ''
       throw new EnrichmentAuthError(
         `${TOKEN_OPERATION}: the token endpoint ${err.url} refused client ${JSON.stringify(clientId)} with ${err.status}` +
           `${oauthError === undefined ? '' : ` ${oauthError}`}${description}; check ENRICHMENT_CLIENT_ID / ENRICHMENT_CLIENT_SECRET ` +
           'and ENRICHMENT_TOKEN_URL (a retry will not help)',
-        { operation: TOKEN_OPERATION, method: 'POST', url: err.url, status: err.status, oauthError, cause: err },
+        {
+          operation: TOKEN_OPERATION,
+          method: 'POST',
+          url: err.url,
+          status: err.status,
+          oauthError,
+          cause: err,
+        },
       )
     }
     throw toEnrichmentError(err, TOKEN_OPERATION)
@@ -76,14 +84,19 @@ export async function requestAccessToken(
     return invalid('a body that is not JSON')
   }
   const b = body as { access_token?: unknown; token_type?: unknown; expires_in?: unknown }
-  if (typeof b !== 'object' || b === null || typeof b.access_token !== 'string' || b.access_token === '') return invalid('no access_token')
-  if (b.token_type !== undefined && (typeof b.token_type !== 'string' || b.token_type.toLowerCase() !== 'bearer')) {
+  if (typeof b !== 'object' || b === null || typeof b.access_token !== 'string' || b.access_token === '')
+    return invalid('no access_token')
+  if (
+    b.token_type !== undefined &&
+    (typeof b.token_type !== 'string' || b.token_type.toLowerCase() !== 'bearer')
+  ) {
     return invalid(`token_type ${JSON.stringify(b.token_type)} (expected Bearer)`)
   }
   let lifetimeMs = DEFAULT_TOKEN_LIFETIME_MS
   if (b.expires_in !== undefined) {
     const seconds = typeof b.expires_in === 'string' ? Number(b.expires_in) : b.expires_in
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) return invalid(`expires_in ${JSON.stringify(b.expires_in)}`)
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0)
+      return invalid(`expires_in ${JSON.stringify(b.expires_in)}`)
     lifetimeMs = seconds * 1000
   }
   return { value: b.access_token, lifetimeMs }

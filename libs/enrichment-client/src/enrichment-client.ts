@@ -17,10 +17,20 @@ import {
   type Timeouts,
 } from '@tep/http'
 import type { Dispatcher } from 'undici'
-import { MAX_BATCH_SIZE, assertNoPan, cardInputToJson, cardInputToQuery, type CardTransactionInput } from './card-input.ts'
+import {
+  MAX_BATCH_SIZE,
+  assertNoPan,
+  cardInputToJson,
+  cardInputToQuery,
+  type CardTransactionInput,
+} from './card-input.ts'
 import { basicAuthorization, requestAccessToken, type EnrichmentCredentials } from './credentials.ts'
 import { parseApiErrorBody, toEnrichmentError } from './error-mapping.ts'
-import { EnrichmentInputError, EnrichmentInvalidResponseError, type EnrichmentUnauthorizedError } from './errors.ts'
+import {
+  EnrichmentInputError,
+  EnrichmentInvalidResponseError,
+  type EnrichmentUnauthorizedError,
+} from './errors.ts'
 import { toQueryParams } from './input-encoding.ts'
 import type {
   BatchEntryResult,
@@ -48,7 +58,12 @@ import {
   type ParseContext,
 } from './response-parsing.ts'
 import { TokenCache, type TokenRenewalPolicy } from './token-cache.ts'
-import { TRANSFER_INPUT_FIELDS, TRANSFER_SCHEMES, type TransferInputByScheme, type TransferScheme } from './transfer-input.ts'
+import {
+  TRANSFER_INPUT_FIELDS,
+  TRANSFER_SCHEMES,
+  type TransferInputByScheme,
+  type TransferScheme,
+} from './transfer-input.ts'
 
 export interface EnrichmentClientOptions {
   /** ENRICHMENT_API_URL: the base URL, the part before `/v5`. */
@@ -121,7 +136,10 @@ export class EnrichmentClient {
   constructor(options: EnrichmentClientOptions) {
     const base = assertSecureUrl(options.baseUrl, 'ENRICHMENT_API_URL')
     const version = options.apiVersion ?? 'v5'
-    if (!/^v\d+$/.test(version)) throw new HttpConfigError(`apiVersion must look like "v5", got ${JSON.stringify(version)}`, { setting: 'apiVersion' })
+    if (!/^v\d+$/.test(version))
+      throw new HttpConfigError(`apiVersion must look like "v5", got ${JSON.stringify(version)}`, {
+        setting: 'apiVersion',
+      })
     this.#prefix = `/${version}`
     this.#logger = options.logger
     const limits = options.limits
@@ -142,14 +160,22 @@ export class EnrichmentClient {
       ...(options.random === undefined ? {} : { random: options.random }),
       ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
     }
-    this.#http = new HttpClient({ baseUrl: base, baseUrlName: 'ENRICHMENT_API_URL', limiter: this.#limiter, ...common })
+    this.#http = new HttpClient({
+      baseUrl: base,
+      baseUrlName: 'ENRICHMENT_API_URL',
+      limiter: this.#limiter,
+      ...common,
+    })
 
     const credentials = options.credentials
     if (credentials.type === 'oauth') {
       if (credentials.clientId === '' || credentials.clientSecret === '') {
-        throw new HttpConfigError('ENRICHMENT_CLIENT_ID and ENRICHMENT_CLIENT_SECRET must both be non-empty for OAuth client credentials', {
-          setting: 'ENRICHMENT_CLIENT_ID',
-        })
+        throw new HttpConfigError(
+          'ENRICHMENT_CLIENT_ID and ENRICHMENT_CLIENT_SECRET must both be non-empty for OAuth client credentials',
+          {
+            setting: 'ENRICHMENT_CLIENT_ID',
+          },
+        )
       }
       const tokenUrl = assertSecureUrl(
         options.tokenUrl ?? `${base.href.replace(/\/+$/, '')}${DEFAULT_TOKEN_PATH}`,
@@ -157,15 +183,26 @@ export class EnrichmentClient {
       )
       // The token endpoint has its own connection pool and limiter: token requests
       // must never queue behind the API requests that are waiting for a token.
-      const tokenHttp = new HttpClient({ baseUrl: tokenUrl.origin, baseUrlName: 'ENRICHMENT_TOKEN_URL', limiter: { maxConcurrent: 2 }, ...common })
+      const tokenHttp = new HttpClient({
+        baseUrl: tokenUrl.origin,
+        baseUrlName: 'ENRICHMENT_TOKEN_URL',
+        limiter: { maxConcurrent: 2 },
+        ...common,
+      })
       this.#tokenHttp = tokenHttp
       const { clientId, clientSecret } = credentials
-      this.#tokens = new TokenCache(() => requestAccessToken(tokenHttp, tokenUrl.href, clientId, clientSecret), {
-        now: options.clock === undefined ? Date.now : () => options.clock!.now(),
-        ...(options.renewal === undefined ? {} : { renewal: options.renewal }),
-      })
+      this.#tokens = new TokenCache(
+        () => requestAccessToken(tokenHttp, tokenUrl.href, clientId, clientSecret),
+        {
+          now: options.clock === undefined ? Date.now : () => options.clock!.now(),
+          ...(options.renewal === undefined ? {} : { renewal: options.renewal }),
+        },
+      )
     } else {
-      if (credentials.username === '') throw new HttpConfigError('ENRICHMENT_BASIC_USER must be non-empty for HTTP Basic', { setting: 'ENRICHMENT_BASIC_USER' })
+      if (credentials.username === '')
+        throw new HttpConfigError('ENRICHMENT_BASIC_USER must be non-empty for HTTP Basic', {
+          setting: 'ENRICHMENT_BASIC_USER',
+        })
       this.#basic = basicAuthorization(credentials.username, credentials.password)
     }
   }
@@ -179,35 +216,78 @@ export class EnrichmentClient {
 
   /** GET /v5/shops/findByCardTransaction: the shop of one card transaction. */
   async findByCardTransaction(input: CardTransactionInput, options: CallOptions = {}): Promise<FindResult> {
-    return this.#lookup('enrichment.findByCardTransaction', '/shops/findByCardTransaction', input, options, parseFindResult)
+    return this.#lookup(
+      'enrichment.findByCardTransaction',
+      '/shops/findByCardTransaction',
+      input,
+      options,
+      parseFindResult,
+    )
   }
 
   /** GET /v5/shops/complete/findByCardTransaction: as above, with the full shop and merchant. */
-  async completeFindByCardTransaction(input: CardTransactionInput, options: CallOptions = {}): Promise<CompleteFindResult> {
-    return this.#lookup('enrichment.completeFindByCardTransaction', '/shops/complete/findByCardTransaction', input, options, parseCompleteFindResult)
+  async completeFindByCardTransaction(
+    input: CardTransactionInput,
+    options: CallOptions = {},
+  ): Promise<CompleteFindResult> {
+    return this.#lookup(
+      'enrichment.completeFindByCardTransaction',
+      '/shops/complete/findByCardTransaction',
+      input,
+      options,
+      parseCompleteFindResult,
+    )
   }
 
   /** POST /v5/shops/findByCardTransactionBatch: 1..500 transactions, results in request order. */
-  async findByCardTransactionBatch(inputs: readonly CardTransactionInput[], options: CallOptions = {}): Promise<BatchEntryResult[]> {
-    return this.#batch('enrichment.findByCardTransactionBatch', '/shops/findByCardTransactionBatch', inputs, options, parseBatch)
+  async findByCardTransactionBatch(
+    inputs: readonly CardTransactionInput[],
+    options: CallOptions = {},
+  ): Promise<BatchEntryResult[]> {
+    return this.#batch(
+      'enrichment.findByCardTransactionBatch',
+      '/shops/findByCardTransactionBatch',
+      inputs,
+      options,
+      parseBatch,
+    )
   }
 
   /** POST /v5/shops/complete/findByCardTransactionBatch. */
-  async completeFindByCardTransactionBatch(inputs: readonly CardTransactionInput[], options: CallOptions = {}): Promise<CompleteBatchEntryResult[]> {
-    return this.#batch('enrichment.completeFindByCardTransactionBatch', '/shops/complete/findByCardTransactionBatch', inputs, options, parseCompleteBatch)
+  async completeFindByCardTransactionBatch(
+    inputs: readonly CardTransactionInput[],
+    options: CallOptions = {},
+  ): Promise<CompleteBatchEntryResult[]> {
+    return this.#batch(
+      'enrichment.completeFindByCardTransactionBatch',
+      '/shops/complete/findByCardTransactionBatch',
+      inputs,
+      options,
+      parseCompleteBatch,
+    )
   }
 
   // ---- transfer lookups --------------------------------------------------
 
   /** GET /v5/shops/findByBankTransfer/{scheme}: the shop receiving a bank transfer. */
-  async findByBankTransfer<S extends TransferScheme>(scheme: S, input: TransferInputByScheme[S], options: CallOptions = {}): Promise<FindResult> {
+  async findByBankTransfer<S extends TransferScheme>(
+    scheme: S,
+    input: TransferInputByScheme[S],
+    options: CallOptions = {},
+  ): Promise<FindResult> {
     if (!TRANSFER_SCHEMES.includes(scheme)) {
-      throw new EnrichmentInputError(`enrichment.findByBankTransfer: unknown scheme ${JSON.stringify(scheme)}; use one of ${TRANSFER_SCHEMES.join(', ')}`, {
-        operation: 'enrichment.findByBankTransfer',
-      })
+      throw new EnrichmentInputError(
+        `enrichment.findByBankTransfer: unknown scheme ${JSON.stringify(scheme)}; use one of ${TRANSFER_SCHEMES.join(', ')}`,
+        {
+          operation: 'enrichment.findByBankTransfer',
+        },
+      )
     }
     const operation = `enrichment.findByBankTransfer.${scheme}`
-    const query = toQueryParams(input, TRANSFER_INPUT_FIELDS[scheme] as ReadonlyArray<keyof TransferInputByScheme[S] & string>)
+    const query = toQueryParams(
+      input,
+      TRANSFER_INPUT_FIELDS[scheme] as ReadonlyArray<keyof TransferInputByScheme[S] & string>,
+    )
     return this.#findGet(operation, `/shops/findByBankTransfer/${scheme}`, query, options, parseFindResult)
   }
 
@@ -217,7 +297,12 @@ export class EnrichmentClient {
   async getShop(uidOrHandle: string, options: CallOptions = {}): Promise<Shop> {
     const operation = 'enrichment.getShop'
     this.#requireId(operation, 'uidOrHandle', uidOrHandle)
-    const res = await this.#call({ operation, method: 'GET', path: `/shops/${encodePathSegment(uidOrHandle)}`, ...signalOf(options) })
+    const res = await this.#call({
+      operation,
+      method: 'GET',
+      path: `/shops/${encodePathSegment(uidOrHandle)}`,
+      ...signalOf(options),
+    })
     return parseShop(this.#parseContext(operation, res), this.#json(operation, res))
   }
 
@@ -225,7 +310,12 @@ export class EnrichmentClient {
   async getMerchant(uid: string, options: CallOptions = {}): Promise<Merchant> {
     const operation = 'enrichment.getMerchant'
     this.#requireId(operation, 'uid', uid)
-    const res = await this.#call({ operation, method: 'GET', path: `/merchants/${encodePathSegment(uid)}`, ...signalOf(options) })
+    const res = await this.#call({
+      operation,
+      method: 'GET',
+      path: `/merchants/${encodePathSegment(uid)}`,
+      ...signalOf(options),
+    })
     return parseMerchant(this.#parseContext(operation, res), this.#json(operation, res))
   }
 
@@ -247,7 +337,10 @@ export class EnrichmentClient {
       },
       ...signalOf(options),
     })
-    return parseInvalidationPage(this.#parseContext(operation, res), this.#json(operation, res), { fromId: query.fromId, pageSize: query.pageSize })
+    return parseInvalidationPage(this.#parseContext(operation, res), this.#json(operation, res), {
+      fromId: query.fromId,
+      pageSize: query.pageSize,
+    })
   }
 
   /**
@@ -256,7 +349,10 @@ export class EnrichmentClient {
    * page's `paging.lastId`. Persist that cursor only once a page's effects are
    * durable: stopping the iteration early is safe.
    */
-  async *iterateInvalidations(query: InvalidationsQuery, options: CallOptions = {}): AsyncGenerator<InvalidationPage, void, undefined> {
+  async *iterateInvalidations(
+    query: InvalidationsQuery,
+    options: CallOptions = {},
+  ): AsyncGenerator<InvalidationPage, void, undefined> {
     let fromId = query.fromId
     for (;;) {
       const page = await this.getInvalidations({ ...query, fromId }, options)
@@ -274,12 +370,21 @@ export class EnrichmentClient {
   }
 
   /** GET /v5/invalidations/item/range: the id range of items created at or after `from`. */
-  async getInvalidationItemRange(query: { from: Date }, options: CallOptions = {}): Promise<InvalidationItemRange> {
+  async getInvalidationItemRange(
+    query: { from: Date },
+    options: CallOptions = {},
+  ): Promise<InvalidationItemRange> {
     const operation = 'enrichment.getInvalidationItemRange'
     if (!(query.from instanceof Date) || Number.isNaN(query.from.getTime())) {
       throw new EnrichmentInputError(`${operation}: from must be a valid Date`, { operation })
     }
-    const res = await this.#call({ operation, method: 'GET', path: '/invalidations/item/range', query: { from: query.from.toISOString() }, ...signalOf(options) })
+    const res = await this.#call({
+      operation,
+      method: 'GET',
+      path: '/invalidations/item/range',
+      query: { from: query.from.toISOString() },
+      ...signalOf(options),
+    })
     return parseItemRange(this.#parseContext(operation, res), this.#json(operation, res))
   }
 
@@ -295,7 +400,10 @@ export class EnrichmentClient {
       throw new EnrichmentInputError(`${operation}: suggestion must be a non-empty text`, { operation })
     }
     if (suggestion.source !== 'partner' && suggestion.source !== 'user') {
-      throw new EnrichmentInputError(`${operation}: source must be "partner" or "user", got ${JSON.stringify(suggestion.source)}`, { operation })
+      throw new EnrichmentInputError(
+        `${operation}: source must be "partner" or "user", got ${JSON.stringify(suggestion.source)}`,
+        { operation },
+      )
     }
     const body = {
       ...(suggestion.original === undefined ? {} : { original: suggestion.original }),
@@ -303,8 +411,18 @@ export class EnrichmentClient {
       suggestion: suggestion.suggestion,
       source: suggestion.source,
     }
-    const res = await this.#call({ operation, method: 'POST', path: '/suggestions', json: body, idempotent: false, ...signalOf(options) })
-    return parseSuggestionReceipt(this.#parseContext(operation, res), res.text.trim() === '' ? undefined : this.#json(operation, res))
+    const res = await this.#call({
+      operation,
+      method: 'POST',
+      path: '/suggestions',
+      json: body,
+      idempotent: false,
+      ...signalOf(options),
+    })
+    return parseSuggestionReceipt(
+      this.#parseContext(operation, res),
+      res.text.trim() === '' ? undefined : this.#json(operation, res),
+    )
   }
 
   /** Closes connection pools and the limiter (when this client created it). */
@@ -338,7 +456,9 @@ export class EnrichmentClient {
   ): Promise<T | { status: 'notFound'; handle: undefined }> {
     let res: HttpResponse
     try {
-      res = await this.#call({ operation, method: 'GET', path, query, ...signalOf(options) }, (err) => isLookupNotFound(err))
+      res = await this.#call({ operation, method: 'GET', path, query, ...signalOf(options) }, (err) =>
+        isLookupNotFound(err),
+      )
     } catch (err) {
       if (err instanceof LookupNotFound) return { status: 'notFound', handle: undefined }
       throw err
@@ -362,11 +482,21 @@ export class EnrichmentClient {
     inputs.forEach((input, i) => assertNoPan(input, operation, i))
     const requests = inputs.map(cardInputToJson)
     // A lookup is a read: sending the batch twice is harmless, so it is retried like a GET.
-    const res = await this.#call({ operation, method: 'POST', path, json: { requests }, idempotent: true, ...signalOf(options) })
+    const res = await this.#call({
+      operation,
+      method: 'POST',
+      path,
+      json: { requests },
+      idempotent: true,
+      ...signalOf(options),
+    })
     return parse(this.#parseContext(operation, res), this.#json(operation, res), inputs.length, () => {
       if (this.#wrapperWarned) return
       this.#wrapperWarned = true
-      this.#logger?.warn({ operation }, 'enrichment batch answer came wrapped in {"data": [...]}; accepted, but the contract says a bare array')
+      this.#logger?.warn(
+        { operation },
+        'enrichment batch answer came wrapped in {"data": [...]}; accepted, but the contract says a bare array',
+      )
     })
   }
 
@@ -406,7 +536,10 @@ export class EnrichmentClient {
       return await request(`Bearer ${token}`)
     } catch (err) {
       if (!(err instanceof HttpStatusError && err.status === 401)) return handle(err)
-      this.#logger?.debug({ operation: spec.operation, apiError: parseApiErrorBody(err.bodyJson())?.code }, 'enrichment token refused; renewing once')
+      this.#logger?.debug(
+        { operation: spec.operation, apiError: parseApiErrorBody(err.bodyJson())?.code },
+        'enrichment token refused; renewing once',
+      )
       this.#tokens.invalidate(token)
     }
     const fresh = await this.#tokens.get()
@@ -424,7 +557,10 @@ export class EnrichmentClient {
 
   #requireId(operation: string, name: string, value: string): void {
     if (typeof value !== 'string' || value.trim() === '') {
-      throw new EnrichmentInputError(`${operation}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`, { operation })
+      throw new EnrichmentInputError(
+        `${operation}: ${name} must be a non-empty string, got ${JSON.stringify(value)}`,
+        { operation },
+      )
     }
   }
 
@@ -432,10 +568,14 @@ export class EnrichmentClient {
     const bad = (msg: string): never => {
       throw new EnrichmentInputError(`${operation}: ${msg}`, { operation })
     }
-    if (!Number.isSafeInteger(q.fromId) || q.fromId < 0) bad(`fromId must be a non-negative integer, got ${String(q.fromId)}`)
-    if (q.toId !== undefined && (!Number.isSafeInteger(q.toId) || q.toId < q.fromId)) bad(`toId must be an integer >= fromId (${q.fromId}), got ${String(q.toId)}`)
-    if (q.pageSize !== undefined && (!Number.isSafeInteger(q.pageSize) || q.pageSize < 1)) bad(`pageSize must be a positive integer, got ${String(q.pageSize)}`)
-    if (q.level !== undefined && q.level.length === 0) bad('level must name at least one level, or be omitted for all')
+    if (!Number.isSafeInteger(q.fromId) || q.fromId < 0)
+      bad(`fromId must be a non-negative integer, got ${String(q.fromId)}`)
+    if (q.toId !== undefined && (!Number.isSafeInteger(q.toId) || q.toId < q.fromId))
+      bad(`toId must be an integer >= fromId (${q.fromId}), got ${String(q.toId)}`)
+    if (q.pageSize !== undefined && (!Number.isSafeInteger(q.pageSize) || q.pageSize < 1))
+      bad(`pageSize must be a positive integer, got ${String(q.pageSize)}`)
+    if (q.level !== undefined && q.level.length === 0)
+      bad('level must name at least one level, or be omitted for all')
   }
 
   #parseContext(operation: string, res: HttpResponse): ParseContext {

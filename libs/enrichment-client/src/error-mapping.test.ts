@@ -1,4 +1,12 @@
-import { HttpAbortedError, HttpNetworkError, HttpStatusError, HttpTimeoutError, HttpTlsError, ThrottledError, type RequestContext } from '@tep/http'
+import {
+  HttpAbortedError,
+  HttpNetworkError,
+  HttpStatusError,
+  HttpTimeoutError,
+  HttpTlsError,
+  ThrottledError,
+  type RequestContext,
+} from '@tep/http'
 import { describe, expect, it } from 'vitest'
 import { toEnrichmentError } from './error-mapping.ts'
 import {
@@ -27,7 +35,13 @@ const context: RequestContext = {
 
 function statusError(status: number, body: unknown, headers: Record<string, string> = {}): HttpStatusError {
   const text = typeof body === 'string' ? body : JSON.stringify(body)
-  return new HttpStatusError(context, { status, retriable: [500, 502, 503, 504].includes(status), bodySnippet: text.slice(0, 300), bodyText: text, headers })
+  return new HttpStatusError(context, {
+    status,
+    retriable: [500, 502, 503, 504].includes(status),
+    bodySnippet: text.slice(0, 300),
+    bodyText: text,
+    headers,
+  })
 }
 
 describe('toEnrichmentError', () => {
@@ -46,52 +60,100 @@ describe('toEnrichmentError', () => {
     [599, EnrichmentServerError, 'ENRICHMENT_SERVER_ERROR', true, false],
     [409, EnrichmentUnexpectedStatusError, 'ENRICHMENT_UNEXPECTED_STATUS', false, false],
   ] as const)('maps %i to %o', (status, type, code, retriable, recordScoped) => {
-    const mapped = toEnrichmentError(statusError(status, { error: { code: 'SOME_CODE', message: 'why' } }), context.operation)
+    const mapped = toEnrichmentError(
+      statusError(status, { error: { code: 'SOME_CODE', message: 'why' } }),
+      context.operation,
+    )
     expect(mapped).toBeInstanceOf(type)
     expect(mapped).toBeInstanceOf(EnrichmentApiError)
-    expect(mapped).toMatchObject({ code, retriable, recordScoped, status, operation: 'enrichment.findByCardTransaction' })
+    expect(mapped).toMatchObject({
+      code,
+      retriable,
+      recordScoped,
+      status,
+      operation: 'enrichment.findByCardTransaction',
+    })
     const message = (mapped as Error).message
-    expect(message).toContain(`enrichment.findByCardTransaction: GET https://api.example.com/v5/shops/findByCardTransaction?merchantId=*&mcc=* answered ${status}`)
+    expect(message).toContain(
+      `enrichment.findByCardTransaction: GET https://api.example.com/v5/shops/findByCardTransaction?merchantId=*&mcc=* answered ${status}`,
+    )
     expect(message).toContain(retriable ? '(a retry can help' : '(a retry will not help)')
   })
 
   it('keeps the API error code, parameter and request id of a 400', () => {
     const mapped = toEnrichmentError(
-      statusError(400, { error: { code: 'INVALID_PARAMETER', message: 'mcc must be 4 digits', parameter: 'mcc' } }, { 'x-request-id': 'req-42' }),
+      statusError(
+        400,
+        { error: { code: 'INVALID_PARAMETER', message: 'mcc must be 4 digits', parameter: 'mcc' } },
+        { 'x-request-id': 'req-42' },
+      ),
       context.operation,
     ) as EnrichmentBadRequestError
-    expect(mapped.apiError).toEqual({ code: 'INVALID_PARAMETER', message: 'mcc must be 4 digits', parameter: 'mcc' })
+    expect(mapped.apiError).toEqual({
+      code: 'INVALID_PARAMETER',
+      message: 'mcc must be 4 digits',
+      parameter: 'mcc',
+    })
     expect(mapped.requestId).toBe('req-42')
-    expect(mapped.message).toMatch(/answered 400: INVALID_PARAMETER mcc must be 4 digits \(parameter mcc\); the API rejected this input/)
-    expect(mapped.toJSON()).toMatchObject({ code: 'ENRICHMENT_BAD_REQUEST', status: 400, requestId: 'req-42', recordScoped: true })
+    expect(mapped.message).toMatch(
+      /answered 400: INVALID_PARAMETER mcc must be 4 digits \(parameter mcc\); the API rejected this input/,
+    )
+    expect(mapped.toJSON()).toMatchObject({
+      code: 'ENRICHMENT_BAD_REQUEST',
+      status: 400,
+      requestId: 'req-42',
+      recordScoped: true,
+    })
     expect(mapped.cause).toBeInstanceOf(HttpStatusError)
   })
 
   it('tolerates a non-JSON error body', () => {
-    const mapped = toEnrichmentError(statusError(502, '<html>Bad Gateway</html>'), context.operation) as EnrichmentServerError
+    const mapped = toEnrichmentError(
+      statusError(502, '<html>Bad Gateway</html>'),
+      context.operation,
+    ) as EnrichmentServerError
     expect(mapped.apiError).toBeUndefined()
     expect(mapped.message).toContain('answered 502: <html>Bad Gateway</html>')
   })
 
   it('maps 429 to a retriable EnrichmentThrottledError with retryAfterMs', () => {
-    const throttled = new ThrottledError(context, { bodySnippet: '', bodyText: '{"error":{"code":"RATE_LIMITED","message":"slow"}}', headers: {}, retryAfterMs: 2000 })
+    const throttled = new ThrottledError(context, {
+      bodySnippet: '',
+      bodyText: '{"error":{"code":"RATE_LIMITED","message":"slow"}}',
+      headers: {},
+      retryAfterMs: 2000,
+    })
     const mapped = toEnrichmentError(throttled, context.operation) as EnrichmentThrottledError
     expect(mapped).toBeInstanceOf(EnrichmentThrottledError)
-    expect(mapped).toMatchObject({ code: 'ENRICHMENT_THROTTLED', retriable: true, retryAfterMs: 2000, status: 429 })
+    expect(mapped).toMatchObject({
+      code: 'ENRICHMENT_THROTTLED',
+      retriable: true,
+      retryAfterMs: 2000,
+      status: 429,
+    })
     expect(mapped.message).toMatch(/retry after 2000 ms/)
   })
 
   it('maps transport failures and says whether a retry helps', () => {
-    const timeout = toEnrichmentError(new HttpTimeoutError(context, { cause: new Error('t'), phase: 'headers', timeoutMs: 5000 }), 'op')
+    const timeout = toEnrichmentError(
+      new HttpTimeoutError(context, { cause: new Error('t'), phase: 'headers', timeoutMs: 5000 }),
+      'op',
+    )
     expect(timeout).toBeInstanceOf(EnrichmentTimeoutError)
     expect(timeout).toMatchObject({ code: 'ENRICHMENT_TIMEOUT', retriable: true })
 
-    const reset = toEnrichmentError(new HttpNetworkError(context, { cause: new Error('r'), networkCode: 'ECONNRESET', beforeSend: false }), 'op')
+    const reset = toEnrichmentError(
+      new HttpNetworkError(context, { cause: new Error('r'), networkCode: 'ECONNRESET', beforeSend: false }),
+      'op',
+    )
     expect(reset).toBeInstanceOf(EnrichmentNetworkError)
     expect(reset).toMatchObject({ code: 'ENRICHMENT_NETWORK_ERROR', retriable: true })
     expect((reset as Error).message).toMatch(/\(ECONNRESET\) \(a retry can help/)
 
-    const tls = toEnrichmentError(new HttpTlsError(context, { cause: new Error('c'), networkCode: 'CERT_HAS_EXPIRED' }), 'op')
+    const tls = toEnrichmentError(
+      new HttpTlsError(context, { cause: new Error('c'), networkCode: 'CERT_HAS_EXPIRED' }),
+      'op',
+    )
     expect(tls).toMatchObject({ code: 'ENRICHMENT_NETWORK_ERROR', retriable: false })
 
     const aborted = toEnrichmentError(new HttpAbortedError(context, new Error('stop')), 'op')

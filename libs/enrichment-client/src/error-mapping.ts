@@ -65,7 +65,12 @@ export function toEnrichmentError(err: unknown, operation: string): unknown {
     const status = err.status
     const apiError = parseApiErrorBody(err.bodyJson())
     const requestId = header(err.headers, 'x-request-id')
-    const options: Omit<EnrichmentErrorOptions, 'retriable'> = { ...base, status, ...(apiError ? { apiError } : {}), ...(requestId ? { requestId } : {}) }
+    const options: Omit<EnrichmentErrorOptions, 'retriable'> = {
+      ...base,
+      status,
+      ...(apiError ? { apiError } : {}),
+      ...(requestId ? { requestId } : {}),
+    }
     const what = `${operation}: ${where} answered ${status}${describeApiError(apiError, err.bodySnippet)}`
     if (err instanceof ThrottledError) {
       return new EnrichmentThrottledError(
@@ -75,39 +80,74 @@ export function toEnrichmentError(err: unknown, operation: string): unknown {
     }
     switch (status) {
       case 400:
-        return new EnrichmentBadRequestError(`${what}; the API rejected this input (a retry will not help)`, options)
+        return new EnrichmentBadRequestError(
+          `${what}; the API rejected this input (a retry will not help)`,
+          options,
+        )
       case 401:
-        return new EnrichmentUnauthorizedError(`${what}; check the enrichment credentials (a retry will not help)`, options)
+        return new EnrichmentUnauthorizedError(
+          `${what}; check the enrichment credentials (a retry will not help)`,
+          options,
+        )
       case 403:
-        return new EnrichmentForbiddenError(`${what}; the credential lacks the right for this operation (a retry will not help)`, options)
+        return new EnrichmentForbiddenError(
+          `${what}; the credential lacks the right for this operation (a retry will not help)`,
+          options,
+        )
       case 404:
         return new EnrichmentNotFoundError(`${what} (a retry will not help)`, options)
       case 405:
-        return new EnrichmentMethodNotAllowedError(`${what}; client and API disagree on the method (a retry will not help)`, options)
+        return new EnrichmentMethodNotAllowedError(
+          `${what}; client and API disagree on the method (a retry will not help)`,
+          options,
+        )
       case 415:
-        return new EnrichmentUnsupportedMediaTypeError(`${what}; client and API disagree on the body type (a retry will not help)`, options)
+        return new EnrichmentUnsupportedMediaTypeError(
+          `${what}; client and API disagree on the body type (a retry will not help)`,
+          options,
+        )
       case 501:
-        return new EnrichmentNotImplementedError(`${what}; the API does not offer this operation (a retry will not help)`, options)
+        return new EnrichmentNotImplementedError(
+          `${what}; the API does not offer this operation (a retry will not help)`,
+          options,
+        )
     }
-    if (status >= 500) return new EnrichmentServerError(`${what}; the enrichment service failed (a retry can help)`, options)
-    return new EnrichmentUnexpectedStatusError(`${what}; a status the API contract does not list (a retry will not help)`, options)
+    if (status >= 500)
+      return new EnrichmentServerError(`${what}; the enrichment service failed (a retry can help)`, options)
+    return new EnrichmentUnexpectedStatusError(
+      `${what}; a status the API contract does not list (a retry will not help)`,
+      options,
+    )
   }
   if (err instanceof HttpTimeoutError) {
-    return new EnrichmentTimeoutError(`${operation}: ${where} timed out waiting for the ${err.phase} after ${err.timeoutMs} ms (a retry can help)`, base)
+    return new EnrichmentTimeoutError(
+      `${operation}: ${where} timed out waiting for the ${err.phase} after ${err.timeoutMs} ms (a retry can help)`,
+      base,
+    )
   }
   if (err instanceof HttpNetworkError) {
     return new EnrichmentNetworkError(
       `${operation}: ${where} failed on the network (${err.networkCode})` +
-        (err.retriable ? ' (a retry can help once the service is reachable)' : '; TLS or configuration problem (a retry will not help)'),
-      { ...base, retriable: err.retriable, details: { ...base.details, networkCode: err.networkCode, beforeSend: err.beforeSend } },
+        (err.retriable
+          ? ' (a retry can help once the service is reachable)'
+          : '; TLS or configuration problem (a retry will not help)'),
+      {
+        ...base,
+        retriable: err.retriable,
+        details: { ...base.details, networkCode: err.networkCode, beforeSend: err.beforeSend },
+      },
     )
   }
-  if (err instanceof HttpAbortedError) return new EnrichmentAbortedError(`${operation}: ${where} was aborted by the caller`, base)
+  if (err instanceof HttpAbortedError)
+    return new EnrichmentAbortedError(`${operation}: ${where} was aborted by the caller`, base)
   if (err instanceof HttpResponseFormatError) {
-    return new EnrichmentInvalidResponseError(`${operation}: ${where} returned ${err.status} with a body that breaks the contract: ${err.message}`, {
-      ...base,
-      status: err.status,
-    })
+    return new EnrichmentInvalidResponseError(
+      `${operation}: ${where} returned ${err.status} with a body that breaks the contract: ${err.message}`,
+      {
+        ...base,
+        status: err.status,
+      },
+    )
   }
   return err
 }

@@ -68,7 +68,11 @@ export class EnrichmentApiError extends PipelineError {
 /** 400: the API rejected this request's input. Not retriable; record-scoped. */
 export class EnrichmentBadRequestError extends EnrichmentApiError {
   constructor(message: string, options: Omit<EnrichmentErrorOptions, 'retriable'>) {
-    super(message, 'ENRICHMENT_BAD_REQUEST', { ...options, retriable: false, recordScoped: options.recordScoped ?? true })
+    super(message, 'ENRICHMENT_BAD_REQUEST', {
+      ...options,
+      retriable: false,
+      recordScoped: options.recordScoped ?? true,
+    })
   }
 }
 
@@ -125,8 +129,15 @@ export class EnrichmentServerError extends EnrichmentApiError {
 export class EnrichmentThrottledError extends EnrichmentApiError {
   readonly retryAfterMs: number | undefined
 
-  constructor(message: string, options: Omit<EnrichmentErrorOptions, 'retriable'> & { retryAfterMs: number | undefined }) {
-    super(message, 'ENRICHMENT_THROTTLED', { ...options, retriable: true, details: { ...options.details, retryAfterMs: options.retryAfterMs } })
+  constructor(
+    message: string,
+    options: Omit<EnrichmentErrorOptions, 'retriable'> & { retryAfterMs: number | undefined },
+  ) {
+    super(message, 'ENRICHMENT_THROTTLED', {
+      ...options,
+      retriable: true,
+      details: { ...options.details, retryAfterMs: options.retryAfterMs },
+    })
     this.retryAfterMs = options.retryAfterMs
   }
 }
@@ -164,8 +175,15 @@ export class EnrichmentAuthError extends EnrichmentApiError {
   /** RFC 6749 error code from the token endpoint (invalid_client, ...). */
   readonly oauthError: string | undefined
 
-  constructor(message: string, options: Omit<EnrichmentErrorOptions, 'retriable'> & { oauthError: string | undefined }) {
-    super(message, 'ENRICHMENT_AUTH_FAILED', { ...options, retriable: false, details: { ...options.details, oauthError: options.oauthError } })
+  constructor(
+    message: string,
+    options: Omit<EnrichmentErrorOptions, 'retriable'> & { oauthError: string | undefined },
+  ) {
+    super(message, 'ENRICHMENT_AUTH_FAILED', {
+      ...options,
+      retriable: false,
+      details: { ...options.details, oauthError: options.oauthError },
+    })
     this.oauthError = options.oauthError
   }
 }

@@ -4,7 +4,13 @@ export type { EnrichmentCredentials } from './credentials.ts'
 export { CARD_INPUT_FIELDS, MAX_BATCH_SIZE, cardInputToJson, cardInputToQuery } from './card-input.ts'
 export type { CardTransactionInput } from './card-input.ts'
 export { TRANSFER_INPUT_FIELDS, TRANSFER_SCHEMES } from './transfer-input.ts'
-export type { CertisTransferInput, SepaTransferInput, TransferInputByScheme, TransferScheme, UkTransferInput } from './transfer-input.ts'
+export type {
+  CertisTransferInput,
+  SepaTransferInput,
+  TransferInputByScheme,
+  TransferScheme,
+  UkTransferInput,
+} from './transfer-input.ts'
 export type { InputValue, RefreshValue } from './input-encoding.ts'
 export { DEFAULT_TOKEN_RENEWAL, TokenCache } from './token-cache.ts'
 export type { AccessToken, TokenRenewalPolicy } from './token-cache.ts'

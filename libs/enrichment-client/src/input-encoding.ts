@@ -16,9 +16,13 @@ export type RefreshValue = boolean | 'true' | 'false' | '' | null | undefined
 function wireValue(field: string, value: unknown): string {
   if (value === null) return ''
   if (typeof value === 'string') return value
-  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value)
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))
+    return String(value)
   // Typed callers cannot get here; untyped ones get a clear message instead of "[object Object]" on the wire.
-  throw new EnrichmentInputError(`lookup input ${field} must be a string, null or undefined, got ${typeof value}`, { operation: 'enrichment.encodeInput' })
+  throw new EnrichmentInputError(
+    `lookup input ${field} must be a string, null or undefined, got ${typeof value}`,
+    { operation: 'enrichment.encodeInput' },
+  )
 }
 
 /**
@@ -26,7 +30,10 @@ function wireValue(field: string, value: unknown): string {
  * listed fields are read, so that nothing else a caller's object carries (a full
  * card number, an internal id) can reach the API.
  */
-export function toQueryParams<T extends object>(input: T, fields: ReadonlyArray<keyof T & string>): Record<string, string> {
+export function toQueryParams<T extends object>(
+  input: T,
+  fields: ReadonlyArray<keyof T & string>,
+): Record<string, string> {
   const out: Record<string, string> = {}
   for (const field of fields) {
     const value: unknown = input[field]
@@ -37,6 +44,9 @@ export function toQueryParams<T extends object>(input: T, fields: ReadonlyArray<
 }
 
 /** A JSON object for `fields` of `input`: absent members left out, empty ones as `""`. */
-export function toJsonObject<T extends object>(input: T, fields: ReadonlyArray<keyof T & string>): Record<string, string> {
+export function toJsonObject<T extends object>(
+  input: T,
+  fields: ReadonlyArray<keyof T & string>,
+): Record<string, string> {
   return toQueryParams(input, fields)
 }

@@ -17,7 +17,13 @@ export interface Shop {
   tags?: string[]
   category?: Category
   location?: {
-    address?: { street?: string; city?: string; zip?: string; country?: string; areas?: Record<string, string> }
+    address?: {
+      street?: string
+      city?: string
+      zip?: string
+      country?: string
+      areas?: Record<string, string>
+    }
     coordinates?: { type?: string; lat?: number; long?: number }
   }
   url?: string
@@ -47,7 +53,13 @@ export type FindResult =
 
 /** Outcome of a `complete` lookup: a found result carries the full shop and, when sent, its merchant. */
 export type CompleteFindResult =
-  | { status: 'found'; handle: string | undefined; shopUid: string; shop: Shop; merchant: Merchant | undefined }
+  | {
+      status: 'found'
+      handle: string | undefined
+      shopUid: string
+      shop: Shop
+      merchant: Merchant | undefined
+    }
   | { status: 'notFound'; handle: string | undefined }
 
 /** A batch entry the API refused on its own (the rest of the batch resolved). */

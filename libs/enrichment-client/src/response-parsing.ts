@@ -26,12 +26,15 @@ export interface ParseContext {
 }
 
 function fail(ctx: ParseContext, path: string, problem: string): never {
-  throw new EnrichmentInvalidResponseError(`${ctx.operation}: ${ctx.method} ${ctx.url} returned ${ctx.status} with ${path} ${problem}`, {
-    operation: ctx.operation,
-    method: ctx.method,
-    url: ctx.url,
-    status: ctx.status,
-  })
+  throw new EnrichmentInvalidResponseError(
+    `${ctx.operation}: ${ctx.method} ${ctx.url} returned ${ctx.status} with ${path} ${problem}`,
+    {
+      operation: ctx.operation,
+      method: ctx.method,
+      url: ctx.url,
+      status: ctx.status,
+    },
+  )
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -51,7 +54,8 @@ function requiredString(ctx: ParseContext, value: unknown, path: string): string
 
 function safeInt(ctx: ParseContext, value: unknown, path: string): number {
   const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) fail(ctx, path, `not a non-negative integer (${JSON.stringify(value)})`)
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+    fail(ctx, path, `not a non-negative integer (${JSON.stringify(value)})`)
   return n
 }
 
@@ -77,20 +81,32 @@ export function parseFindResult(ctx: ParseContext, value: unknown, path = 'body'
   if (!isObject(value)) fail(ctx, path, 'not a find result object')
   const handle = optionalString(ctx, value.handle, `${path}.handle`) || undefined
   const shop = value.shop
-  if (isObject(shop) && typeof shop.uid === 'string' && shop.uid !== '') return { status: 'found', handle, shopUid: shop.uid }
+  if (isObject(shop) && typeof shop.uid === 'string' && shop.uid !== '')
+    return { status: 'found', handle, shopUid: shop.uid }
   return { status: 'notFound', handle }
 }
 
-export function parseCompleteFindResult(ctx: ParseContext, value: unknown, path = 'body'): CompleteFindResult {
+export function parseCompleteFindResult(
+  ctx: ParseContext,
+  value: unknown,
+  path = 'body',
+): CompleteFindResult {
   const base = parseFindResult(ctx, value, path)
   if (base.status === 'notFound') return base
   const body = value as Record<string, unknown>
   const shop = parseShop(ctx, body.shop, `${path}.shop`)
-  const merchant = body.merchant === undefined || body.merchant === null ? undefined : parseMerchant(ctx, body.merchant, `${path}.merchant`)
+  const merchant =
+    body.merchant === undefined || body.merchant === null
+      ? undefined
+      : parseMerchant(ctx, body.merchant, `${path}.merchant`)
   return { ...base, shop, merchant }
 }
 
-function parseInvalidEntry(ctx: ParseContext, value: Record<string, unknown>, path: string): InvalidEntryResult {
+function parseInvalidEntry(
+  ctx: ParseContext,
+  value: Record<string, unknown>,
+  path: string,
+): InvalidEntryResult {
   const error = isObject(value.error) ? value.error : {}
   return {
     status: 'invalid',
@@ -115,11 +131,21 @@ function batchElements(ctx: ParseContext, body: unknown, expected: number, onWra
     elements = body.data
   } else fail(ctx, 'body', 'neither an array nor {"data": [...]}')
   const list = elements as unknown[]
-  if (list.length !== expected) fail(ctx, 'body', `holding ${list.length} results for ${expected} request entries (results are matched by position)`)
+  if (list.length !== expected)
+    fail(
+      ctx,
+      'body',
+      `holding ${list.length} results for ${expected} request entries (results are matched by position)`,
+    )
   return list
 }
 
-export function parseBatch(ctx: ParseContext, body: unknown, expected: number, onWrapped: () => void): BatchEntryResult[] {
+export function parseBatch(
+  ctx: ParseContext,
+  body: unknown,
+  expected: number,
+  onWrapped: () => void,
+): BatchEntryResult[] {
   return batchElements(ctx, body, expected, onWrapped).map((entry, i) => {
     const path = `body[${i}]`
     if (isObject(entry) && entry.result === 'invalid') return parseInvalidEntry(ctx, entry, path)
@@ -127,7 +153,12 @@ export function parseBatch(ctx: ParseContext, body: unknown, expected: number, o
   })
 }
 
-export function parseCompleteBatch(ctx: ParseContext, body: unknown, expected: number, onWrapped: () => void): CompleteBatchEntryResult[] {
+export function parseCompleteBatch(
+  ctx: ParseContext,
+  body: unknown,
+  expected: number,
+  onWrapped: () => void,
+): CompleteBatchEntryResult[] {
   return batchElements(ctx, body, expected, onWrapped).map((entry, i) => {
     const path = `body[${i}]`
     if (isObject(entry) && entry.result === 'invalid') return parseInvalidEntry(ctx, entry, path)
@@ -141,7 +172,8 @@ function parseInvalidationBatch(ctx: ParseContext, value: unknown, path: string)
   const ids = value.ids.map((id, i) => safeInt(ctx, id, `${path}.ids[${i}]`))
   let keys: string[] | undefined
   if (value.keys !== undefined && value.keys !== null) {
-    if (!Array.isArray(value.keys) || value.keys.length !== ids.length) fail(ctx, `${path}.keys`, 'not an array aligned with ids')
+    if (!Array.isArray(value.keys) || value.keys.length !== ids.length)
+      fail(ctx, `${path}.keys`, 'not an array aligned with ids')
     keys = value.keys.map((k, i) => requiredString(ctx, k, `${path}.keys[${i}]`))
   }
   return {
@@ -157,7 +189,11 @@ function parseInvalidationBatch(ctx: ParseContext, value: unknown, path: string)
  * not define its members) they are derived: the cursor is the highest id seen
  * (or `fromId`), and more pages exist when the page came back full.
  */
-export function parseInvalidationPage(ctx: ParseContext, body: unknown, request: { fromId: number; pageSize: number | undefined }): InvalidationPage {
+export function parseInvalidationPage(
+  ctx: ParseContext,
+  body: unknown,
+  request: { fromId: number; pageSize: number | undefined },
+): InvalidationPage {
   if (!isObject(body) || !isObject(body.data)) fail(ctx, 'body.data', 'missing or not an object')
   const data = body.data
   const rawBatches = data.batches ?? []

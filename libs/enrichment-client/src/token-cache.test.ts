@@ -62,7 +62,10 @@ describe('TokenCache', () => {
   it('renews minRemainingMs before expiry when that comes first', async () => {
     let now = 0
     const endpoint = fakeEndpoint()
-    const cache = new TokenCache(endpoint.fetch, { now: () => now, renewal: { lifetimeFraction: 1, minRemainingMs: 30_000 } })
+    const cache = new TokenCache(endpoint.fetch, {
+      now: () => now,
+      renewal: { lifetimeFraction: 1, minRemainingMs: 30_000 },
+    })
     const first = cache.get()
     await settle()
     endpoint.answer(300_000)
@@ -109,6 +112,8 @@ describe('TokenCache', () => {
   })
 
   it('validates its policy', () => {
-    expect(() => new TokenCache(async () => ({ value: 'x', lifetimeMs: 1 }), { renewal: { lifetimeFraction: 0 } })).toThrow(/lifetimeFraction/)
+    expect(
+      () => new TokenCache(async () => ({ value: 'x', lifetimeMs: 1 }), { renewal: { lifetimeFraction: 0 } }),
+    ).toThrow(/lifetimeFraction/)
   })
 })

@@ -41,13 +41,18 @@ export class TokenCache {
   #cached: Cached | undefined
   #generation = 0
 
-  constructor(fetchToken: () => Promise<AccessToken>, options: { now?: () => number; renewal?: Partial<TokenRenewalPolicy> } = {}) {
+  constructor(
+    fetchToken: () => Promise<AccessToken>,
+    options: { now?: () => number; renewal?: Partial<TokenRenewalPolicy> } = {},
+  ) {
     this.#fetch = fetchToken
     this.#now = options.now ?? Date.now
     this.#policy = { ...DEFAULT_TOKEN_RENEWAL, ...options.renewal }
     const { lifetimeFraction, minRemainingMs } = this.#policy
-    if (!(lifetimeFraction > 0 && lifetimeFraction <= 1)) throw new RangeError(`token renewal lifetimeFraction must be in (0, 1], got ${lifetimeFraction}`)
-    if (!(minRemainingMs >= 0)) throw new RangeError(`token renewal minRemainingMs must be >= 0, got ${minRemainingMs}`)
+    if (!(lifetimeFraction > 0 && lifetimeFraction <= 1))
+      throw new RangeError(`token renewal lifetimeFraction must be in (0, 1], got ${lifetimeFraction}`)
+    if (!(minRemainingMs >= 0))
+      throw new RangeError(`token renewal minRemainingMs must be >= 0, got ${minRemainingMs}`)
   }
 
   /** A token valid for a while yet: the cached one, or a fresh one. */
@@ -77,7 +82,13 @@ export class TokenCache {
       const generation = this.#generation
       const sentAt = this.#now()
       const token = await this.#fetch()
-      const renewAfter = Math.max(0, Math.min(token.lifetimeMs * this.#policy.lifetimeFraction, token.lifetimeMs - this.#policy.minRemainingMs))
+      const renewAfter = Math.max(
+        0,
+        Math.min(
+          token.lifetimeMs * this.#policy.lifetimeFraction,
+          token.lifetimeMs - this.#policy.minRemainingMs,
+        ),
+      )
       if (generation === this.#generation) this.#cached = { value: token.value, renewAt: sentAt + renewAfter }
       return token.value
     })

@@ -46,7 +46,9 @@ export interface TransferInputByScheme {
 }
 
 /** Wire fields per scheme, in the order they are sent. */
-export const TRANSFER_INPUT_FIELDS: { readonly [S in TransferScheme]: ReadonlyArray<keyof TransferInputByScheme[S]> } = {
+export const TRANSFER_INPUT_FIELDS: {
+  readonly [S in TransferScheme]: ReadonlyArray<keyof TransferInputByScheme[S]>
+} = {
   certis: [
     'accountPrefix',
     'accountNumber',

@@ -1,4 +1,10 @@
-import { HttpNetworkError, HttpTimeoutError, HttpTlsError, type HttpRequestError, type RequestContext } from './errors.ts'
+import {
+  HttpNetworkError,
+  HttpTimeoutError,
+  HttpTlsError,
+  type HttpRequestError,
+  type RequestContext,
+} from './errors.ts'
 import type { Timeouts } from './timeouts.ts'
 
 /** Failures that happen before any byte of the request reached the server. */
@@ -14,7 +20,8 @@ const BEFORE_SEND_CODES: ReadonlySet<string> = new Set([
 const TLS_CODE = /^(ERR_SSL_|ERR_TLS_)|CERT|SIGNATURE|^UNABLE_TO_/
 
 /** Socket and protocol-level failures that a new connection may not have. */
-const NETWORK_CODE = /^(E[A-Z]+|UND_ERR_SOCKET|UND_ERR_CLOSED|UND_ERR_INFO|UND_ERR_RES_CONTENT_LENGTH_MISMATCH|HPE_[A-Z_]+)$/
+const NETWORK_CODE =
+  /^(E[A-Z]+|UND_ERR_SOCKET|UND_ERR_CLOSED|UND_ERR_INFO|UND_ERR_RES_CONTENT_LENGTH_MISMATCH|HPE_[A-Z_]+)$/
 
 function errorCodeOf(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined
@@ -31,7 +38,11 @@ function errorCodeOf(err: unknown): string | undefined {
  * Returns undefined for anything that is not a transport failure (a programming
  * error such as an invalid header), which the caller rethrows unchanged.
  */
-export function classifyTransportError(err: unknown, context: RequestContext, timeouts: Timeouts): HttpRequestError | undefined {
+export function classifyTransportError(
+  err: unknown,
+  context: RequestContext,
+  timeouts: Timeouts,
+): HttpRequestError | undefined {
   const code = errorCodeOf(err)
   if (code === undefined) return undefined
   switch (code) {
@@ -43,6 +54,11 @@ export function classifyTransportError(err: unknown, context: RequestContext, ti
       return new HttpTimeoutError(context, { cause: err, phase: 'body', timeoutMs: timeouts.bodyMs })
   }
   if (TLS_CODE.test(code)) return new HttpTlsError(context, { cause: err, networkCode: code })
-  if (NETWORK_CODE.test(code)) return new HttpNetworkError(context, { cause: err, networkCode: code, beforeSend: BEFORE_SEND_CODES.has(code) })
+  if (NETWORK_CODE.test(code))
+    return new HttpNetworkError(context, {
+      cause: err,
+      networkCode: code,
+      beforeSend: BEFORE_SEND_CODES.has(code),
+    })
   return undefined
 }

@@ -33,7 +33,13 @@ export class HttpRequestError extends PipelineError {
 
   constructor(
     message: string,
-    options: { code: string; retriable: boolean; cause?: unknown; context: RequestContext; details?: Record<string, unknown> },
+    options: {
+      code: string
+      retriable: boolean
+      cause?: unknown
+      context: RequestContext
+      details?: Record<string, unknown>
+    },
   ) {
     super(message, {
       code: options.code,
@@ -59,7 +65,10 @@ export class HttpNetworkError extends HttpRequestError {
   /** The low-level error code (ECONNREFUSED, UND_ERR_SOCKET, ...). */
   readonly networkCode: string
 
-  constructor(context: RequestContext, options: { cause: unknown; networkCode: string; beforeSend: boolean; code?: string; retriable?: boolean }) {
+  constructor(
+    context: RequestContext,
+    options: { cause: unknown; networkCode: string; beforeSend: boolean; code?: string; retriable?: boolean },
+  ) {
     super(
       `${context.operation}: ${context.method} ${context.url} failed on the network (${options.networkCode})` +
         (options.beforeSend ? ' before the request was sent' : '') +
@@ -100,7 +109,13 @@ export class HttpTimeoutError extends HttpRequestError {
   constructor(context: RequestContext, options: { cause: unknown; phase: TimeoutPhase; timeoutMs: number }) {
     super(
       `${context.operation}: ${context.method} ${context.url} timed out waiting for the ${options.phase} after ${options.timeoutMs} ms (a retry can help)`,
-      { code: 'HTTP_TIMEOUT', retriable: true, cause: options.cause, context, details: { phase: options.phase, timeoutMs: options.timeoutMs } },
+      {
+        code: 'HTTP_TIMEOUT',
+        retriable: true,
+        cause: options.cause,
+        context,
+        details: { phase: options.phase, timeoutMs: options.timeoutMs },
+      },
     )
     this.phase = options.phase
     this.timeoutMs = options.timeoutMs
@@ -123,14 +138,20 @@ export class HttpAbortedError extends HttpRequestError {
 export class HttpResponseFormatError extends HttpRequestError {
   readonly status: number
 
-  constructor(context: RequestContext, options: { status: number; reason: string; cause?: unknown; bodySnippet?: string }) {
-    super(`${context.operation}: ${context.method} ${context.url} returned ${options.status} with an unusable body: ${options.reason}`, {
-      code: 'HTTP_RESPONSE_INVALID',
-      retriable: false,
-      cause: options.cause,
-      context,
-      details: { status: options.status, bodySnippet: options.bodySnippet },
-    })
+  constructor(
+    context: RequestContext,
+    options: { status: number; reason: string; cause?: unknown; bodySnippet?: string },
+  ) {
+    super(
+      `${context.operation}: ${context.method} ${context.url} returned ${options.status} with an unusable body: ${options.reason}`,
+      {
+        code: 'HTTP_RESPONSE_INVALID',
+        retriable: false,
+        cause: options.cause,
+        context,
+        details: { status: options.status, bodySnippet: options.bodySnippet },
+      },
+    )
     this.status = options.status
   }
 }
@@ -187,7 +208,12 @@ export class HttpStatusError extends HttpRequestError {
 export class ThrottledError extends HttpStatusError {
   readonly retryAfterMs: number | undefined
 
-  constructor(context: RequestContext, options: Omit<HttpStatusErrorOptions, 'status' | 'retriable' | 'code'> & { retryAfterMs: number | undefined }) {
+  constructor(
+    context: RequestContext,
+    options: Omit<HttpStatusErrorOptions, 'status' | 'retriable' | 'code'> & {
+      retryAfterMs: number | undefined
+    },
+  ) {
     super(
       context,
       { ...options, status: 429, retriable: true, code: 'HTTP_THROTTLED' },

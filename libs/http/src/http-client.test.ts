@@ -13,7 +13,13 @@ import {
   HttpTlsError,
   ThrottledError,
 } from './errors.ts'
-import { HttpClient, type HttpClientOptions, type HttpClock, type ResponseInfo, type RetryInfo } from './http-client.ts'
+import {
+  HttpClient,
+  type HttpClientOptions,
+  type HttpClock,
+  type ResponseInfo,
+  type RetryInfo,
+} from './http-client.ts'
 import { createRequestLimiter } from './rate-limits.ts'
 
 interface Seen {
@@ -50,7 +56,12 @@ async function startServer(...handlers: Handler[]): Promise<{ url: string; seen:
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      const entry = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
       seen.push(entry)
       const index = seen.length - 1
       handlers[Math.min(index, handlers.length - 1)]!(req, res, entry, index)
@@ -117,7 +128,9 @@ describe('HttpClient basics', () => {
     expect(res.attempts).toBe(1)
     expect(res.json()).toEqual({ ok: true })
     const [req] = srv.seen
-    expect(req!.url).toBe('/api/v5/shops/findByCardTransaction?description=Kav%C3%A1rna%20U%20Zlat%C3%A9ho&mcc=&city=')
+    expect(req!.url).toBe(
+      '/api/v5/shops/findByCardTransaction?description=Kav%C3%A1rna%20U%20Zlat%C3%A9ho&mcc=&city=',
+    )
     expect(req!.headers.accept).toBe('application/json')
     expect(req!.headers['accept-encoding']).toBeUndefined()
   })
@@ -126,7 +139,12 @@ describe('HttpClient basics', () => {
     const srv = await startServer(json(200, {}))
     const http = client({ baseUrl: srv.url })
     await http.request({ operation: 'test.json', method: 'POST', path: '/j', json: { a: '', b: null } })
-    await http.request({ operation: 'test.form', method: 'POST', path: '/f', form: { grant_type: 'client_credentials', client_id: 'a b' } })
+    await http.request({
+      operation: 'test.form',
+      method: 'POST',
+      path: '/f',
+      form: { grant_type: 'client_credentials', client_id: 'a b' },
+    })
     expect(srv.seen[0]!.headers['content-type']).toBe('application/json')
     expect(srv.seen[0]!.headers['content-encoding']).toBeUndefined()
     expect(JSON.parse(srv.seen[0]!.body)).toEqual({ a: '', b: null })
@@ -135,27 +153,43 @@ describe('HttpClient basics', () => {
   })
 
   it('refuses plain http to a non-loopback host at construction', () => {
-    expect(() => new HttpClient({ baseUrl: 'http://api.example.com', baseUrlName: 'ENRICHMENT_API_URL' })).toThrow(HttpConfigError)
-    expect(() => new HttpClient({ baseUrl: 'http://api.example.com', baseUrlName: 'ENRICHMENT_API_URL' })).toThrow(
-      /^ENRICHMENT_API_URL must be an https:\/\/ URL/,
-    )
+    expect(
+      () => new HttpClient({ baseUrl: 'http://api.example.com', baseUrlName: 'ENRICHMENT_API_URL' }),
+    ).toThrow(HttpConfigError)
+    expect(
+      () => new HttpClient({ baseUrl: 'http://api.example.com', baseUrlName: 'ENRICHMENT_API_URL' }),
+    ).toThrow(/^ENRICHMENT_API_URL must be an https:\/\/ URL/)
   })
 
   it('checks absolute request URLs against the transport policy too', async () => {
     const http = client({ baseUrl: 'http://127.0.0.1:1' })
-    await expect(http.request({ operation: 'x', method: 'GET', path: 'http://10.0.0.1/token' })).rejects.toThrow(/plain http is allowed only for loopback/)
+    await expect(
+      http.request({ operation: 'x', method: 'GET', path: 'http://10.0.0.1/token' }),
+    ).rejects.toThrow(/plain http is allowed only for loopback/)
   })
 
   it('rejects a non-JSON success body with HttpResponseFormatError on json()', async () => {
     const srv = await startServer((_req, res) => res.end('<html>gateway</html>'))
-    const res = await client({ baseUrl: srv.url }).request({ operation: 'test.html', method: 'GET', path: '/' })
+    const res = await client({ baseUrl: srv.url }).request({
+      operation: 'test.html',
+      method: 'GET',
+      path: '/',
+    })
     expect(() => res.json()).toThrow(HttpResponseFormatError)
-    expect(() => res.json()).toThrow(/test\.html: GET http:\/\/127\.0\.0\.1:\d+\/ returned 200 with an unusable body: body is not valid JSON/)
+    expect(() => res.json()).toThrow(
+      /test\.html: GET http:\/\/127\.0\.0\.1:\d+\/ returned 200 with an unusable body: body is not valid JSON/,
+    )
   })
 
   it('refuses success bodies above maxResponseBytes', async () => {
     const srv = await startServer((_req, res) => res.end('x'.repeat(10_000)))
-    const err = await rejection(client({ baseUrl: srv.url, maxResponseBytes: 1_000 }).request({ operation: 'big', method: 'GET', path: '/' }))
+    const err = await rejection(
+      client({ baseUrl: srv.url, maxResponseBytes: 1_000 }).request({
+        operation: 'big',
+        method: 'GET',
+        path: '/',
+      }),
+    )
     expect(err).toBeInstanceOf(HttpResponseFormatError)
     expect(err.message).toMatch(/exceeds 1000 bytes/)
   })
@@ -166,11 +200,23 @@ describe('HttpClient status errors', () => {
     const srv = await startServer(json(400, { code: 'INVALID_PARAMETER', parameter: 'mcc' }))
     const clock = fakeClock()
     const err = await rejection(
-      client({ baseUrl: srv.url, clock }).request({ operation: 'test.lookup', method: 'GET', path: '/find', query: { cardBin: '411111', mcc: 'x' } }),
+      client({ baseUrl: srv.url, clock }).request({
+        operation: 'test.lookup',
+        method: 'GET',
+        path: '/find',
+        query: { cardBin: '411111', mcc: 'x' },
+      }),
     )
     expect(err).toBeInstanceOf(HttpStatusError)
     const e = err as HttpStatusError
-    expect(e).toMatchObject({ status: 400, retriable: false, code: 'HTTP_STATUS', operation: 'test.lookup', method: 'GET', attempt: 1 })
+    expect(e).toMatchObject({
+      status: 400,
+      retriable: false,
+      code: 'HTTP_STATUS',
+      operation: 'test.lookup',
+      method: 'GET',
+      attempt: 1,
+    })
     expect(e.url).toMatch(/\/find\?cardBin=\*&mcc=\*$/)
     expect(e.bodyJson()).toEqual({ code: 'INVALID_PARAMETER', parameter: 'mcc' })
     expect(e.message).not.toContain('411111')
@@ -203,7 +249,13 @@ describe('HttpClient status errors', () => {
   it('gives up after `retries` and throws the last error', async () => {
     const srv = await startServer(json(500, { e: 1 }))
     const clock = fakeClock()
-    const err = await rejection(client({ baseUrl: srv.url, clock, retry: { retries: 2 } }).request({ operation: 'o', method: 'GET', path: '/' }))
+    const err = await rejection(
+      client({ baseUrl: srv.url, clock, retry: { retries: 2 } }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+      }),
+    )
     expect(err).toBeInstanceOf(HttpStatusError)
     expect(err).toMatchObject({ status: 500, retriable: true, attempt: 3 })
     expect(srv.seen).toHaveLength(3)
@@ -213,23 +265,39 @@ describe('HttpClient status errors', () => {
   it('honours Retry-After in seconds on 429, waiting at least that long', async () => {
     const srv = await startServer(json(429, {}, { 'retry-after': '2' }), json(200, {}))
     const clock = fakeClock()
-    const res = await client({ baseUrl: srv.url, clock, random: () => 0 }).request({ operation: 'o', method: 'GET', path: '/' })
+    const res = await client({ baseUrl: srv.url, clock, random: () => 0 }).request({
+      operation: 'o',
+      method: 'GET',
+      path: '/',
+    })
     expect(res.attempts).toBe(2)
     expect(clock.sleeps).toEqual([2_000])
   })
 
   it('honours Retry-After as an HTTP-date', async () => {
     const now = Date.parse('2026-01-01T00:00:00Z')
-    const srv = await startServer(json(503, {}, { 'retry-after': 'Thu, 01 Jan 2026 00:00:03 GMT' }), json(200, {}))
+    const srv = await startServer(
+      json(503, {}, { 'retry-after': 'Thu, 01 Jan 2026 00:00:03 GMT' }),
+      json(200, {}),
+    )
     const clock = fakeClock(now)
-    await client({ baseUrl: srv.url, clock, random: () => 0 }).request({ operation: 'o', method: 'GET', path: '/' })
+    await client({ baseUrl: srv.url, clock, random: () => 0 }).request({
+      operation: 'o',
+      method: 'GET',
+      path: '/',
+    })
     expect(clock.sleeps).toEqual([3_000])
   })
 
   it('keeps the larger of backoff and Retry-After', async () => {
     const srv = await startServer(json(429, {}, { 'retry-after': '0' }), json(200, {}))
     const clock = fakeClock()
-    await client({ baseUrl: srv.url, clock, random: () => 0.999, retry: { initialDelayMs: 400, maxDelayMs: 400 } }).request({
+    await client({
+      baseUrl: srv.url,
+      clock,
+      random: () => 0.999,
+      retry: { initialDelayMs: 400, maxDelayMs: 400 },
+    }).request({
       operation: 'o',
       method: 'GET',
       path: '/',
@@ -240,7 +308,13 @@ describe('HttpClient status errors', () => {
   it('throws ThrottledError without waiting when Retry-After exceeds maxRetryAfterMs', async () => {
     const srv = await startServer(json(429, { message: 'slow down' }, { 'retry-after': '120' }))
     const clock = fakeClock()
-    const err = await rejection(client({ baseUrl: srv.url, clock, retry: { maxRetryAfterMs: 30_000 } }).request({ operation: 'o', method: 'GET', path: '/' }))
+    const err = await rejection(
+      client({ baseUrl: srv.url, clock, retry: { maxRetryAfterMs: 30_000 } }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+      }),
+    )
     expect(err).toBeInstanceOf(ThrottledError)
     expect(err).toMatchObject({ status: 429, retriable: true, retryAfterMs: 120_000, code: 'HTTP_THROTTLED' })
     expect(err.message).toMatch(/throttled \(429\), server asks to wait 120000 ms/)
@@ -251,12 +325,20 @@ describe('HttpClient status errors', () => {
   it('does not retry a non-idempotent POST on a 503, but does when the request is declared idempotent', async () => {
     const once = await startServer(json(503, {}), json(200, {}))
     const clock = fakeClock()
-    const err = await rejection(client({ baseUrl: once.url, clock }).request({ operation: 'pay', method: 'POST', path: '/', json: {} }))
+    const err = await rejection(
+      client({ baseUrl: once.url, clock }).request({ operation: 'pay', method: 'POST', path: '/', json: {} }),
+    )
     expect(err).toMatchObject({ status: 503, retriable: true })
     expect(once.seen).toHaveLength(1)
 
     const twice = await startServer(json(503, {}), json(200, {}))
-    const res = await client({ baseUrl: twice.url, clock }).request({ operation: 'batch', method: 'POST', path: '/', json: {}, idempotent: true })
+    const res = await client({ baseUrl: twice.url, clock }).request({
+      operation: 'batch',
+      method: 'POST',
+      path: '/',
+      json: {},
+      idempotent: true,
+    })
     expect(res.attempts).toBe(2)
     expect(twice.seen).toHaveLength(2)
   })
@@ -268,7 +350,12 @@ describe('HttpClient network failures', () => {
     const clock = fakeClock()
     const retries: RetryInfo[] = []
     const err = await rejection(
-      client({ baseUrl: `http://127.0.0.1:${port}`, clock, retry: { retries: 2 }, hooks: { onRetry: (r) => retries.push(r) } }).request({
+      client({
+        baseUrl: `http://127.0.0.1:${port}`,
+        clock,
+        retry: { retries: 2 },
+        hooks: { onRetry: (r) => retries.push(r) },
+      }).request({
         operation: 'token',
         method: 'POST',
         path: '/',
@@ -276,7 +363,13 @@ describe('HttpClient network failures', () => {
       }),
     )
     expect(err).toBeInstanceOf(HttpNetworkError)
-    expect(err).toMatchObject({ code: 'HTTP_NETWORK_ERROR', networkCode: 'ECONNREFUSED', beforeSend: true, retriable: true, attempt: 3 })
+    expect(err).toMatchObject({
+      code: 'HTTP_NETWORK_ERROR',
+      networkCode: 'ECONNREFUSED',
+      beforeSend: true,
+      retriable: true,
+      attempt: 3,
+    })
     expect(retries).toHaveLength(2)
   })
 
@@ -284,13 +377,24 @@ describe('HttpClient network failures', () => {
     const reset: Handler = (req) => req.socket.destroy()
     const post = await startServer(reset)
     const clock = fakeClock()
-    const err = await rejection(client({ baseUrl: post.url, clock }).request({ operation: 'pay', method: 'POST', path: '/', json: { x: 1 } }))
+    const err = await rejection(
+      client({ baseUrl: post.url, clock }).request({
+        operation: 'pay',
+        method: 'POST',
+        path: '/',
+        json: { x: 1 },
+      }),
+    )
     expect(err).toBeInstanceOf(HttpNetworkError)
     expect(err).toMatchObject({ beforeSend: false, retriable: true })
     expect(post.seen).toHaveLength(1)
 
     const get = await startServer(reset, json(200, { ok: 1 }))
-    const res = await client({ baseUrl: get.url, clock }).request({ operation: 'read', method: 'GET', path: '/' })
+    const res = await client({ baseUrl: get.url, clock }).request({
+      operation: 'read',
+      method: 'GET',
+      path: '/',
+    })
     expect(res.attempts).toBe(2)
   })
 
@@ -300,11 +404,23 @@ describe('HttpClient network failures', () => {
     })
     const clock = fakeClock()
     const err = await rejection(
-      client({ baseUrl: srv.url, clock, timeouts: { headersMs: 150 }, retry: { retries: 1 } }).request({ operation: 'slow', method: 'GET', path: '/' }),
+      client({ baseUrl: srv.url, clock, timeouts: { headersMs: 150 }, retry: { retries: 1 } }).request({
+        operation: 'slow',
+        method: 'GET',
+        path: '/',
+      }),
     )
     expect(err).toBeInstanceOf(HttpTimeoutError)
-    expect(err).toMatchObject({ code: 'HTTP_TIMEOUT', phase: 'headers', timeoutMs: 150, retriable: true, attempt: 2 })
-    expect(err.message).toMatch(/^slow: GET http:\/\/127\.0\.0\.1:\d+\/ timed out waiting for the headers after 150 ms/)
+    expect(err).toMatchObject({
+      code: 'HTTP_TIMEOUT',
+      phase: 'headers',
+      timeoutMs: 150,
+      retriable: true,
+      attempt: 2,
+    })
+    expect(err.message).toMatch(
+      /^slow: GET http:\/\/127\.0\.0\.1:\d+\/ timed out waiting for the headers after 150 ms/,
+    )
     expect(srv.seen).toHaveLength(2)
   })
 
@@ -314,7 +430,11 @@ describe('HttpClient network failures', () => {
       res.write('{"partial":')
     })
     const err = await rejection(
-      client({ baseUrl: srv.url, timeouts: { bodyMs: 150 }, retry: { retries: 0 } }).request({ operation: 'o', method: 'GET', path: '/' }),
+      client({ baseUrl: srv.url, timeouts: { bodyMs: 150 }, retry: { retries: 0 } }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+      }),
     )
     expect(err).toBeInstanceOf(HttpTimeoutError)
     expect(err).toMatchObject({ phase: 'body' })
@@ -325,7 +445,14 @@ describe('HttpClient abort', () => {
   it('rejects with HttpAbortedError when the signal fires mid-request, without retrying', async () => {
     const controller = new AbortController()
     const srv = await startServer(() => controller.abort(new Error('shutting down')))
-    const err = await rejection(client({ baseUrl: srv.url }).request({ operation: 'o', method: 'GET', path: '/', signal: controller.signal }))
+    const err = await rejection(
+      client({ baseUrl: srv.url }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+        signal: controller.signal,
+      }),
+    )
     expect(err).toBeInstanceOf(HttpAbortedError)
     expect(err).toMatchObject({ code: 'HTTP_ABORTED', retriable: false })
     expect(srv.seen).toHaveLength(1)
@@ -341,14 +468,28 @@ describe('HttpClient abort', () => {
         signal?.throwIfAborted()
       },
     }
-    const err = await rejection(client({ baseUrl: srv.url, clock }).request({ operation: 'o', method: 'GET', path: '/', signal: controller.signal }))
+    const err = await rejection(
+      client({ baseUrl: srv.url, clock }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+        signal: controller.signal,
+      }),
+    )
     expect(err).toBeInstanceOf(HttpAbortedError)
     expect(srv.seen).toHaveLength(1)
   })
 
   it('does not send a request whose signal is already aborted', async () => {
     const srv = await startServer(json(200, {}))
-    const err = await rejection(client({ baseUrl: srv.url }).request({ operation: 'o', method: 'GET', path: '/', signal: AbortSignal.abort() }))
+    const err = await rejection(
+      client({ baseUrl: srv.url }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+        signal: AbortSignal.abort(),
+      }),
+    )
     expect(err).toBeInstanceOf(HttpAbortedError)
     expect(srv.seen).toHaveLength(0)
   })
@@ -371,7 +512,11 @@ describe('HttpClient limits and hooks', () => {
     cleanups.push(() => limiter.stop())
     const a = client({ baseUrl: srv.url, limiter })
     const b = client({ baseUrl: srv.url, limiter })
-    await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).request({ operation: 'o', method: 'GET', path: `/${i}` })))
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? a : b).request({ operation: 'o', method: 'GET', path: `/${i}` }),
+      ),
+    )
     expect(srv.seen).toHaveLength(10)
     expect(maxInFlight).toBe(2)
   })
@@ -418,7 +563,9 @@ describe('HttpClient TLS', () => {
   const cert = readFileSync(new URL('localhost-cert.pem', fixtures))
   const key = readFileSync(new URL('localhost-key.pem', fixtures))
 
-  async function tlsServer(options: { maxVersion?: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'; minVersion?: 'TLSv1' | 'TLSv1.2' } = {}): Promise<string> {
+  async function tlsServer(
+    options: { maxVersion?: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'; minVersion?: 'TLSv1' | 'TLSv1.2' } = {},
+  ): Promise<string> {
     const server = createTlsServer({ cert, key, ...options }, (_req, res) => res.end('{"secure":true}'))
     server.on('tlsClientError', () => {})
     return `https://${await listen(server)}`
@@ -426,14 +573,20 @@ describe('HttpClient TLS', () => {
 
   it('talks to an https server whose CA it trusts', async () => {
     const url = await tlsServer()
-    const res = await client({ baseUrl: url, tls: { ca: cert } }).request({ operation: 'o', method: 'GET', path: '/' })
+    const res = await client({ baseUrl: url, tls: { ca: cert } }).request({
+      operation: 'o',
+      method: 'GET',
+      path: '/',
+    })
     expect(res.json()).toEqual({ secure: true })
   })
 
   it('fails with a non-retriable HttpTlsError on an untrusted certificate', async () => {
     const url = await tlsServer()
     const clock = fakeClock()
-    const err = await rejection(client({ baseUrl: url, clock }).request({ operation: 'o', method: 'GET', path: '/' }))
+    const err = await rejection(
+      client({ baseUrl: url, clock }).request({ operation: 'o', method: 'GET', path: '/' }),
+    )
     expect(err).toBeInstanceOf(HttpTlsError)
     expect(err).toMatchObject({ code: 'HTTP_TLS_FAILED', retriable: false })
     expect(clock.sleeps).toEqual([])
@@ -442,7 +595,13 @@ describe('HttpClient TLS', () => {
   it('refuses a server that only speaks TLS 1.1', async () => {
     const url = await tlsServer({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1' })
     const clock = fakeClock()
-    const err = await rejection(client({ baseUrl: url, clock, tls: { ca: cert } }).request({ operation: 'o', method: 'GET', path: '/' }))
+    const err = await rejection(
+      client({ baseUrl: url, clock, tls: { ca: cert } }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+      }),
+    )
     expect(err).toBeInstanceOf(HttpTlsError)
     expect((err as HttpTlsError).networkCode).toMatch(/PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL/)
     expect(clock.sleeps).toEqual([])

@@ -180,9 +180,12 @@ export class HttpClient {
   constructor(options: HttpClientOptions) {
     this.baseUrl = assertSecureUrl(options.baseUrl, options.baseUrlName ?? 'baseUrl')
     if (this.baseUrl.search !== '' || this.baseUrl.hash !== '') {
-      throw new HttpConfigError(`${options.baseUrlName ?? 'baseUrl'} must not carry a query or fragment, got ${redactUrl(this.baseUrl)}`, {
-        setting: options.baseUrlName ?? 'baseUrl',
-      })
+      throw new HttpConfigError(
+        `${options.baseUrlName ?? 'baseUrl'} must not carry a query or fragment, got ${redactUrl(this.baseUrl)}`,
+        {
+          setting: options.baseUrlName ?? 'baseUrl',
+        },
+      )
     }
     this.retryPolicy = Object.freeze(resolveRetryPolicy(options.retry))
     this.timeouts = Object.freeze(resolveTimeouts(options.timeouts))
@@ -207,7 +210,9 @@ export class HttpClient {
         connect: {
           timeout: this.timeouts.connectMs,
           minVersion: MIN_TLS_VERSION,
-          ...(options.tls?.ca === undefined ? {} : { ca: options.tls.ca as string | Buffer | Array<string | Buffer> }),
+          ...(options.tls?.ca === undefined
+            ? {}
+            : { ca: options.tls.ca as string | Buffer | Array<string | Buffer> }),
         },
         headersTimeout: this.timeouts.headersMs,
         bodyTimeout: this.timeouts.bodyMs,
@@ -215,7 +220,11 @@ export class HttpClient {
       this.#ownsDispatcher = true
     }
     this.#hooks = options.hooks ?? {}
-    this.#headers = { accept: 'application/json', 'user-agent': 'tep-http/0.1', ...lowerKeys(options.headers ?? {}) }
+    this.#headers = {
+      accept: 'application/json',
+      'user-agent': 'tep-http/0.1',
+      ...lowerKeys(options.headers ?? {}),
+    }
     this.#logger = options.logger
     this.#clock = options.clock ?? SYSTEM_CLOCK
     this.#random = options.random ?? Math.random
@@ -227,7 +236,8 @@ export class HttpClient {
     if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
       url = assertSecureUrl(path, 'request URL')
     } else {
-      if (!path.startsWith('/')) throw new HttpConfigError(`request path must start with "/", got ${JSON.stringify(path)}`)
+      if (!path.startsWith('/'))
+        throw new HttpConfigError(`request path must start with "/", got ${JSON.stringify(path)}`)
       url = new URL(this.baseUrl.href)
       url.pathname = `${this.baseUrl.pathname.replace(/\/+$/, '')}${path}`
     }
@@ -244,7 +254,8 @@ export class HttpClient {
     if (this.#closed) throw new HttpConfigError(`${req.operation}: the HTTP client is closed`)
     const url = this.resolveUrl(req.path, req.query)
     const safeUrl = redactUrl(url)
-    const policy = req.retry === undefined ? this.retryPolicy : resolveRetryPolicy({ ...this.retryPolicy, ...req.retry })
+    const policy =
+      req.retry === undefined ? this.retryPolicy : resolveRetryPolicy({ ...this.retryPolicy, ...req.retry })
     const idempotent = req.idempotent ?? IDEMPOTENT_METHODS.has(req.method)
     const { body, contentType } = encodeBody(req)
     const headers: Record<string, string> = { ...this.#headers, ...lowerKeys(req.headers ?? {}) }
@@ -256,11 +267,15 @@ export class HttpClient {
       let error: HttpRequestError
       let retryAfterMs: number | undefined
       try {
-        const exchange = await this.#scheduled(req.signal, context, () => this.#exchange(url, req, headers, body, context))
+        const exchange = await this.#scheduled(req.signal, context, () =>
+          this.#exchange(url, req, headers, body, context),
+        )
         if (exchange.status >= 200 && exchange.status < 300) {
           return buildResponse(exchange, attempt, context)
         }
-        retryAfterMs = policy.honorRetryAfter ? parseRetryAfterMs(exchange.headers['retry-after'], this.#clock.now()) : undefined
+        retryAfterMs = policy.honorRetryAfter
+          ? parseRetryAfterMs(exchange.headers['retry-after'], this.#clock.now())
+          : undefined
         error = statusError(exchange, context, policy, retryAfterMs)
       } catch (err) {
         error = this.#toRequestError(err, context, req.signal)
@@ -301,7 +316,11 @@ export class HttpClient {
     return false
   }
 
-  async #scheduled(signal: AbortSignal | undefined, context: RequestContext, task: () => Promise<Exchange>): Promise<Exchange> {
+  async #scheduled(
+    signal: AbortSignal | undefined,
+    context: RequestContext,
+    task: () => Promise<Exchange>,
+  ): Promise<Exchange> {
     const run = this.limiter.schedule(async () => {
       // The caller may have given up while the job waited for a slot.
       if (signal?.aborted) throw new HttpAbortedError(context, signal.reason)
@@ -324,7 +343,13 @@ export class HttpClient {
     })
   }
 
-  async #exchange(url: URL, req: HttpRequest, headers: Record<string, string>, body: string | undefined, context: RequestContext): Promise<Exchange> {
+  async #exchange(
+    url: URL,
+    req: HttpRequest,
+    headers: Record<string, string>,
+    body: string | undefined,
+    context: RequestContext,
+  ): Promise<Exchange> {
     this.#callHook('onRequest', () => this.#hooks.onRequest?.({ ...context }))
     const started = performance.now()
     let status: number | undefined
@@ -346,12 +371,18 @@ export class HttpClient {
       this.#callHook('onResponse', () => this.#hooks.onResponse?.({ ...context, status, durationMs }))
       return { status: res.statusCode, headers: res.headers, text }
     } catch (err) {
-      const error = err instanceof BodyTooLargeError
-        ? new HttpResponseFormatError(context, { status: status ?? 0, reason: err.message, cause: err })
-        : this.#toRequestError(err, context, req.signal)
+      const error =
+        err instanceof BodyTooLargeError
+          ? new HttpResponseFormatError(context, { status: status ?? 0, reason: err.message, cause: err })
+          : this.#toRequestError(err, context, req.signal)
       const durationMs = performance.now() - started
       this.#callHook('onResponse', () =>
-        this.#hooks.onResponse?.({ ...context, ...(status === undefined ? {} : { status }), errorCode: error.code, durationMs }),
+        this.#hooks.onResponse?.({
+          ...context,
+          ...(status === undefined ? {} : { status }),
+          errorCode: error.code,
+          durationMs,
+        }),
       )
       throw error
     }
@@ -381,7 +412,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
 function positiveOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < 1) throw new HttpConfigError(`${name} must be a positive integer, got ${String(value)}`, { setting: name })
+  if (!Number.isInteger(value) || value < 1)
+    throw new HttpConfigError(`${name} must be a positive integer, got ${String(value)}`, { setting: name })
   return value
 }
 
@@ -396,11 +428,19 @@ function encodeBody(req: HttpRequest): { body: string | undefined; contentType: 
     throw new HttpConfigError(`${req.operation}: a request has either a json or a form body, not both`)
   }
   if (req.json !== undefined) return { body: JSON.stringify(req.json), contentType: 'application/json' }
-  if (req.form !== undefined) return { body: new URLSearchParams(req.form).toString(), contentType: 'application/x-www-form-urlencoded' }
+  if (req.form !== undefined)
+    return {
+      body: new URLSearchParams(req.form).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    }
   return { body: undefined, contentType: undefined }
 }
 
-async function readBody(body: Dispatcher.ResponseData['body'], limit: number, truncate: boolean): Promise<string> {
+async function readBody(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+  truncate: boolean,
+): Promise<string> {
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of body) {
@@ -422,11 +462,21 @@ async function readBody(body: Dispatcher.ResponseData['body'], limit: number, tr
   return Buffer.concat(chunks, size).toString('utf8')
 }
 
-function statusError(exchange: Exchange, context: RequestContext, policy: RetryPolicy, retryAfterMs: number | undefined): HttpStatusError {
-  const bodySnippet = exchange.text.length > SNIPPET_CHARS ? `${exchange.text.slice(0, SNIPPET_CHARS)}...` : exchange.text
+function statusError(
+  exchange: Exchange,
+  context: RequestContext,
+  policy: RetryPolicy,
+  retryAfterMs: number | undefined,
+): HttpStatusError {
+  const bodySnippet =
+    exchange.text.length > SNIPPET_CHARS ? `${exchange.text.slice(0, SNIPPET_CHARS)}...` : exchange.text
   const base = { bodySnippet, bodyText: exchange.text, headers: exchange.headers }
   if (exchange.status === 429) return new ThrottledError(context, { ...base, retryAfterMs })
-  return new HttpStatusError(context, { ...base, status: exchange.status, retriable: policy.retryStatuses.includes(exchange.status) })
+  return new HttpStatusError(context, {
+    ...base,
+    status: exchange.status,
+    retriable: policy.retryStatuses.includes(exchange.status),
+  })
 }
 
 function buildResponse(exchange: Exchange, attempts: number, context: RequestContext): HttpResponse {
@@ -443,7 +493,10 @@ function buildResponse(exchange: Exchange, attempts: number, context: RequestCon
         return JSON.parse(exchange.text) as T
       } catch (cause) {
         const snippet = exchange.text.slice(0, SNIPPET_CHARS)
-        throw new HttpResponseFormatError({ ...context, attempt: attempts }, { status: exchange.status, reason: 'body is not valid JSON', cause, bodySnippet: snippet })
+        throw new HttpResponseFormatError(
+          { ...context, attempt: attempts },
+          { status: exchange.status, reason: 'body is not valid JSON', cause, bodySnippet: snippet },
+        )
       }
     },
   }

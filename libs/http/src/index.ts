@@ -23,7 +23,12 @@ export {
   ThrottledError,
 } from './errors.ts'
 export type { HttpStatusErrorOptions, RequestContext, TimeoutPhase } from './errors.ts'
-export { DEFAULT_RETRY_POLICY, backoffDelayMs, parseRetryAfterMs, resolveRetryPolicy } from './retry-policy.ts'
+export {
+  DEFAULT_RETRY_POLICY,
+  backoffDelayMs,
+  parseRetryAfterMs,
+  resolveRetryPolicy,
+} from './retry-policy.ts'
 export type { RetryPolicy } from './retry-policy.ts'
 export { DEFAULT_RATE_LIMITS, createRequestLimiter, resolveRateLimits } from './rate-limits.ts'
 export type { RateLimits, RequestLimiter } from './rate-limits.ts'

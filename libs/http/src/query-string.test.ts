@@ -3,11 +3,17 @@ import { buildQueryString, encodePathSegment, redactUrl } from './query-string.t
 
 describe('buildQueryString', () => {
   it('omits undefined and sends null and "" as present-but-empty', () => {
-    expect(buildQueryString({ merchantId: 'M1', terminalId: undefined, mcc: null, city: '' })).toBe('merchantId=M1&mcc=&city=')
+    expect(buildQueryString({ merchantId: 'M1', terminalId: undefined, mcc: null, city: '' })).toBe(
+      'merchantId=M1&mcc=&city=',
+    )
   })
 
   it('percent-encodes spaces as %20, diacritics as UTF-8 and reserved characters', () => {
-    const qs = buildQueryString({ description: 'Kavárna Ďáblice & spol.', city: 'Brno+1', q: "a/b?c=d#e!'()*" })
+    const qs = buildQueryString({
+      description: 'Kavárna Ďáblice & spol.',
+      city: 'Brno+1',
+      q: "a/b?c=d#e!'()*",
+    })
     expect(qs).toBe(
       'description=Kav%C3%A1rna%20%C4%8E%C3%A1blice%20%26%20spol.&city=Brno%2B1&q=a%2Fb%3Fc%3Dd%23e%21%27%28%29%2A',
     )
@@ -33,8 +39,12 @@ describe('encodePathSegment', () => {
 
 describe('redactUrl', () => {
   it('keeps origin, path and parameter names, hides values', () => {
-    const url = new URL('https://api.example.com/v5/shops/findByCardTransaction?merchantId=12345&cardBin=411111&mcc=')
-    expect(redactUrl(url)).toBe('https://api.example.com/v5/shops/findByCardTransaction?merchantId=*&cardBin=*&mcc=*')
+    const url = new URL(
+      'https://api.example.com/v5/shops/findByCardTransaction?merchantId=12345&cardBin=411111&mcc=',
+    )
+    expect(redactUrl(url)).toBe(
+      'https://api.example.com/v5/shops/findByCardTransaction?merchantId=*&cardBin=*&mcc=*',
+    )
     expect(redactUrl(new URL('http://127.0.0.1:1/x'))).toBe('http://127.0.0.1:1/x')
   })
 })

@@ -24,7 +24,10 @@ export function buildQueryString(params: QueryParams | undefined): string {
 
 /** encodeURIComponent plus the RFC 3986 sub-delimiters it leaves alone, so values round-trip through any parser. */
 export function encodeQueryComponent(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  )
 }
 
 /** Encodes one path segment (an id that may hold `/`, `@`, spaces...). */

@@ -6,9 +6,13 @@ describe('resolveRateLimits', () => {
   it('defaults and validates', () => {
     expect(resolveRateLimits()).toEqual(DEFAULT_RATE_LIMITS)
     expect(() => resolveRateLimits({ maxConcurrent: 0 })).toThrow(HttpConfigError)
-    expect(() => resolveRateLimits({ maxConcurrent: 0 })).toThrow(/maxConcurrent must be a positive integer, got 0/)
+    expect(() => resolveRateLimits({ maxConcurrent: 0 })).toThrow(
+      /maxConcurrent must be a positive integer, got 0/,
+    )
     expect(() => resolveRateLimits({ minTimeMs: -1 })).toThrow(/minTimeMs must be a non-negative number/)
-    expect(() => resolveRateLimits({ perInterval: { requests: 0, intervalMs: 1000 } })).toThrow(/perInterval.requests/)
+    expect(() => resolveRateLimits({ perInterval: { requests: 0, intervalMs: 1000 } })).toThrow(
+      /perInterval.requests/,
+    )
     expect(resolveRateLimits({ maxConcurrent: null }).maxConcurrent).toBeNull()
   })
 })
@@ -17,7 +21,8 @@ describe('resolveRateLimits', () => {
 async function until(condition: () => boolean, deadlineMs = 5_000): Promise<void> {
   const deadline = Date.now() + deadlineMs
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${deadlineMs} ms: ${condition.toString()}`)
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${deadlineMs} ms: ${condition.toString()}`)
     await new Promise((r) => setImmediate(r))
   }
 }

@@ -26,7 +26,9 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = Object.freeze({
 
 function positiveInt(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) {
-    throw new HttpConfigError(`rate limit ${name} must be a positive integer, got ${String(value)}`, { setting: `limits.${name}` })
+    throw new HttpConfigError(`rate limit ${name} must be a positive integer, got ${String(value)}`, {
+      setting: `limits.${name}`,
+    })
   }
 }
 
@@ -35,7 +37,10 @@ export function resolveRateLimits(overrides: Partial<RateLimits> = {}): RateLimi
   const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...overrides }
   if (limits.maxConcurrent !== null) positiveInt('maxConcurrent', limits.maxConcurrent)
   if (!Number.isFinite(limits.minTimeMs) || limits.minTimeMs < 0) {
-    throw new HttpConfigError(`rate limit minTimeMs must be a non-negative number, got ${String(limits.minTimeMs)}`, { setting: 'limits.minTimeMs' })
+    throw new HttpConfigError(
+      `rate limit minTimeMs must be a non-negative number, got ${String(limits.minTimeMs)}`,
+      { setting: 'limits.minTimeMs' },
+    )
   }
   if (limits.perInterval !== null) {
     positiveInt('perInterval.requests', limits.perInterval.requests)
@@ -82,7 +87,10 @@ export function createRequestLimiter(overrides: Partial<RateLimits> = {}): Reque
     async stop() {
       if (stopped) return
       stopped = true
-      await bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: 'the HTTP client was closed before this request could start' })
+      await bottleneck.stop({
+        dropWaitingJobs: true,
+        dropErrorMessage: 'the HTTP client was closed before this request could start',
+      })
     },
   }
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { HttpConfigError } from './errors.ts'
-import { DEFAULT_RETRY_POLICY, backoffDelayMs, parseRetryAfterMs, resolveRetryPolicy } from './retry-policy.ts'
+import {
+  DEFAULT_RETRY_POLICY,
+  backoffDelayMs,
+  parseRetryAfterMs,
+  resolveRetryPolicy,
+} from './retry-policy.ts'
 
 describe('resolveRetryPolicy', () => {
   it('merges overrides over the defaults without sharing the status list', () => {
@@ -28,7 +33,9 @@ describe('backoffDelayMs', () => {
 
   it('grows the ceiling exponentially up to maxDelayMs', () => {
     const fixed = { ...policy, jitter: false }
-    expect([1, 2, 3, 4, 5, 6].map((r) => backoffDelayMs(fixed, r))).toEqual([100, 200, 400, 800, 1_000, 1_000])
+    expect([1, 2, 3, 4, 5, 6].map((r) => backoffDelayMs(fixed, r))).toEqual([
+      100, 200, 400, 800, 1_000, 1_000,
+    ])
   })
 
   it('applies full jitter: anywhere from 0 up to and including the ceiling', () => {

@@ -49,30 +49,45 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 
 function nonNegative(name: string, value: number, integer = false): void {
   if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
-    throw new HttpConfigError(`retry policy ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${String(value)}`, {
-      setting: `retry.${name}`,
-    })
+    throw new HttpConfigError(
+      `retry policy ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${String(value)}`,
+      {
+        setting: `retry.${name}`,
+      },
+    )
   }
 }
 
 /** Merges `overrides` over the defaults and checks every field. */
 export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...overrides, retryStatuses: [...(overrides.retryStatuses ?? DEFAULT_RETRY_POLICY.retryStatuses)] }
+  const policy: RetryPolicy = {
+    ...DEFAULT_RETRY_POLICY,
+    ...overrides,
+    retryStatuses: [...(overrides.retryStatuses ?? DEFAULT_RETRY_POLICY.retryStatuses)],
+  }
   nonNegative('retries', policy.retries, true)
   nonNegative('initialDelayMs', policy.initialDelayMs)
   nonNegative('maxDelayMs', policy.maxDelayMs)
   nonNegative('maxRetryAfterMs', policy.maxRetryAfterMs)
   if (!Number.isFinite(policy.factor) || policy.factor < 1) {
-    throw new HttpConfigError(`retry policy factor must be a number >= 1, got ${String(policy.factor)}`, { setting: 'retry.factor' })
+    throw new HttpConfigError(`retry policy factor must be a number >= 1, got ${String(policy.factor)}`, {
+      setting: 'retry.factor',
+    })
   }
   if (policy.maxDelayMs < policy.initialDelayMs) {
-    throw new HttpConfigError(`retry policy maxDelayMs (${policy.maxDelayMs}) must not be below initialDelayMs (${policy.initialDelayMs})`, {
-      setting: 'retry.maxDelayMs',
-    })
+    throw new HttpConfigError(
+      `retry policy maxDelayMs (${policy.maxDelayMs}) must not be below initialDelayMs (${policy.initialDelayMs})`,
+      {
+        setting: 'retry.maxDelayMs',
+      },
+    )
   }
   for (const status of policy.retryStatuses) {
     if (!Number.isInteger(status) || status < 400 || status > 599) {
-      throw new HttpConfigError(`retry policy retryStatuses must hold 4xx/5xx status codes, got ${String(status)}`, { setting: 'retry.retryStatuses' })
+      throw new HttpConfigError(
+        `retry policy retryStatuses must hold 4xx/5xx status codes, got ${String(status)}`,
+        { setting: 'retry.retryStatuses' },
+      )
     }
   }
   return policy
@@ -83,7 +98,11 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryP
  * `min(maxDelayMs, initialDelayMs * factor^(retry-1))`, then full jitter.
  * `random` returns [0, 1) and is injectable for tests.
  */
-export function backoffDelayMs(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  policy: RetryPolicy,
+  retry: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** Math.max(0, retry - 1))
   return policy.jitter ? Math.floor(random() * (ceiling + 1)) : ceiling
 }

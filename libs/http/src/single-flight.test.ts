@@ -37,7 +37,9 @@ describe('SingleFlight', () => {
       calls++
       throw new Error('token endpoint down')
     }
-    await expect(Promise.all([flight.run('t', failing), flight.run('t', failing)])).rejects.toThrow('token endpoint down')
+    await expect(Promise.all([flight.run('t', failing), flight.run('t', failing)])).rejects.toThrow(
+      'token endpoint down',
+    )
     expect(calls).toBe(1)
     await expect(flight.run('t', async () => 'fresh')).resolves.toBe('fresh')
   })

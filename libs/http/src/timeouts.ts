@@ -25,7 +25,10 @@ export function resolveTimeouts(overrides: Partial<Timeouts> = {}): Timeouts {
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...overrides }
   for (const [name, value] of Object.entries(timeouts)) {
     if (!Number.isInteger(value) || value < 1) {
-      throw new HttpConfigError(`timeout ${name} must be a positive integer of milliseconds, got ${String(value)}`, { setting: `timeouts.${name}` })
+      throw new HttpConfigError(
+        `timeout ${name} must be a positive integer of milliseconds, got ${String(value)}`,
+        { setting: `timeouts.${name}` },
+      )
     }
   }
   return timeouts

@@ -3,15 +3,28 @@ import { HttpConfigError } from './errors.ts'
 import { assertSecureUrl, isLoopbackHost } from './transport-policy.ts'
 
 describe('isLoopbackHost', () => {
-  it.each(['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', 'api.localhost', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])(
-    'accepts %s',
-    (host) => expect(isLoopbackHost(host)).toBe(true),
-  )
+  it.each([
+    '127.0.0.1',
+    '127.8.9.10',
+    'localhost',
+    'LOCALHOST',
+    'api.localhost',
+    '::1',
+    '[::1]',
+    '0:0:0:0:0:0:0:1',
+    '::ffff:127.0.0.1',
+  ])('accepts %s', (host) => expect(isLoopbackHost(host)).toBe(true))
 
-  it.each(['128.0.0.1', '10.0.0.1', '0.0.0.0', 'localhost.example.com', 'example.com', '::2', '::ffff:10.0.0.1', '127.example.com'])(
-    'rejects %s',
-    (host) => expect(isLoopbackHost(host)).toBe(false),
-  )
+  it.each([
+    '128.0.0.1',
+    '10.0.0.1',
+    '0.0.0.0',
+    'localhost.example.com',
+    'example.com',
+    '::2',
+    '::ffff:10.0.0.1',
+    '127.example.com',
+  ])('rejects %s', (host) => expect(isLoopbackHost(host)).toBe(false))
 })
 
 describe('assertSecureUrl', () => {
@@ -33,7 +46,9 @@ describe('assertSecureUrl', () => {
     expect(err).toBeInstanceOf(HttpConfigError)
     expect((err as HttpConfigError).code).toBe('HTTP_CONFIG_INVALID')
     expect((err as HttpConfigError).retriable).toBe(false)
-    expect((err as Error).message).toMatch(/^ENRICHMENT_API_URL must be an https:\/\/ URL \(plain http is allowed only for loopback.*got http:\/\/api\.example\.com$/)
+    expect((err as Error).message).toMatch(
+      /^ENRICHMENT_API_URL must be an https:\/\/ URL \(plain http is allowed only for loopback.*got http:\/\/api\.example\.com$/,
+    )
   })
 
   it('rejects other protocols, relative URLs and embedded credentials without echoing them', () => {

@@ -34,11 +34,17 @@ export function assertSecureUrl(raw: string | URL, name = 'url'): URL {
   try {
     url = raw instanceof URL ? new URL(raw.href) : new URL(raw)
   } catch (cause) {
-    throw new HttpConfigError(`${name} must be an absolute https:// URL, got ${JSON.stringify(String(raw))}`, { setting: name, cause: String(cause) })
+    throw new HttpConfigError(
+      `${name} must be an absolute https:// URL, got ${JSON.stringify(String(raw))}`,
+      { setting: name, cause: String(cause) },
+    )
   }
   if (url.username !== '' || url.password !== '') {
     // Never echo the URL here: it holds the credentials.
-    throw new HttpConfigError(`${name} must not contain credentials (user:password@); pass them as client options`, { setting: name })
+    throw new HttpConfigError(
+      `${name} must not contain credentials (user:password@); pass them as client options`,
+      { setting: name },
+    )
   }
   if (url.protocol === 'https:') return url
   if (url.protocol === 'http:') {
@@ -48,5 +54,8 @@ export function assertSecureUrl(raw: string | URL, name = 'url'): URL {
       { setting: name, origin: url.origin },
     )
   }
-  throw new HttpConfigError(`${name} must be an https:// URL, got protocol ${url.protocol} in ${url.origin}`, { setting: name })
+  throw new HttpConfigError(
+    `${name} must be an https:// URL, got protocol ${url.protocol} in ${url.origin}`,
+    { setting: name },
+  )
 }
