@@ -21,7 +21,11 @@ export const DEFAULT_POLLER_BACKOFF: Readonly<PollerBackoffPolicy> = Object.free
 
 export function resolvePollerBackoff(overrides: Partial<PollerBackoffPolicy> = {}): PollerBackoffPolicy {
   const policy = { ...DEFAULT_POLLER_BACKOFF, ...overrides }
-  if (!(policy.initialDelayMs >= 0) || !(policy.maxDelayMs >= policy.initialDelayMs) || !(policy.factor >= 1)) {
+  if (
+    !(policy.initialDelayMs >= 0) ||
+    !(policy.maxDelayMs >= policy.initialDelayMs) ||
+    !(policy.factor >= 1)
+  ) {
     throw new RangeError(
       `poller backoff needs 0 <= initialDelayMs <= maxDelayMs and factor >= 1, got ${JSON.stringify(policy)}`,
     )
@@ -34,8 +38,16 @@ export function resolvePollerBackoff(overrides: Partial<PollerBackoffPolicy> = {
  * half random, so a standby that takes over does not hammer the API in lockstep
  * but also never retries immediately. A server's Retry-After wins when longer.
  */
-export function backoffDelay(policy: PollerBackoffPolicy, failures: number, retryAfterMs?: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** Math.max(0, failures - 1))
+export function backoffDelay(
+  policy: PollerBackoffPolicy,
+  failures: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(
+    policy.maxDelayMs,
+    policy.initialDelayMs * policy.factor ** Math.max(0, failures - 1),
+  )
   const delay = ceiling / 2 + random() * (ceiling / 2)
   return Math.round(Math.max(delay, retryAfterMs ?? 0))
 }

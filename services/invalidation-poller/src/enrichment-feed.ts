@@ -2,11 +2,17 @@ import type { EnrichmentClient, InvalidationLevel } from '@tep/enrichment-client
 import type { FeedItemRange, FeedPage, FeedPageQuery, InvalidationFeed } from './feed.ts'
 
 /** The poller's feed port over `@tep/enrichment-client`. */
-export function enrichmentFeed(client: Pick<EnrichmentClient, 'getInvalidations' | 'getInvalidationItemRange'>): InvalidationFeed {
+export function enrichmentFeed(
+  client: Pick<EnrichmentClient, 'getInvalidations' | 'getInvalidationItemRange'>,
+): InvalidationFeed {
   return {
     async page(query: FeedPageQuery, signal?: AbortSignal): Promise<FeedPage> {
       const page = await client.getInvalidations(
-        { fromId: query.fromId, level: query.levels as readonly InvalidationLevel[], pageSize: query.pageSize },
+        {
+          fromId: query.fromId,
+          level: query.levels as readonly InvalidationLevel[],
+          pageSize: query.pageSize,
+        },
         signal === undefined ? {} : { signal },
       )
       return {

@@ -17,7 +17,12 @@ export class InvalidationFeedFormatError extends PipelineError {
  */
 export class InvalidationPageSizeError extends PipelineError {
   constructor(message: string, options: { cause: unknown; details?: Record<string, unknown> }) {
-    super(message, { code: 'INVALIDATION_PAGE_SIZE_REJECTED', retriable: false, cause: options.cause, details: options.details ?? {} })
+    super(message, {
+      code: 'INVALIDATION_PAGE_SIZE_REJECTED',
+      retriable: false,
+      cause: options.cause,
+      details: options.details ?? {},
+    })
   }
 }
 

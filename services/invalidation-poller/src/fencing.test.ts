@@ -5,7 +5,11 @@ describe('isFencedError', () => {
   it('recognises fencing directly, by code, and wrapped in retry errors', () => {
     expect(isFencedError({ type: 'INVALID_PRODUCER_EPOCH' })).toBe(true)
     expect(isFencedError({ type: 'UNKNOWN', code: 90 })).toBe(true)
-    expect(isFencedError(Object.assign(new Error('retries exceeded'), { originalError: { type: 'PRODUCER_FENCED' } }))).toBe(true)
+    expect(
+      isFencedError(
+        Object.assign(new Error('retries exceeded'), { originalError: { type: 'PRODUCER_FENCED' } }),
+      ),
+    ).toBe(true)
     expect(isFencedError(new Error('x', { cause: { type: 'TRANSACTION_COORDINATOR_FENCED' } }))).toBe(true)
   })
   it('does not mistake other failures for fencing', () => {

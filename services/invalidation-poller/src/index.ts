@@ -9,5 +9,9 @@ export type { CursorLog, StoredCursor } from './cursor.ts'
 export type { FeedItem } from './page-items.ts'
 export { DEFAULT_POLLER_BACKOFF } from './backoff.ts'
 export type { PollerBackoffPolicy } from './backoff.ts'
-export { InvalidationFeedFormatError, InvalidationPageSizeError, InvalidationPollerFencedError } from './errors.ts'
+export {
+  InvalidationFeedFormatError,
+  InvalidationPageSizeError,
+  InvalidationPollerFencedError,
+} from './errors.ts'
 export { pollerEnv } from './config.ts'

@@ -43,7 +43,9 @@ export class KafkaCursorLog implements CursorLog {
   async connect(): Promise<void> {
     await Promise.all([this.options.itemCodec.register(), this.options.cursorCodec.register()])
     const producer = this.options.kafka.producer(
-      transactionalProducerConfig(this.options.transactionalId, { transactionTimeout: this.options.transactionTimeoutMs ?? 60_000 }),
+      transactionalProducerConfig(this.options.transactionalId, {
+        transactionTimeout: this.options.transactionTimeoutMs ?? 60_000,
+      }),
     )
     await producer.connect()
     try {
@@ -59,7 +61,12 @@ export class KafkaCursorLog implements CursorLog {
 
   async read(): Promise<StoredCursor | undefined> {
     if (this.producer === undefined) await this.connect()
-    return readCursor({ kafka: this.options.kafka, topic: this.options.cursorTopic, feed: this.options.feed, codec: this.options.cursorCodec })
+    return readCursor({
+      kafka: this.options.kafka,
+      topic: this.options.cursorTopic,
+      feed: this.options.feed,
+      codec: this.options.cursorCodec,
+    })
   }
 
   async commitPage(items: readonly FeedItem[], cursor: StoredCursor): Promise<void> {
@@ -79,7 +86,12 @@ export class KafkaCursorLog implements CursorLog {
     }))
     const cursorMessage = {
       key: cursor.feed,
-      value: cursorCodec.encodeSync({ feed: cursor.feed, lastItemId: cursor.lastItemId, feedCurrentTime: cursor.feedCurrentTime, updatedAt: cursor.updatedAt }),
+      value: cursorCodec.encodeSync({
+        feed: cursor.feed,
+        lastItemId: cursor.lastItemId,
+        feedCurrentTime: cursor.feedCurrentTime,
+        updatedAt: cursor.updatedAt,
+      }),
     }
     await withTransaction(
       this.producer!,

@@ -1,7 +1,13 @@
 import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
-import { createLogger, createMetricsRegistry, GracefulShutdown, Readiness, startHealthServer } from '@tep/observability'
+import {
+  createLogger,
+  createMetricsRegistry,
+  GracefulShutdown,
+  Readiness,
+  startHealthServer,
+} from '@tep/observability'
 import { pollerEnv } from './config.ts'
 import { enrichmentFeed } from './enrichment-feed.ts'
 import { startInvalidationPoller } from './start-invalidation-poller.ts'
@@ -26,7 +32,9 @@ try {
 }
 const auth = resolveEnrichmentAuth(cfg)
 if ('problem' in auth) {
-  process.stderr.write(`invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`)
+  process.stderr.write(
+    `invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`,
+  )
   process.exit(2)
 }
 
@@ -42,7 +50,11 @@ const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: SERVICE }, log
 const admin = kafka.admin()
 await admin.connect()
 try {
-  await ensureTopics(admin, [topicSpec(TOPICS.merchantInvalidations), topicSpec(TOPICS.merchantInvalidationsCursor)], { logger })
+  await ensureTopics(
+    admin,
+    [topicSpec(TOPICS.merchantInvalidations), topicSpec(TOPICS.merchantInvalidationsCursor)],
+    { logger },
+  )
 } finally {
   await admin.disconnect()
 }
@@ -72,7 +84,14 @@ const poller = await startInvalidationPoller({
   readiness,
 })
 shutdown.add('poller', () => poller.stop())
-logger.info({ feed: poller.feed, transactionalId: poller.transactionalId, pollIntervalMs: cfg.INVALIDATIONS_POLL_INTERVAL }, 'invalidation poller started')
+logger.info(
+  {
+    feed: poller.feed,
+    transactionalId: poller.transactionalId,
+    pollIntervalMs: cfg.INVALIDATIONS_POLL_INTERVAL,
+  },
+  'invalidation poller started',
+)
 
 poller.done.catch((err: unknown) => {
   logger.error({ err }, 'invalidation poller stopped')

@@ -27,7 +27,10 @@ describe('pageItems', () => {
 
   it('drops items at or below the cursor and repeated ids, so nothing is published twice', () => {
     const result = pageItems(
-      { batches: [{ level: 'shop', type: 'update', ids: [3, 4, 5, 5], keys: ['a', 'b', 'c', 'c'] }], paging: { lastId: 5, hasMore: true } },
+      {
+        batches: [{ level: 'shop', type: 'update', ids: [3, 4, 5, 5], keys: ['a', 'b', 'c', 'c'] }],
+        paging: { lastId: 5, hasMore: true },
+      },
       4,
     )
     expect(result.items.map((i) => i.itemId)).toEqual([5])
@@ -35,7 +38,10 @@ describe('pageItems', () => {
   })
 
   it('accepts numeric strings as ids and falls back to the highest item when lastId is absent', () => {
-    const result = pageItems({ batches: [{ level: 'handle', ids: ['11', '12'], keys: ['h1', 'h2'] }], paging: { hasMore: false } }, 10)
+    const result = pageItems(
+      { batches: [{ level: 'handle', ids: ['11', '12'], keys: ['h1', 'h2'] }], paging: { hasMore: false } },
+      10,
+    )
     expect(result.items).toEqual([
       { itemId: 11, level: 'handle', type: null, entityKey: 'h1' },
       { itemId: 12, level: 'handle', type: null, entityKey: 'h2' },
@@ -44,19 +50,31 @@ describe('pageItems', () => {
   })
 
   it('keeps the cursor when the feed has nothing new', () => {
-    expect(pageItems({ batches: [], paging: { lastId: 20, hasMore: false } }, 20)).toMatchObject({ items: [], nextCursor: 20, hasMore: false })
+    expect(pageItems({ batches: [], paging: { lastId: 20, hasMore: false } }, 20)).toMatchObject({
+      items: [],
+      nextCursor: 20,
+      hasMore: false,
+    })
   })
 
   it('rejects ids and keys that are not aligned', () => {
-    expect(() => pageItems({ batches: [{ level: 'shop', ids: [1, 2], keys: ['a'] }], paging: { hasMore: false } }, 0)).toThrow(InvalidationFeedFormatError)
+    expect(() =>
+      pageItems({ batches: [{ level: 'shop', ids: [1, 2], keys: ['a'] }], paging: { hasMore: false } }, 0),
+    ).toThrow(InvalidationFeedFormatError)
   })
 
   it('rejects ids that are not non-negative integers', () => {
-    expect(() => pageItems({ batches: [{ level: 'shop', ids: ['x1'], keys: ['a'] }], paging: { hasMore: false } }, 0)).toThrow(/not a non-negative integer/)
-    expect(() => pageItems({ batches: [{ level: 'shop', ids: [1.5], keys: ['a'] }], paging: { hasMore: false } }, 0)).toThrow(InvalidationFeedFormatError)
+    expect(() =>
+      pageItems({ batches: [{ level: 'shop', ids: ['x1'], keys: ['a'] }], paging: { hasMore: false } }, 0),
+    ).toThrow(/not a non-negative integer/)
+    expect(() =>
+      pageItems({ batches: [{ level: 'shop', ids: [1.5], keys: ['a'] }], paging: { hasMore: false } }, 0),
+    ).toThrow(InvalidationFeedFormatError)
   })
 
   it('refuses a page that claims more items but does not move the cursor (would loop forever)', () => {
-    expect(() => pageItems({ batches: [], paging: { lastId: 8, hasMore: true } }, 8)).toThrow(/moved the cursor nowhere/)
+    expect(() => pageItems({ batches: [], paging: { lastId: 8, hasMore: true } }, 8)).toThrow(
+      /moved the cursor nowhere/,
+    )
   })
 })

@@ -21,7 +21,10 @@ export interface PageItems {
 function toItemId(raw: number | string, context: Record<string, unknown>): number {
   const id = typeof raw === 'number' ? raw : /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
   if (!Number.isSafeInteger(id) || id < 0) {
-    throw new InvalidationFeedFormatError(`invalidation feed returned an item id that is not a non-negative integer: ${JSON.stringify(raw)}`, context)
+    throw new InvalidationFeedFormatError(
+      `invalidation feed returned an item id that is not a non-negative integer: ${JSON.stringify(raw)}`,
+      context,
+    )
   }
   return id
 }
@@ -50,7 +53,10 @@ export function pageItems(page: FeedPage, afterId: number): PageItems {
       const itemId = toItemId(rawId, context)
       const entityKey = batch.keys[i]!
       if (entityKey.length === 0) {
-        throw new InvalidationFeedFormatError(`invalidation feed item ${itemId} (level ${batch.level}) has an empty entity key`, { ...context, itemId })
+        throw new InvalidationFeedFormatError(
+          `invalidation feed item ${itemId} (level ${batch.level}) has an empty entity key`,
+          { ...context, itemId },
+        )
       }
       if (itemId <= afterId || byId.has(itemId)) continue
       byId.set(itemId, { itemId, level: batch.level, type: batch.type ?? null, entityKey })
@@ -58,7 +64,8 @@ export function pageItems(page: FeedPage, afterId: number): PageItems {
   }
   const items = [...byId.values()].sort((a, b) => a.itemId - b.itemId)
   const highestItem = items.at(-1)?.itemId ?? afterId
-  const lastId = page.paging.lastId === undefined ? afterId : toItemId(page.paging.lastId, { field: 'paging.lastId' })
+  const lastId =
+    page.paging.lastId === undefined ? afterId : toItemId(page.paging.lastId, { field: 'paging.lastId' })
   const nextCursor = Math.max(afterId, highestItem, lastId)
   if (page.paging.hasMore && nextCursor === afterId) {
     throw new InvalidationFeedFormatError(

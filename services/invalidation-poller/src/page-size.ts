@@ -9,7 +9,8 @@ export class PageSize {
   readonly min: number
 
   constructor(initial: number, min = 1) {
-    if (!Number.isInteger(initial) || initial < min) throw new RangeError(`page size must be an integer >= ${min}, got ${initial}`)
+    if (!Number.isInteger(initial) || initial < min)
+      throw new RangeError(`page size must be an integer >= ${min}, got ${initial}`)
     this.value = initial
     this.min = min
   }

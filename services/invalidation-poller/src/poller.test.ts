@@ -30,7 +30,11 @@ class FakeFeed implements InvalidationFeed {
     this.calls.push(query)
     const failure = this.failures.shift()
     if (failure) throw failure
-    if (query.pageSize > this.maxPageSize) throw new PipelineError('pageSize too large', { code: 'ENRICHMENT_BAD_REQUEST', details: { status: 400 } })
+    if (query.pageSize > this.maxPageSize)
+      throw new PipelineError('pageSize too large', {
+        code: 'ENRICHMENT_BAD_REQUEST',
+        details: { status: 400 },
+      })
     const newest = this.items.length
     const matching = this.items.filter((i) => i.id > query.fromId && query.levels.includes(i.level))
     const page = matching.slice(0, query.pageSize)
@@ -67,11 +71,13 @@ class MemoryLog implements CursorLog {
   async commitPage(items: readonly FeedItem[], cursor: StoredCursor) {
     const mode = this.failNext
     this.failNext = undefined
-    if (mode === 'before') throw new PipelineError('broker unavailable', { code: 'KAFKA_UNAVAILABLE', retriable: true })
+    if (mode === 'before')
+      throw new PipelineError('broker unavailable', { code: 'KAFKA_UNAVAILABLE', retriable: true })
     this.published.push(...items)
     this.cursor = cursor
     this.commits += 1
-    if (mode === 'after') throw new PipelineError('commit timed out', { code: 'KAFKA_TIMEOUT', retriable: true })
+    if (mode === 'after')
+      throw new PipelineError('commit timed out', { code: 'KAFKA_TIMEOUT', retriable: true })
   }
   async recover() {
     return this.cursor
@@ -148,7 +154,9 @@ describe('InvalidationPoller', () => {
     const feed = new FakeFeed()
     feed.maxPageSize = 0
     feed.add('shop', 'a')
-    await expect(poller(feed, new MemoryLog(), { pageSize: 2 }).drain()).rejects.toThrow(/even with pageSize 1; check INVALIDATIONS_LEVELS/)
+    await expect(poller(feed, new MemoryLog(), { pageSize: 2 }).drain()).rejects.toThrow(
+      /even with pageSize 1; check INVALIDATIONS_LEVELS/,
+    )
   })
 
   it('publishes every item exactly once when commits fail before or after taking effect', async () => {
@@ -172,16 +180,19 @@ describe('InvalidationPoller', () => {
     })
     await p.run(controller.signal)
     expect(log.published.map((i) => i.itemId)).toEqual([1, 2, 3, 4, 5, 6, 7])
-    expect((await registry.getSingleMetric('tep_invalidation_poller_errors_total')!.get()).values.map((v) => v.labels.code).sort()).toEqual([
-      'KAFKA_TIMEOUT',
-      'KAFKA_UNAVAILABLE',
-    ])
+    expect(
+      (await registry.getSingleMetric('tep_invalidation_poller_errors_total')!.get()).values
+        .map((v) => v.labels.code)
+        .sort(),
+    ).toEqual(['KAFKA_TIMEOUT', 'KAFKA_UNAVAILABLE'])
   })
 
   it('retries a failing API call with the same cursor instead of skipping', async () => {
     const feed = new FakeFeed()
     for (let i = 0; i < 3; i++) feed.add('shop', `k${i}`)
-    feed.failures = [new PipelineError('503', { code: 'ENRICHMENT_UNAVAILABLE', retriable: true, details: { status: 503 } })]
+    feed.failures = [
+      new PipelineError('503', { code: 'ENRICHMENT_UNAVAILABLE', retriable: true, details: { status: 503 } }),
+    ]
     const log = new MemoryLog()
     const controller = new AbortController()
     const p = poller(feed, log, {
@@ -203,7 +214,9 @@ describe('InvalidationPoller', () => {
       throw new PipelineError('fenced', { code: 'FENCED' })
     }
     const readiness = new Readiness()
-    await expect(poller(feed, log, { readiness }).run(new AbortController().signal)).rejects.toMatchObject({ code: 'INVALIDATION_POLLER_FENCED' })
+    await expect(poller(feed, log, { readiness }).run(new AbortController().signal)).rejects.toMatchObject({
+      code: 'INVALIDATION_POLLER_FENCED',
+    })
     expect(readiness.isReady()).toBe(false)
   })
 

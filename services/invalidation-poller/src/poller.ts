@@ -117,8 +117,13 @@ export class InvalidationPoller {
         const message = err instanceof Error ? err.message : String(err)
         this.deps.readiness?.set(READINESS_CHECK, false, `${code}: ${message}`)
         const log = { err, code, failures, delayMs, cursor: this.cursor?.lastItemId }
-        if (isRetriable(err)) this.deps.logger.warn(log, 'invalidation poll failed; retrying the same page after a backoff')
-        else this.deps.logger.error(log, 'invalidation poll failed with a non-retriable error; retrying the same page after a backoff, operator attention needed')
+        if (isRetriable(err))
+          this.deps.logger.warn(log, 'invalidation poll failed; retrying the same page after a backoff')
+        else
+          this.deps.logger.error(
+            log,
+            'invalidation poll failed with a non-retriable error; retrying the same page after a backoff, operator attention needed',
+          )
         await this.waitFor(delayMs, signal)
       }
     }
@@ -132,16 +137,27 @@ export class InvalidationPoller {
     this.needsRecovery = false
     if (stored) {
       this.setCursor(stored)
-      logger.info({ feed: feedKey, lastItemId: stored.lastItemId }, 'resuming the invalidation feed after the stored cursor')
+      logger.info(
+        { feed: feedKey, lastItemId: stored.lastItemId },
+        'resuming the invalidation feed after the stored cursor',
+      )
       return stored
     }
     const startAt = this.deps.startAt()
     const range = await this.timed('itemRange', () => feed.itemRange(startAt, signal))
-    const initial: StoredCursor = { feed: feedKey, lastItemId: range.fromId, feedCurrentTime: range.currentTime ?? null, updatedAt: this.now() }
+    const initial: StoredCursor = {
+      feed: feedKey,
+      lastItemId: range.fromId,
+      feedCurrentTime: range.currentTime ?? null,
+      updatedAt: this.now(),
+    }
     // Stored before the first page: otherwise a restart before any item arrives
     // would derive the start again from a later moment and miss what came between.
     await this.commit([], initial)
-    logger.info({ feed: feedKey, startAt: startAt.toISOString(), lastItemId: initial.lastItemId, head: range.toId }, 'no stored cursor: starting the invalidation feed from item/range')
+    logger.info(
+      { feed: feedKey, startAt: startAt.toISOString(), lastItemId: initial.lastItemId, head: range.toId },
+      'no stored cursor: starting the invalidation feed from item/range',
+    )
     return initial
   }
 
@@ -156,13 +172,19 @@ export class InvalidationPoller {
       const page = await this.fetchPage(cursor.lastItemId, signal)
       const { items, nextCursor, hasMore, currentTime } = pageItems(page, cursor.lastItemId)
       if (nextCursor > cursor.lastItemId) {
-        const next: StoredCursor = { feed: this.deps.feedKey, lastItemId: nextCursor, feedCurrentTime: currentTime, updatedAt: this.now() }
+        const next: StoredCursor = {
+          feed: this.deps.feedKey,
+          lastItemId: nextCursor,
+          feedCurrentTime: currentTime,
+          updatedAt: this.now(),
+        }
         await this.commit(items, next)
         cursor = next
         pages += 1
         itemCount += items.length
         this.deps.metrics.pages.inc()
-        for (const item of items) this.deps.metrics.items.inc({ level: item.level, type: item.type ?? 'none' })
+        for (const item of items)
+          this.deps.metrics.items.inc({ level: item.level, type: item.type ?? 'none' })
         this.deps.onPageCommitted?.({ items, cursor: next })
       }
       if (!hasMore) {
@@ -171,7 +193,11 @@ export class InvalidationPoller {
         break
       }
     }
-    if (pages > 0) this.deps.logger.info({ pages, items: itemCount, lastItemId: cursor.lastItemId }, 'invalidation feed drained')
+    if (pages > 0)
+      this.deps.logger.info(
+        { pages, items: itemCount, lastItemId: cursor.lastItemId },
+        'invalidation feed drained',
+      )
     return { pages, items: itemCount }
   }
 
@@ -196,7 +222,9 @@ export class InvalidationPoller {
     for (;;) {
       const pageSize = this.pageSize.current
       try {
-        return await this.timed('page', () => this.deps.feed.page({ fromId, levels: this.deps.levels, pageSize }, signal))
+        return await this.timed('page', () =>
+          this.deps.feed.page({ fromId, levels: this.deps.levels, pageSize }, signal),
+        )
       } catch (err) {
         if (statusOf(err) !== 400) throw err
         if (!this.pageSize.halve()) {
@@ -207,7 +235,10 @@ export class InvalidationPoller {
           )
         }
         this.deps.metrics.pageSize.set(this.pageSize.current)
-        this.deps.logger.warn({ err, rejected: pageSize, next: this.pageSize.current }, 'invalidation page rejected with 400: halving the page size')
+        this.deps.logger.warn(
+          { err, rejected: pageSize, next: this.pageSize.current },
+          'invalidation page rejected with 400: halving the page size',
+        )
       }
     }
   }
@@ -215,7 +246,9 @@ export class InvalidationPoller {
   /** Best effort: the head only feeds the lag gauge, so its failure must not stop the poll. */
   private async measureLag(cursor: StoredCursor, signal?: AbortSignal): Promise<void> {
     try {
-      const range = await this.timed('itemRange', () => this.deps.feed.itemRange(new Date(this.now()), signal))
+      const range = await this.timed('itemRange', () =>
+        this.deps.feed.itemRange(new Date(this.now()), signal),
+      )
       this.deps.metrics.feedHead.set(range.toId)
       this.deps.metrics.lag.set(Math.max(0, range.toId - cursor.lastItemId))
     } catch (err) {

@@ -55,7 +55,12 @@ export async function readCursor(options: ReadCursorOptions): Promise<StoredCurs
     await new Promise<void>((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? 60_000
       const timer = setTimeout(
-        () => reject(new Error(`reading the cursor topic ${topic} to its end took longer than ${timeoutMs} ms (remaining partitions: ${[...targets.keys()].join(', ')})`)),
+        () =>
+          reject(
+            new Error(
+              `reading the cursor topic ${topic} to its end took longer than ${timeoutMs} ms (remaining partitions: ${[...targets.keys()].join(', ')})`,
+            ),
+          ),
         timeoutMs,
       )
       const check = () => {
@@ -71,7 +76,8 @@ export async function readCursor(options: ReadCursorOptions): Promise<StoredCurs
       // which is what the end of a transactional topic always is.
       consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
         const target = targets.get(payload.partition)
-        if (target !== undefined && BigInt(payload.lastOffset) + 1n >= target) targets.delete(payload.partition)
+        if (target !== undefined && BigInt(payload.lastOffset) + 1n >= target)
+          targets.delete(payload.partition)
         check()
       })
       consumer.on(consumer.events.CRASH, ({ payload }) => {
@@ -97,5 +103,12 @@ export async function readCursor(options: ReadCursorOptions): Promise<StoredCurs
   } finally {
     await consumer.disconnect()
   }
-  return latest === undefined ? undefined : { feed: latest.feed, lastItemId: latest.lastItemId, feedCurrentTime: latest.feedCurrentTime, updatedAt: latest.updatedAt }
+  return latest === undefined
+    ? undefined
+    : {
+        feed: latest.feed,
+        lastItemId: latest.lastItemId,
+        feedCurrentTime: latest.feedCurrentTime,
+        updatedAt: latest.updatedAt,
+      }
 }

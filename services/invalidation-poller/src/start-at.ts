@@ -19,6 +19,10 @@ export const startAtParser = z.string().transform((raw, ctx) => {
     const at = new Date(v)
     if (!Number.isNaN(at.getTime())) return () => at
   }
-  ctx.addIssue({ code: 'custom', message: 'expected now, an ISO-8601 date-time such as 2026-01-31T00:00:00Z, or a duration ago such as 15m, 24h or 7d' })
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      'expected now, an ISO-8601 date-time such as 2026-01-31T00:00:00Z, or a duration ago such as 15m, 24h or 7d',
+  })
   return z.NEVER
 })

@@ -49,12 +49,15 @@ export interface InvalidationPollerHandle {
  * per feed may be active: starting a second instance fences the first, whose
  * `done` then rejects with INVALIDATION_POLLER_FENCED.
  */
-export async function startInvalidationPoller(options: InvalidationPollerOptions): Promise<InvalidationPollerHandle> {
+export async function startInvalidationPoller(
+  options: InvalidationPollerOptions,
+): Promise<InvalidationPollerHandle> {
   const feed = feedName(options.feedBase ?? 'enrichment-v5', options.levels)
   const transactionalId = options.transactionalId ?? pollerTransactionalId(feed)
   const itemsTopic = options.topics?.items ?? TOPICS.merchantInvalidations
   const cursorTopic = options.topics?.cursor ?? TOPICS.merchantInvalidationsCursor
-  const registry = options.registry ?? createMetricsRegistry({ service: 'invalidation-poller', defaultMetrics: false })
+  const registry =
+    options.registry ?? createMetricsRegistry({ service: 'invalidation-poller', defaultMetrics: false })
   const logger = options.logger.child({ feed, transactionalId })
   const log = new KafkaCursorLog({
     kafka: options.kafka,

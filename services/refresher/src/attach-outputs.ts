@@ -8,7 +8,10 @@ import type { RefreshInput } from './refresh-input.ts'
  * whenever the write is committed, every input it covers is committed too, and
  * when it is not, redoing those inputs produces it again.
  */
-export function attachOutputs(inputs: readonly RefreshInput[], outputs: readonly RefreshOutput[]): RefreshOutput[][] {
+export function attachOutputs(
+  inputs: readonly RefreshInput[],
+  outputs: readonly RefreshOutput[],
+): RefreshOutput[][] {
   const lastIndex = new Map<string, number>()
   inputs.forEach((input, i) => {
     if (input.kind !== 'ignored') lastIndex.set(`${input.entity}\u0000${input.key}`, i)

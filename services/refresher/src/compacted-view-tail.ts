@@ -76,10 +76,16 @@ export class CompactedViewTail {
           return
         }
         try {
-          const value = entity === 'shop' ? await shops.codec.decode(message.value) : await merchants.codec.decode(message.value)
+          const value =
+            entity === 'shop'
+              ? await shops.codec.decode(message.value)
+              : await merchants.codec.decode(message.value)
           views[entity].observeCommitted(key, { version: value.fetchedAt, deleted: false })
         } catch (err) {
-          logger?.warn({ err, topic, offset: message.offset, key }, 'undecodable record on a compacted topic; its key keeps the version known so far')
+          logger?.warn(
+            { err, topic, offset: message.offset, key },
+            'undecodable record on a compacted topic; its key keeps the version known so far',
+          )
           this.options.onUndecodable?.(topic, err)
         }
       },
@@ -112,7 +118,8 @@ export class CompactedViewTail {
     const promise = new Promise<void>((r) => (resolve = r))
     const catchUp = { remaining, promise, resolve }
     this.current = catchUp
-    if (!this.caughtUpOnce) readiness?.set(VIEW_CHECK, false, `reading ${remaining.size} partition(s) to their end`)
+    if (!this.caughtUpOnce)
+      readiness?.set(VIEW_CHECK, false, `reading ${remaining.size} partition(s) to their end`)
     await promise
     logger?.debug({}, 'compacted topics caught up')
   }

@@ -4,12 +4,36 @@ export const refresherEnv = {
   ...kafkaVars,
   ...enrichmentApiVars,
   ...observabilityVars,
-  INVALIDATIONS_ENABLED: envVar(parse.boolean, 'true when the invalidation poller runs (entries are kept until invalidated); false turns on the sweep', {
-    default: 'true',
-  }),
-  REFRESH_MAX_AGE: envVar(parse.duration, 'without invalidations, the oldest an entry may get (spec limit: one week)', { default: '7d' }),
-  SWEEP_INTERVAL: envVar(parse.duration, 'how often the sweep looks for old entries (only when INVALIDATIONS_ENABLED=false)', { default: '1h' }),
-  SWEEP_MARGIN: envVar(parse.duration, 'entries are re-fetched this long (plus one SWEEP_INTERVAL) before REFRESH_MAX_AGE', { default: '1h' }),
-  SWEEP_MAX_PER_RUN: envVar(parse.integer(1), 'most refresh requests per entity kind and sweep (the rest follow next sweep)', { default: '10000' }),
-  REFRESH_FETCH_CONCURRENCY: envVar(parse.integer(1, 256), 'shop/merchant reads in flight per consumed batch', { default: '8' }),
+  INVALIDATIONS_ENABLED: envVar(
+    parse.boolean,
+    'true when the invalidation poller runs (entries are kept until invalidated); false turns on the sweep',
+    {
+      default: 'true',
+    },
+  ),
+  REFRESH_MAX_AGE: envVar(
+    parse.duration,
+    'without invalidations, the oldest an entry may get (spec limit: one week)',
+    { default: '7d' },
+  ),
+  SWEEP_INTERVAL: envVar(
+    parse.duration,
+    'how often the sweep looks for old entries (only when INVALIDATIONS_ENABLED=false)',
+    { default: '1h' },
+  ),
+  SWEEP_MARGIN: envVar(
+    parse.duration,
+    'entries are re-fetched this long (plus one SWEEP_INTERVAL) before REFRESH_MAX_AGE',
+    { default: '1h' },
+  ),
+  SWEEP_MAX_PER_RUN: envVar(
+    parse.integer(1),
+    'most refresh requests per entity kind and sweep (the rest follow next sweep)',
+    { default: '10000' },
+  ),
+  REFRESH_FETCH_CONCURRENCY: envVar(
+    parse.integer(1, 256),
+    'shop/merchant reads in flight per consumed batch',
+    { default: '8' },
+  ),
 }

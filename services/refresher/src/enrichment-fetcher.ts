@@ -11,7 +11,10 @@ export type LatencyObserver = (operation: 'getShop' | 'getMerchant', outcome: st
  * becomes a tombstone. Everything else propagates; `isRecordScoped` tells the
  * batch which errors concern only the key asked for.
  */
-export function enrichmentFetcher(client: Pick<EnrichmentClient, 'getShop' | 'getMerchant'>, observe?: LatencyObserver): EntityFetcher {
+export function enrichmentFetcher(
+  client: Pick<EnrichmentClient, 'getShop' | 'getMerchant'>,
+  observe?: LatencyObserver,
+): EntityFetcher {
   async function timed<T>(operation: 'getShop' | 'getMerchant', call: () => Promise<T>): Promise<T | null> {
     const started = performance.now()
     try {
@@ -31,7 +34,9 @@ export function enrichmentFetcher(client: Pick<EnrichmentClient, 'getShop' | 'ge
       return shop === null ? null : shopData(shop)
     },
     merchant: async (uid, signal) => {
-      const merchant = await timed('getMerchant', () => client.getMerchant(uid, signal === undefined ? {} : { signal }))
+      const merchant = await timed('getMerchant', () =>
+        client.getMerchant(uid, signal === undefined ? {} : { signal }),
+      )
       return merchant === null ? null : merchantData(merchant)
     },
   }

@@ -70,7 +70,8 @@ export class EntityVersions {
       return committed
     }
     if (pending === undefined) return committed
-    if (committed === undefined || pending.version > committed.version) return { version: pending.version, deleted: pending.deleted }
+    if (committed === undefined || pending.version > committed.version)
+      return { version: pending.version, deleted: pending.deleted }
     return committed
   }
 

@@ -1,7 +1,13 @@
 import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
-import { createLogger, createMetricsRegistry, GracefulShutdown, Readiness, startHealthServer } from '@tep/observability'
+import {
+  createLogger,
+  createMetricsRegistry,
+  GracefulShutdown,
+  Readiness,
+  startHealthServer,
+} from '@tep/observability'
 import { refresherEnv } from './config.ts'
 import { startRefresher } from './start-refresher.ts'
 
@@ -26,7 +32,9 @@ try {
 }
 const auth = resolveEnrichmentAuth(cfg)
 if ('problem' in auth) {
-  process.stderr.write(`invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`)
+  process.stderr.write(
+    `invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`,
+  )
   process.exit(2)
 }
 
@@ -42,8 +50,18 @@ const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: SERVICE }, log
 const admin = kafka.admin()
 await admin.connect()
 try {
-  const used = [TOPICS.merchantInvalidations, TOPICS.merchantFetched, TOPICS.merchantShops, TOPICS.merchantMerchants, TOPICS.transactionsDlq]
-  await ensureTopics(admin, used.map((t) => topicSpec(t)), { logger })
+  const used = [
+    TOPICS.merchantInvalidations,
+    TOPICS.merchantFetched,
+    TOPICS.merchantShops,
+    TOPICS.merchantMerchants,
+    TOPICS.transactionsDlq,
+  ]
+  await ensureTopics(
+    admin,
+    used.map((t) => topicSpec(t)),
+    { logger },
+  )
 } finally {
   await admin.disconnect()
 }

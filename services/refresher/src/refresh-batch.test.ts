@@ -40,8 +40,21 @@ function setup(api: Record<string, ShopData | null | Error>, now = 1_000_000) {
   return { ctx, calls, views, clock }
 }
 
-const inv = (key: string, itemId: number, entity: 'shop' | 'merchant' = 'shop'): RefreshInput => ({ kind: 'invalidation', entity, key, itemId, type: 'update', seenAt: 900_000 })
-const fetched = (shop: Shop | null, key: string, version: number): RefreshInput => ({ kind: 'fetched', entity: 'shop', key, snapshot: shop, version })
+const inv = (key: string, itemId: number, entity: 'shop' | 'merchant' = 'shop'): RefreshInput => ({
+  kind: 'invalidation',
+  entity,
+  key,
+  itemId,
+  type: 'update',
+  seenAt: 900_000,
+})
+const fetched = (shop: Shop | null, key: string, version: number): RefreshInput => ({
+  kind: 'fetched',
+  entity: 'shop',
+  key,
+  snapshot: shop,
+  version,
+})
 
 describe('refreshBatch', () => {
   it('fetches each invalidated key once per batch and stamps the newest item id', async () => {
@@ -49,7 +62,18 @@ describe('refreshBatch', () => {
     views.shop.observeCommitted('s1', { version: 1, deleted: false })
     const { outputs, stats } = await refreshBatch([inv('s1', 4), inv('s1', 9), inv('s1', 7)], ctx)
     expect(calls).toEqual(['shop:s1'])
-    expect(outputs).toEqual([{ entity: 'shop', key: 's1', value: expect.objectContaining({ uid: 's1', url: 'https://new.example', fetchedAt: 1_000_000, invalidationItemId: 9 }) }])
+    expect(outputs).toEqual([
+      {
+        entity: 'shop',
+        key: 's1',
+        value: expect.objectContaining({
+          uid: 's1',
+          url: 'https://new.example',
+          fetchedAt: 1_000_000,
+          invalidationItemId: 9,
+        }),
+      },
+    ])
     expect(stats.refreshed.shop).toBe(1)
   })
 
@@ -115,7 +139,12 @@ describe('refreshBatch', () => {
     clock.now = 10 * DAY
     views.shop.observeCommitted('old', { version: 3 * DAY, deleted: false })
     views.shop.observeCommitted('young', { version: 9 * DAY, deleted: false })
-    const expiry = (key: string): RefreshInput => ({ kind: 'expiry', entity: 'shop', key, requestedAt: 10 * DAY })
+    const expiry = (key: string): RefreshInput => ({
+      kind: 'expiry',
+      entity: 'shop',
+      key,
+      requestedAt: 10 * DAY,
+    })
     const { outputs, stats } = await refreshBatch([expiry('old'), expiry('young'), expiry('missing')], ctx)
     expect(calls).toEqual(['shop:old'])
     expect(outputs[0]!.value).toMatchObject({ uid: 'old', invalidationItemId: null })
@@ -140,7 +169,10 @@ describe('refreshBatch', () => {
 
   it('leaves handle-level items to the re-enrichment path', async () => {
     const { ctx, calls } = setup({})
-    const { outputs, stats } = await refreshBatch([{ kind: 'ignored', reason: 'handle-level', detail: 'h1' }], ctx)
+    const { outputs, stats } = await refreshBatch(
+      [{ kind: 'ignored', reason: 'handle-level', detail: 'h1' }],
+      ctx,
+    )
     expect(calls).toEqual([])
     expect(outputs).toEqual([])
     expect(stats.skipped).toEqual([{ entity: 'none', reason: 'handle-level', key: 'h1' }])

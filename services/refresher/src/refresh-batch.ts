@@ -16,7 +16,15 @@ export type RefreshOutput =
   | { entity: 'shop'; key: string; value: Shop | null }
   | { entity: 'merchant'; key: string; value: Merchant | null }
 
-export type SkipReason = 'not-in-table' | 'stale' | 'fresh' | 'rejected' | 'handle-level' | 'unknown-level' | 'inconsistent' | 'superseded'
+export type SkipReason =
+  | 'not-in-table'
+  | 'stale'
+  | 'fresh'
+  | 'rejected'
+  | 'handle-level'
+  | 'unknown-level'
+  | 'inconsistent'
+  | 'superseded'
 
 export interface RefreshStats {
   fetched: number
@@ -70,16 +78,32 @@ const id = (entity: EntityKind, key: string) => `${entity}\u0000${key}`
  * Order inside a batch does not matter for the result: per key, the newest
  * candidate wins, and a fresh API read beats anything older.
  */
-export async function refreshBatch(inputs: readonly RefreshInput[], ctx: RefreshContext): Promise<{ outputs: RefreshOutput[]; stats: RefreshStats }> {
-  const stats: RefreshStats = { fetched: 0, refreshed: { shop: 0, merchant: 0 }, tombstoned: { shop: 0, merchant: 0 }, skipped: [], written: [] }
+export async function refreshBatch(
+  inputs: readonly RefreshInput[],
+  ctx: RefreshContext,
+): Promise<{ outputs: RefreshOutput[]; stats: RefreshStats }> {
+  const stats: RefreshStats = {
+    fetched: 0,
+    refreshed: { shop: 0, merchant: 0 },
+    tombstoned: { shop: 0, merchant: 0 },
+    skipped: [],
+    written: [],
+  }
   const toFetch = new Map<string, { entity: EntityKind; key: string; itemId: number | null }>()
   const candidates = new Map<string, Candidate>()
   const offer = (c: Candidate) => {
     const k = id(c.entity, c.key)
     const current = candidates.get(k)
-    if (current === undefined || (c.fresh && !current.fresh) || (c.fresh === current.fresh && c.version >= current.version)) {
+    if (
+      current === undefined ||
+      (c.fresh && !current.fresh) ||
+      (c.fresh === current.fresh && c.version >= current.version)
+    ) {
       if (current !== undefined) stats.skipped.push({ entity: c.entity, reason: 'superseded', key: c.key })
-      candidates.set(k, current === undefined ? c : { ...c, supersedes: Math.max(current.version, current.supersedes ?? 0) })
+      candidates.set(
+        k,
+        current === undefined ? c : { ...c, supersedes: Math.max(current.version, current.supersedes ?? 0) },
+      )
     } else {
       stats.skipped.push({ entity: c.entity, reason: 'superseded', key: c.key })
     }
@@ -101,7 +125,11 @@ export async function refreshBatch(inputs: readonly RefreshInput[], ctx: Refresh
         }
         const k = id(input.entity, input.key)
         const prev = toFetch.get(k)
-        toFetch.set(k, { entity: input.entity, key: input.key, itemId: Math.max(prev?.itemId ?? 0, input.itemId) })
+        toFetch.set(k, {
+          entity: input.entity,
+          key: input.key,
+          itemId: Math.max(prev?.itemId ?? 0, input.itemId),
+        })
         break
       }
       case 'expiry': {
@@ -128,7 +156,13 @@ export async function refreshBatch(inputs: readonly RefreshInput[], ctx: Refresh
           stats.skipped.push({ entity: input.entity, reason: 'stale', key: input.key })
           break
         }
-        offer({ entity: input.entity, key: input.key, version: input.version, value: input.snapshot, fresh: false })
+        offer({
+          entity: input.entity,
+          key: input.key,
+          version: input.version,
+          value: input.snapshot,
+          fresh: false,
+        })
         break
       }
     }
@@ -137,7 +171,10 @@ export async function refreshBatch(inputs: readonly RefreshInput[], ctx: Refresh
   await forEachBounded([...toFetch.values()], ctx.concurrency, async ({ entity, key, itemId }) => {
     let data: ShopData | MerchantData | null
     try {
-      data = entity === 'shop' ? await ctx.fetcher.shop(key, ctx.signal) : await ctx.fetcher.merchant(key, ctx.signal)
+      data =
+        entity === 'shop'
+          ? await ctx.fetcher.shop(key, ctx.signal)
+          : await ctx.fetcher.merchant(key, ctx.signal)
     } catch (err) {
       if (!ctx.isRecordScoped(err)) throw err
       ctx.onRecordScopedError?.(entity, key, err)
@@ -146,7 +183,8 @@ export async function refreshBatch(inputs: readonly RefreshInput[], ctx: Refresh
     }
     stats.fetched += 1
     const fetchedAt = ctx.now()
-    const value = data === null ? null : ({ ...data, fetchedAt, invalidationItemId: itemId } as Shop | Merchant)
+    const value =
+      data === null ? null : ({ ...data, fetchedAt, invalidationItemId: itemId } as Shop | Merchant)
     offer({ entity, key, version: fetchedAt, value, fresh: true })
   })
 
@@ -164,8 +202,17 @@ export async function refreshBatch(inputs: readonly RefreshInput[], ctx: Refresh
     view.recordWrite(c.key, { version, deleted: c.value === null }, now)
     if (c.value === null) stats.tombstoned[c.entity] += 1
     else stats.refreshed[c.entity] += 1
-    stats.written.push({ entity: c.entity, key: c.key, source: c.fresh ? 'api' : 'ingest', tombstone: c.value === null })
-    outputs.push(c.entity === 'shop' ? { entity: 'shop', key: c.key, value: c.value as Shop | null } : { entity: 'merchant', key: c.key, value: c.value as Merchant | null })
+    stats.written.push({
+      entity: c.entity,
+      key: c.key,
+      source: c.fresh ? 'api' : 'ingest',
+      tombstone: c.value === null,
+    })
+    outputs.push(
+      c.entity === 'shop'
+        ? { entity: 'shop', key: c.key, value: c.value as Shop | null }
+        : { entity: 'merchant', key: c.key, value: c.value as Merchant | null },
+    )
   }
   return { outputs, stats }
 }
@@ -175,7 +222,11 @@ export async function refreshBatch(inputs: readonly RefreshInput[], ctx: Refresh
  * failure no new item starts; the failure is rethrown once the running ones
  * have settled (no unhandled rejections, no work left running behind the caller).
  */
-async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0
   let failure: { err: unknown } | undefined
   const worker = async () => {

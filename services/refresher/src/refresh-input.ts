@@ -16,7 +16,14 @@ export const EXPIRY_ITEM_ID = 0
 
 /** What one consumed record asks the refresher to do. */
 export type RefreshInput =
-  | { kind: 'invalidation'; entity: EntityKind; key: string; itemId: number; type: string | null; seenAt: number }
+  | {
+      kind: 'invalidation'
+      entity: EntityKind
+      key: string
+      itemId: number
+      type: string | null
+      seenAt: number
+    }
   | { kind: 'expiry'; entity: EntityKind; key: string; requestedAt: number }
   | { kind: 'fetched'; entity: 'shop'; key: string; snapshot: Shop | null; version: number }
   | { kind: 'fetched'; entity: 'merchant'; key: string; snapshot: Merchant | null; version: number }
@@ -42,7 +49,14 @@ export function fromInvalidation(value: Invalidation): RefreshInput {
   if (value.type === EXPIRY_TYPE && value.itemId === EXPIRY_ITEM_ID) {
     return { kind: 'expiry', entity, key: value.entityKey, requestedAt: value.seenAt }
   }
-  return { kind: 'invalidation', entity, key: value.entityKey, itemId: value.itemId, type: value.type, seenAt: value.seenAt }
+  return {
+    kind: 'invalidation',
+    entity,
+    key: value.entityKey,
+    itemId: value.itemId,
+    type: value.type,
+    seenAt: value.seenAt,
+  }
 }
 
 /**
@@ -51,15 +65,37 @@ export function fromInvalidation(value: Invalidation): RefreshInput {
  */
 export function fromFetched(value: MerchantDataFetched, recordTimestamp: number): RefreshInput {
   if (value.entityType === 'SHOP') {
-    if (value.notFound) return { kind: 'fetched', entity: 'shop', key: value.uid, snapshot: null, version: recordTimestamp }
+    if (value.notFound)
+      return { kind: 'fetched', entity: 'shop', key: value.uid, snapshot: null, version: recordTimestamp }
     if (value.shop === null || value.shop.uid !== value.uid) {
-      return { kind: 'ignored', reason: 'inconsistent', detail: `MerchantDataFetched SHOP ${value.uid} without a matching shop` }
+      return {
+        kind: 'ignored',
+        reason: 'inconsistent',
+        detail: `MerchantDataFetched SHOP ${value.uid} without a matching shop`,
+      }
     }
-    return { kind: 'fetched', entity: 'shop', key: value.uid, snapshot: value.shop, version: value.shop.fetchedAt }
+    return {
+      kind: 'fetched',
+      entity: 'shop',
+      key: value.uid,
+      snapshot: value.shop,
+      version: value.shop.fetchedAt,
+    }
   }
-  if (value.notFound) return { kind: 'fetched', entity: 'merchant', key: value.uid, snapshot: null, version: recordTimestamp }
+  if (value.notFound)
+    return { kind: 'fetched', entity: 'merchant', key: value.uid, snapshot: null, version: recordTimestamp }
   if (value.merchant === null || value.merchant.uid !== value.uid) {
-    return { kind: 'ignored', reason: 'inconsistent', detail: `MerchantDataFetched MERCHANT ${value.uid} without a matching merchant` }
+    return {
+      kind: 'ignored',
+      reason: 'inconsistent',
+      detail: `MerchantDataFetched MERCHANT ${value.uid} without a matching merchant`,
+    }
   }
-  return { kind: 'fetched', entity: 'merchant', key: value.uid, snapshot: value.merchant, version: value.merchant.fetchedAt }
+  return {
+    kind: 'fetched',
+    entity: 'merchant',
+    key: value.uid,
+    snapshot: value.merchant,
+    version: value.merchant.fetchedAt,
+  }
 }

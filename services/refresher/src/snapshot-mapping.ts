@@ -12,7 +12,10 @@ export function shopData(shop: ApiShop): ShopData {
     type: shop.type ?? null,
     tags: shop.tags ?? null,
     merchantUid: shop.merchantUid ?? null,
-    category: shop.category === undefined ? null : { name: shop.category.name ?? null, logo: shop.category.logo ?? null },
+    category:
+      shop.category === undefined
+        ? null
+        : { name: shop.category.name ?? null, logo: shop.category.logo ?? null },
     location:
       shop.location === undefined
         ? null
@@ -20,8 +23,21 @@ export function shopData(shop: ApiShop): ShopData {
             address:
               address === undefined
                 ? null
-                : { street: address.street ?? null, city: address.city ?? null, zip: address.zip ?? null, country: address.country ?? null, areas: address.areas ?? null },
-            coordinates: coordinates === undefined ? null : { type: coordinates.type ?? null, lat: coordinates.lat ?? null, long: coordinates.long ?? null },
+                : {
+                    street: address.street ?? null,
+                    city: address.city ?? null,
+                    zip: address.zip ?? null,
+                    country: address.country ?? null,
+                    areas: address.areas ?? null,
+                  },
+            coordinates:
+              coordinates === undefined
+                ? null
+                : {
+                    type: coordinates.type ?? null,
+                    lat: coordinates.lat ?? null,
+                    long: coordinates.long ?? null,
+                  },
           },
     url: shop.url ?? null,
     googlePlaceId: shop.googlePlaceId ?? null,

@@ -1,5 +1,15 @@
 import { errorCode } from '@tep/errors'
-import { createTransactionalPipeline, PRODUCER_DEFAULTS, TOPICS, UNDECODABLE_CODES, UndecodableRecordError, type AvroSerde, type OutputRecord, type PipelineRecord, type TopicPartition } from '@tep/kafka'
+import {
+  createTransactionalPipeline,
+  PRODUCER_DEFAULTS,
+  TOPICS,
+  UNDECODABLE_CODES,
+  UndecodableRecordError,
+  type AvroSerde,
+  type OutputRecord,
+  type PipelineRecord,
+  type TopicPartition,
+} from '@tep/kafka'
 import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
 import type { Kafka, Producer } from 'kafkajs'
 import { attachOutputs } from './attach-outputs.ts'
@@ -86,13 +96,19 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
   const now = options.now ?? Date.now
   const registry = options.registry ?? createMetricsRegistry({ service: 'refresher', defaultMetrics: false })
   const metrics = createRefresherMetrics(registry)
-  const refreshAfterMs = refreshAfter(options.maxAgeMs, options.sweepIntervalMs, options.sweepMarginMs ?? 3_600_000)
+  const refreshAfterMs = refreshAfter(
+    options.maxAgeMs,
+    options.sweepIntervalMs,
+    options.sweepMarginMs ?? 3_600_000,
+  )
   const views = { shop: new EntityVersions(), merchant: new EntityVersions() }
   const fetcher =
     options.fetcher ??
     (options.client === undefined
       ? undefined
-      : enrichmentFetcher(options.client, (operation, outcome, seconds) => metrics.apiLatency.observe({ operation, outcome }, seconds)))
+      : enrichmentFetcher(options.client, (operation, outcome, seconds) =>
+          metrics.apiLatency.observe({ operation, outcome }, seconds),
+        ))
   if (fetcher === undefined) throw new TypeError('startRefresher needs a client (or a fetcher)')
 
   const codecs = {
@@ -118,7 +134,10 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
   }
   await tail.start()
   updateTableSize()
-  logger.info({ shops: views.shop.liveCount, merchants: views.merchant.liveCount }, 'compacted topics read; refresher view ready')
+  logger.info(
+    { shops: views.shop.liveCount, merchants: views.merchant.liveCount },
+    'compacted topics read; refresher view ready',
+  )
 
   const batcher = new MicroBatcher<RefreshInput, RefreshOutput>(async (inputs) => {
     // After a rebalance the previous owner of a partition may have written versions not read yet.
@@ -130,7 +149,8 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       refreshAfterMs,
       concurrency: options.fetchConcurrency ?? 8,
       isRecordScoped: options.isRecordScoped ?? isRecordScopedApiError,
-      onRecordScopedError: (entity, key, err) => logger.warn({ err, entity, key }, 'the API refuses this uid; no refresh for it'),
+      onRecordScopedError: (entity, key, err) =>
+        logger.warn({ err, entity, key }, 'the API refuses this uid; no refresh for it'),
     })
     metrics.fetched.inc(stats.fetched)
     for (const w of stats.written) {
@@ -143,19 +163,30 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
   })
 
   async function decode(record: PipelineRecord): Promise<RefreshInput> {
-    if (record.topic === topics.invalidations) return fromInvalidation(await codecs.invalidation.decode(record.value))
+    if (record.topic === topics.invalidations)
+      return fromInvalidation(await codecs.invalidation.decode(record.value))
     if (record.topic === topics.fetched) {
       const input = fromFetched(await codecs.fetched.decode(record.value), Number(record.timestamp))
       // A snapshot that contradicts its own envelope breaks the contract: DLQ, not a silent skip.
-      if (input.kind === 'ignored') throw new UndecodableRecordError(input.detail, UNDECODABLE_CODES.schemaInvalid)
+      if (input.kind === 'ignored')
+        throw new UndecodableRecordError(input.detail, UNDECODABLE_CODES.schemaInvalid)
       return input
     }
     throw new UnexpectedTopicError(record.topic)
   }
 
   function encode(output: RefreshOutput): OutputRecord {
-    if (output.entity === 'shop') return { topic: topics.shops, key: output.key, value: output.value === null ? null : codecs.shop.encodeSync(output.value) }
-    return { topic: topics.merchants, key: output.key, value: output.value === null ? null : codecs.merchant.encodeSync(output.value) }
+    if (output.entity === 'shop')
+      return {
+        topic: topics.shops,
+        key: output.key,
+        value: output.value === null ? null : codecs.shop.encodeSync(output.value),
+      }
+    return {
+      topic: topics.merchants,
+      key: output.key,
+      value: output.value === null ? null : codecs.merchant.encodeSync(output.value),
+    }
   }
 
   const readiness = options.readiness
@@ -183,7 +214,11 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     hooks: {
       onAssigned: () => {
         // Not awaited here: the next batch awaits it (whenCaughtUp).
-        tail.catchUp().catch((err: unknown) => logger.warn({ err }, 'catching up the compacted topics after an assignment failed'))
+        tail
+          .catchUp()
+          .catch((err: unknown) =>
+            logger.warn({ err }, 'catching up the compacted topics after an assignment failed'),
+          )
         readiness?.set(PIPELINE_CHECK, true)
       },
       onCommitted: (e) => {
@@ -194,7 +229,11 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       onDeadLettered: (e) => metrics.deadLettered.inc({ topic: e.topic, code: e.code }),
       onPaused: (e) => {
         metrics.paused.inc({ code: e.code })
-        readiness?.set(PIPELINE_CHECK, false, `${e.topic}/${e.partition} paused after ${errorCode(e.error)} (attempt ${e.attempt})`)
+        readiness?.set(
+          PIPELINE_CHECK,
+          false,
+          `${e.topic}/${e.partition} paused after ${errorCode(e.error)} (attempt ${e.attempt})`,
+        )
       },
       onResumed: () => readiness?.set(PIPELINE_CHECK, true),
     },
@@ -231,7 +270,10 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     await pipeline.start()
     if (!options.invalidationsEnabled) {
       ;(await makeSweeper()).start()
-      logger.info({ refreshAfterMs, sweepIntervalMs: options.sweepIntervalMs }, 'invalidations disabled: sweeping entries older than the refresh age')
+      logger.info(
+        { refreshAfterMs, sweepIntervalMs: options.sweepIntervalMs },
+        'invalidations disabled: sweeping entries older than the refresh age',
+      )
     }
   } catch (err) {
     await pipeline.stop().catch(() => undefined)

@@ -11,7 +11,10 @@ describe('selectStale', () => {
       ['old-a', 1 * DAY],
       ['edge', 4 * DAY],
     ]
-    expect(selectStale(entries, 10 * DAY, 6 * DAY, 10)).toEqual({ keys: ['old-a', 'old-b', 'edge'], staleTotal: 3 })
+    expect(selectStale(entries, 10 * DAY, 6 * DAY, 10)).toEqual({
+      keys: ['old-a', 'old-b', 'edge'],
+      staleTotal: 3,
+    })
     expect(selectStale(entries, 10 * DAY, 6 * DAY, 2)).toEqual({ keys: ['old-a', 'old-b'], staleTotal: 3 })
   })
 })

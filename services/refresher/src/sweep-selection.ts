@@ -3,7 +3,12 @@
  * `refreshAfterMs` ago, oldest first, at most `limit` per sweep so that one
  * sweep cannot flood the API (the rest follow in the next sweep).
  */
-export function selectStale(entries: Iterable<readonly [string, number]>, now: number, refreshAfterMs: number, limit: number): { keys: string[]; staleTotal: number } {
+export function selectStale(
+  entries: Iterable<readonly [string, number]>,
+  now: number,
+  refreshAfterMs: number,
+  limit: number,
+): { keys: string[]; staleTotal: number } {
   const stale: [string, number][] = []
   for (const [key, fetchedAt] of entries) if (now - fetchedAt >= refreshAfterMs) stale.push([key, fetchedAt])
   stale.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))

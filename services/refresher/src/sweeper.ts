@@ -48,7 +48,9 @@ export class Sweeper {
     const tick = () => {
       if (this.stopped) return
       this.running = this.sweepOnce()
-        .catch((err: unknown) => this.options.logger.warn({ err }, 'sweep failed; retrying at the next interval'))
+        .catch((err: unknown) =>
+          this.options.logger.warn({ err }, 'sweep failed; retrying at the next interval'),
+        )
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.options.intervalMs)
         })
@@ -74,12 +76,20 @@ export class Sweeper {
       for (const key of keys) {
         messages.push({
           key,
-          value: await codec.encode({ itemId: EXPIRY_ITEM_ID, level: entity, type: EXPIRY_TYPE, entityKey: key, seenAt: now, feedCurrentTime: null }),
+          value: await codec.encode({
+            itemId: EXPIRY_ITEM_ID,
+            level: entity,
+            type: EXPIRY_TYPE,
+            entityKey: key,
+            seenAt: now,
+            feedCurrentTime: null,
+          }),
         })
       }
     }
     if (messages.length > 0) await this.options.producer.send({ topic, messages })
-    if (messages.length > 0 || result.stale.shop + result.stale.merchant > 0) logger.info(result, 'sweep requested refreshes of old entries')
+    if (messages.length > 0 || result.stale.shop + result.stale.merchant > 0)
+      logger.info(result, 'sweep requested refreshes of old entries')
     this.options.onSweep?.(result)
     return result
   }

@@ -26,9 +26,15 @@ Prints a JSON report (handles, scanned, republished, alreadyRefreshed, transacti
 
 function moment(raw: string, option: string): Date {
   const m = /^(\d+)(m|h|d)$/.exec(raw)
-  if (m) return new Date(Date.now() - Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'])
+  if (m)
+    return new Date(
+      Date.now() - Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'],
+    )
   const at = new Date(raw)
-  if (Number.isNaN(at.getTime())) throw new Error(`${option} must be an ISO-8601 moment or a duration such as 24h or 7d, got ${JSON.stringify(raw)}`)
+  if (Number.isNaN(at.getTime()))
+    throw new Error(
+      `${option} must be an ISO-8601 moment or a duration such as 24h or 7d, got ${JSON.stringify(raw)}`,
+    )
   return at
 }
 
@@ -53,7 +59,10 @@ if (args.help) {
   process.stdout.write(`${USAGE}\nenvironment:\n${formatEnvHelp(env)}\n`)
   process.exit(0)
 }
-const handles = (args.handles ?? '').split(',').map((h) => h.trim()).filter((h) => h.length > 0)
+const handles = (args.handles ?? '')
+  .split(',')
+  .map((h) => h.trim())
+  .filter((h) => h.length > 0)
 if (handles.length === 0 && args['from-invalidations'] === undefined) {
   process.stderr.write(`give --handles or --from-invalidations (or both)\n\n${USAGE}`)
   process.exit(2)
@@ -63,7 +72,8 @@ let invalidationsSince: Date | undefined
 let enrichedSince: Date | undefined
 try {
   cfg = loadConfig('reenrich', env)
-  if (args['from-invalidations'] !== undefined) invalidationsSince = moment(args['from-invalidations'], '--from-invalidations')
+  if (args['from-invalidations'] !== undefined)
+    invalidationsSince = moment(args['from-invalidations'], '--from-invalidations')
   if (args['enriched-since'] !== undefined) enrichedSince = moment(args['enriched-since'], '--enriched-since')
 } catch (err) {
   process.stderr.write(`${err instanceof ConfigError ? err.message : (err as Error).message}\n`)

@@ -71,14 +71,25 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
           if (item.level.toLowerCase() === 'handle') addTarget(targets, item.entityKey, item.seenAt)
         } catch (err) {
           undecodable += 1
-          logger.warn({ err, topic: topics.invalidations, offset: message.offset }, 'skipping an undecodable invalidation')
+          logger.warn(
+            { err, topic: topics.invalidations, offset: message.offset },
+            'skipping an undecodable invalidation',
+          )
         }
       },
     })
   }
   if (targets.size === 0) {
     logger.info({}, 'no invalidated handles: nothing to re-enrich')
-    return { handles: 0, scanned: 0, republished: 0, alreadyRefreshed: 0, undecodable, dryRun: options.dryRun ?? false, transactionIds: [] }
+    return {
+      handles: 0,
+      scanned: 0,
+      republished: 0,
+      alreadyRefreshed: 0,
+      undecodable,
+      dryRun: options.dryRun ?? false,
+      transactionIds: [],
+    }
   }
 
   const selector = new ReenrichSelector(targets)
@@ -93,7 +104,10 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
         selector.offer(await enrichedCodec.decode(message.value))
       } catch (err) {
         undecodable += 1
-        logger.warn({ err, topic: topics.enriched, offset: message.offset }, 'skipping an undecodable enriched transaction')
+        logger.warn(
+          { err, topic: topics.enriched, offset: message.offset },
+          'skipping an undecodable enriched transaction',
+        )
       }
     },
   })
@@ -109,7 +123,9 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       for (let i = 0; i < republish.length; i += chunk) {
         await producer.send({
           topic: topics.raw,
-          messages: republish.slice(i, i + chunk).map((raw) => ({ key: raw.transactionId, value: rawCodec.encodeSync(raw) })),
+          messages: republish
+            .slice(i, i + chunk)
+            .map((raw) => ({ key: raw.transactionId, value: rawCodec.encodeSync(raw) })),
         })
       }
     } finally {
@@ -125,6 +141,9 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
     dryRun: options.dryRun ?? false,
     transactionIds: republish.map((r) => r.transactionId),
   }
-  logger.info({ ...report, transactionIds: undefined }, options.dryRun ? 'dry run: transactions that would be re-enriched' : 're-enrichment requested')
+  logger.info(
+    { ...report, transactionIds: undefined },
+    options.dryRun ? 'dry run: transactions that would be re-enriched' : 're-enrichment requested',
+  )
   return report
 }

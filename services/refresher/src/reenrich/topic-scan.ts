@@ -26,11 +26,15 @@ export async function scanTopic(options: TopicScanOptions): Promise<{ records: n
   const end = new Map<number, bigint>()
   try {
     const offsets = await admin.fetchTopicOffsets(topic)
-    const fromOffsets = options.from === undefined ? undefined : await admin.fetchTopicOffsetsByTimestamp(topic, options.from.getTime())
+    const fromOffsets =
+      options.from === undefined
+        ? undefined
+        : await admin.fetchTopicOffsetsByTimestamp(topic, options.from.getTime())
     for (const p of offsets) {
       const byTime = fromOffsets?.find((o) => o.partition === p.partition)?.offset
       // -1 (no record at or after the moment) means: nothing to read in this partition.
-      const first = byTime === undefined ? BigInt(p.low) : BigInt(byTime) < 0n ? BigInt(p.high) : BigInt(byTime)
+      const first =
+        byTime === undefined ? BigInt(p.low) : BigInt(byTime) < 0n ? BigInt(p.high) : BigInt(byTime)
       const high = BigInt(p.high)
       if (first < high) {
         start.set(p.partition, first)
@@ -56,14 +60,18 @@ export async function scanTopic(options: TopicScanOptions): Promise<{ records: n
     await consumer.subscribe({ topic, fromBeginning: true })
     await new Promise<void>((resolve, reject) => {
       const timeoutMs = options.timeoutMs ?? 600_000
-      const timer = setTimeout(() => reject(new Error(`scanning ${topic} did not reach its end offsets within ${timeoutMs} ms`)), timeoutMs)
+      const timer = setTimeout(
+        () => reject(new Error(`scanning ${topic} did not reach its end offsets within ${timeoutMs} ms`)),
+        timeoutMs,
+      )
       const finish = (err?: unknown) => {
         clearTimeout(timer)
         if (err === undefined) resolve()
         else reject(err)
       }
       consumer.on(consumer.events.GROUP_JOIN, () => {
-        for (const [partition, offset] of start) consumer.seek({ topic, partition, offset: offset.toString() })
+        for (const [partition, offset] of start)
+          consumer.seek({ topic, partition, offset: offset.toString() })
       })
       // Also fires for marker-only batches, which end every transactional topic.
       consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {

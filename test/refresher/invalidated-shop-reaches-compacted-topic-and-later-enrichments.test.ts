@@ -1,0 +1,217 @@
+import { createEnrichmentClient, type EnrichmentClient } from '@tep/enrichment-client'
+import { startEnrichmentSim, type EnrichmentSim } from '@tep/enrichment-sim'
+import { enrichmentFeed, startInvalidationPoller } from '@tep/invalidation-poller'
+import { AvroSerde, createSchemaRegistry } from '@tep/kafka'
+import { createLogger, createMetricsRegistry } from '@tep/observability'
+import { merchantData, shopData, startRefresher, type RefresherHandle } from '@tep/refresher'
+import type { Merchant, MerchantDataFetched, Shop } from '@tep/schemas'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { readTopicToEnd } from '../invalidations/read-topic.ts'
+import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { waitFor } from '../support/wait-for.ts'
+
+const logger = createLogger({ name: 'refresher-test', level: 'silent' })
+const kit = createKafkaTestKit()
+const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
+let sim: EnrichmentSim
+let client: EnrichmentClient
+let refresher: RefresherHandle | undefined
+const registry = createMetricsRegistry({ service: 'refresher-test', defaultMetrics: false })
+
+const topics = {
+  invalidations: uniqueName('invalidations'),
+  cursor: uniqueName('invalidations-cursor'),
+  fetched: uniqueName('fetched'),
+  shops: uniqueName('shops'),
+  merchants: uniqueName('merchants'),
+  dlq: uniqueName('dlq'),
+}
+
+async function admin(
+  path: string,
+  body: unknown,
+): Promise<{ items: { id: number; level: string; type: string; key: string }[] }> {
+  const res = await fetch(`${sim.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`POST ${path} answered ${res.status}: ${await res.text()}`)
+  return (await res.json()) as { items: { id: number; level: string; type: string; key: string }[] }
+}
+
+/** What transaction-ingest publishes after reading a shop or merchant on a cache miss. */
+async function publishFetched(records: MerchantDataFetched[]): Promise<void> {
+  const codec = serde.topic(topics.fetched, 'MerchantDataFetched')
+  const producer = kit.producer()
+  await producer.connect()
+  await producer.send({
+    topic: topics.fetched,
+    messages: await Promise.all(records.map(async (r) => ({ key: r.uid, value: await codec.encode(r) }))),
+  })
+}
+
+async function fetchedShop(uid: string, fetchedAt: number): Promise<MerchantDataFetched> {
+  const shop: Shop = { ...shopData(await client.getShop(uid)), fetchedAt, invalidationItemId: null }
+  return { entityType: 'SHOP', uid, shop, merchant: null, notFound: false, fetchedBy: 'test-ingest' }
+}
+
+async function fetchedMerchant(uid: string, fetchedAt: number): Promise<MerchantDataFetched> {
+  const merchant: Merchant = {
+    ...merchantData(await client.getMerchant(uid)),
+    fetchedAt,
+    invalidationItemId: null,
+  }
+  return { entityType: 'MERCHANT', uid, shop: null, merchant, notFound: false, fetchedBy: 'test-ingest' }
+}
+
+/** The latest record per key of a compacted topic (null = tombstone). */
+async function latestByKey<T>(topic: string, schema: 'Shop' | 'Merchant'): Promise<Map<string, T | null>> {
+  const codec = serde.topic(topic, schema)
+  const latest = new Map<string, T | null>()
+  for (const r of await readTopicToEnd(kit.kafka, topic))
+    latest.set(r.key!, r.value === null ? null : ((await codec.decode(r.value)) as T))
+  return latest
+}
+
+async function counterValue(name: string, labels: Record<string, string>): Promise<number> {
+  const metric = await registry.getSingleMetric(name)?.get()
+  return (
+    metric?.values
+      .filter((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))
+      .reduce((sum, v) => sum + v.value, 0) ?? 0
+  )
+}
+
+beforeAll(async () => {
+  sim = await startEnrichmentSim({ shops: 400, merchants: 40 })
+  client = createEnrichmentClient({
+    baseUrl: sim.url,
+    credentials: { type: 'oauth', clientId: 'sim-client', clientSecret: 'sim-secret' },
+  })
+  await kit.createTopics([topics.invalidations, topics.fetched, topics.dlq], 3)
+  await kit.createTopics([topics.shops, topics.merchants], 3, { 'cleanup.policy': 'compact' })
+  await kit.createTopics([topics.cursor], 1, { 'cleanup.policy': 'compact' })
+  refresher = await startRefresher({
+    kafka: kit.kafka,
+    serde,
+    client,
+    invalidationsEnabled: true,
+    maxAgeMs: 7 * 86_400_000,
+    sweepIntervalMs: 3_600_000,
+    groupId: uniqueName('refresher'),
+    transactionalIdPrefix: uniqueName('refresher-tx'),
+    topics,
+    logger,
+    registry,
+    consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+  })
+  await refresher.whenAssigned()
+})
+
+afterAll(async () => {
+  await refresher?.stop()
+  await client?.close()
+  await sim?.close()
+  await kit.disconnectAll()
+})
+
+describe('refresher', () => {
+  it('writes re-fetched shops and merchants and tombstones deleted shops on the compacted topics, newest version winning', async () => {
+    const updated = sim.dataset.shop(10)
+    const deleted = sim.dataset.shop(20)
+    const untouched = sim.dataset.shop(30)
+    const rebranded = sim.dataset.merchant(updated.merchantIndex)
+    const seededAt = Date.now() - 60_000
+
+    // Ingest saw these on cache misses: the table learns them through the refresher.
+    await publishFetched([
+      await fetchedShop(updated.uid, seededAt),
+      await fetchedShop(deleted.uid, seededAt),
+      await fetchedShop(untouched.uid, seededAt),
+      await fetchedMerchant(rebranded.uid, seededAt),
+    ])
+    await waitFor('the seeded shops in the refresher view', () =>
+      [updated, deleted, untouched].every((s) => refresher!.views.shop.isLive(s.uid, Date.now())),
+    )
+    const before = (await latestByKey<Shop>(topics.shops, 'Shop')).get(updated.uid)!
+
+    // The enrichment service changes data; the invalidation poller carries the items to Kafka.
+    const shopItem = (await admin('/__admin/mutations', { kind: 'shopUpdate', shopUid: updated.uid }))
+      .items[0]!
+    const deleteItem = (await admin('/__admin/mutations', { kind: 'deleteShop', shopUid: deleted.uid }))
+      .items[0]!
+    const rebrandItem = (
+      await admin('/__admin/mutations', {
+        kind: 'rebrand',
+        merchantUid: rebranded.uid,
+        name: 'Renamed Brand',
+      })
+    ).items[0]!
+    // An invalidation of a shop the table never held: nothing is fetched for it.
+    await admin('/__admin/mutations', { kind: 'shopUpdate', shopUid: sim.dataset.shop(40).uid })
+    const poller = await startInvalidationPoller({
+      kafka: kit.kafka,
+      serde,
+      feed: enrichmentFeed(client),
+      levels: ['shop', 'merchant', 'handle'],
+      pageSize: 100,
+      pollIntervalMs: 3_600_000,
+      startAt: new Date(0),
+      transactionalId: uniqueName('poller-tx'),
+      topics: { items: topics.invalidations, cursor: topics.cursor },
+      logger,
+    })
+    try {
+      await waitFor('the refresh of the updated shop, the tombstone and the rebrand in the view', () => {
+        const now = Date.now()
+        return (
+          (refresher!.views.shop.get(updated.uid, now)?.version ?? 0) > seededAt &&
+          refresher!.views.shop.get(deleted.uid, now)?.deleted === true &&
+          (refresher!.views.merchant.get(rebranded.uid, now)?.version ?? 0) > seededAt
+        )
+      })
+    } finally {
+      await poller.stop()
+    }
+
+    const shops = await latestByKey<Shop>(topics.shops, 'Shop')
+    const current = shopData(await client.getShop(updated.uid))
+    expect(shops.get(updated.uid)).toMatchObject({ ...current, invalidationItemId: shopItem.id })
+    expect(shops.get(updated.uid)!.tags).not.toEqual(before.tags)
+    expect(shops.get(deleted.uid)).toBeNull()
+    expect(deleteItem.type).toBe('delete')
+    expect(shops.get(untouched.uid)).toMatchObject({ uid: untouched.uid, fetchedAt: seededAt })
+    expect(shops.has(sim.dataset.shop(40).uid)).toBe(false)
+    expect(
+      await counterValue('tep_refresher_skipped_total', { entity: 'shop', reason: 'not-in-table' }),
+    ).toBeGreaterThanOrEqual(1)
+    const merchants = await latestByKey<Merchant>(topics.merchants, 'Merchant')
+    expect(merchants.get(rebranded.uid)).toMatchObject({
+      name: 'Renamed Brand',
+      invalidationItemId: rebrandItem.id,
+    })
+
+    // A late ingest snapshot older than the refresh must not overwrite it.
+    const staleBefore = await counterValue('tep_refresher_skipped_total', { entity: 'shop', reason: 'stale' })
+    const stale: MerchantDataFetched = {
+      entityType: 'SHOP',
+      uid: updated.uid,
+      shop: { ...before, url: 'https://stale.example', fetchedAt: seededAt + 1 },
+      merchant: null,
+      notFound: false,
+      fetchedBy: 'test-ingest',
+    }
+    await publishFetched([stale])
+    await waitFor(
+      'the stale ingest snapshot to be skipped',
+      async () =>
+        (await counterValue('tep_refresher_skipped_total', { entity: 'shop', reason: 'stale' })) >
+        staleBefore,
+    )
+    expect((await latestByKey<Shop>(topics.shops, 'Shop')).get(updated.uid)).toMatchObject({
+      ...current,
+      invalidationItemId: shopItem.id,
+    })
+  })
+})
