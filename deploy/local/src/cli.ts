@@ -11,7 +11,7 @@ import { LocalStackError } from './errors.ts'
 import { fetchRuntime } from './fetch-runtime.ts'
 import { acquireLock } from './file-lock.ts'
 import { silenceKnownWarnings } from './known-warnings.ts'
-import type { StackPorts } from './ports.ts'
+import { assertPortsFree, type StackPorts } from './ports.ts'
 import { brokerAnswers, registryAnswers } from './readiness.ts'
 import { startStack } from './stack.ts'
 import { isOurProcess, readRecord, stopRecordedStack, type StackRecord } from './stack-record.ts'
@@ -170,6 +170,8 @@ async function up(config: CliConfig): Promise<number> {
     const leftovers = await stopRecordedStack(config.stateDir)
     for (const p of leftovers.stopped) info(`stopped leftover ${p.role} (pid ${p.pid})`)
 
+    // Fail fast on a busy port, before a first-time fetch spends half a minute.
+    await assertPortsFree(config.ports, PORT_HINTS)
     await fetchRuntime({ cacheDir: config.cacheDir, log: info })
     info(
       `starting Kafka ${KAFKA_VERSION} on 127.0.0.1:${config.ports.kafka} and Apicurio ${APICURIO_VERSION} on 127.0.0.1:${config.ports.registry}`,

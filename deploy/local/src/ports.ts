@@ -67,11 +67,12 @@ export async function choosePorts(given: Partial<StackPorts> = {}): Promise<Stac
 
 /** Throws PORT_BUSY naming the role and the variable/flag to change it when a port is taken on 127.0.0.1. */
 export async function assertPortsFree(
-  ports: StackPorts,
+  ports: Partial<StackPorts>,
   hint: Partial<Record<keyof StackPorts, string>> = {},
 ) {
   for (const role of Object.keys(ports) as Array<keyof StackPorts>) {
     const port = ports[role]
+    if (port === undefined) continue
     try {
       await close(await listen(port))
     } catch (err) {
