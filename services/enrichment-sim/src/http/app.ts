@@ -15,12 +15,18 @@ declare module 'fastify' {
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+/** Runs before the body is parsed, so that 401/403 win over 400/415 for a bad body. */
+export type Gate = (request: FastifyRequest) => Promise<void>
+
+export interface RouteDef {
+  operation: string
+  handler: Handler
+  gate?: Gate
+}
 
 export interface PathHandlers {
-  GET?: { operation: string; handler: Handler }
-  POST?: { operation: string; handler: Handler }
-  PUT?: { operation: string; handler: Handler }
-  DELETE?: { operation: string; handler: Handler }
+  GET?: RouteDef
+  POST?: RouteDef
 }
 
 /**
@@ -32,7 +38,8 @@ export function registerPath(app: FastifyInstance, url: string, handlers: PathHa
   for (const method of allowed) {
     const def = handlers[method]
     if (def === undefined) continue
-    app.route({ method, url, config: { operation: def.operation }, handler: def.handler })
+    const gate = def.gate
+    app.route({ method, url, config: { operation: def.operation }, handler: def.handler, ...(gate === undefined ? {} : { onRequest: async (request: FastifyRequest) => gate(request) }) })
   }
   const others = ALL_METHODS.filter((m) => !(allowed as string[]).includes(m))
   app.route({

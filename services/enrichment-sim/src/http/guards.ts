@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import type { Gate } from './app.ts'
 import type { Principal, Scope } from '../core/credentials.ts'
 import { parseBasic } from '../core/credentials.ts'
 import { unauthorized } from '../core/token-service.ts'
@@ -24,6 +25,20 @@ export async function guardApiRequest(context: SimContext, request: FastifyReque
     if (wait > 0) throw new ApiError(429, 'RATE_LIMITED', `rate limit of the credential ${principal.key} exceeded; retry after ${wait} s`, { headers: { 'retry-after': String(wait) } })
   }
   return principal
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the API gate once the caller is authenticated. */
+    principal?: Principal
+  }
+}
+
+/** The gate of an API operation: `scope` undefined means any authenticated caller. */
+export function apiGate(context: SimContext, scope: Scope | undefined): Gate {
+  return async (request) => {
+    request.principal = await guardApiRequest(context, request, scope)
+  }
 }
 
 async function authenticate(context: SimContext, header: string | undefined): Promise<Principal> {

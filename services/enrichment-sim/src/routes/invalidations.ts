@@ -4,7 +4,7 @@ import type { Level } from '../core/invalidation-log.ts'
 import { ApiError, invalidParameter } from '../errors.ts'
 import { registerPath } from '../http/app.ts'
 import type { SimContext } from '../http/context.ts'
-import { guardApiRequest } from '../http/guards.ts'
+import { apiGate } from '../http/guards.ts'
 
 export const DEFAULT_PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 1000
@@ -36,8 +36,8 @@ export function registerInvalidationRoutes(app: FastifyInstance, context: SimCon
   registerPath(app, '/v5/invalidations', {
     GET: {
       operation: 'getInvalidations',
+      gate: apiGate(context, 'invalidations'),
       handler: async (request) => {
-        await guardApiRequest(context, request, 'invalidations')
         const query = request.query as Record<string, unknown>
         const fromId = nonNegativeInteger(query, 'fromId') ?? 0
         const toId = nonNegativeInteger(query, 'toId')
@@ -53,8 +53,8 @@ export function registerInvalidationRoutes(app: FastifyInstance, context: SimCon
   registerPath(app, '/v5/invalidations/item/range', {
     GET: {
       operation: 'getInvalidationItemRange',
+      gate: apiGate(context, 'invalidations'),
       handler: async (request) => {
-        await guardApiRequest(context, request, 'invalidations')
         const from = single(request.query as Record<string, unknown>, 'from')
         if (from === undefined || from === '') throw new ApiError(400, 'MISSING_PARAMETER', 'from (an ISO-8601 date-time) is required', { parameter: 'from' })
         const moment = Date.parse(from)

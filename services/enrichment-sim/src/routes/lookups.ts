@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { guardApiRequest, requireJson } from '../http/guards.ts'
+import { apiGate, requireJson } from '../http/guards.ts'
 import { registerPath } from '../http/app.ts'
 import type { SimContext } from '../http/context.ts'
 import { validateCardInput, validateTransferInput } from '../core/input-validation.ts'
@@ -53,15 +53,15 @@ export function registerLookupRoutes(app: FastifyInstance, context: SimContext):
     registerPath(app, `${prefix}/findByCardTransaction`, {
       GET: {
         operation: name,
+        gate: apiGate(context, 'find'),
         handler: async (request) => {
-          await guardApiRequest(context, request, 'find')
           return cardLookup(context, validateCardInput(request.query as Record<string, unknown>, 'query'), complete)
         },
       },
       POST: {
         operation: `${name}Post`,
+        gate: apiGate(context, 'find'),
         handler: async (request) => {
-          await guardApiRequest(context, request, 'find')
           requireJson(request)
           return cardLookup(context, validateCardInput(jsonObject(request.body, 'the body'), 'json'), complete)
         },
@@ -70,8 +70,8 @@ export function registerLookupRoutes(app: FastifyInstance, context: SimContext):
     registerPath(app, `${prefix}/findByCardTransactionBatch`, {
       POST: {
         operation: `${name}Batch`,
+        gate: apiGate(context, 'find'),
         handler: async (request) => {
-          await guardApiRequest(context, request, 'find')
           return batch(context, request, complete)
         },
       },
@@ -82,8 +82,8 @@ export function registerLookupRoutes(app: FastifyInstance, context: SimContext):
     registerPath(app, `/v5/shops/findByBankTransfer/${scheme}`, {
       GET: {
         operation: `findByBankTransfer${scheme.charAt(0).toUpperCase()}${scheme.slice(1)}`,
+        gate: apiGate(context, 'find'),
         handler: async (request) => {
-          await guardApiRequest(context, request, 'find')
           const input = validateTransferInput(scheme, request.query as Record<string, unknown>)
           return render(context, context.world.resolveTransfer(scheme, input), false)
         },
@@ -91,11 +91,14 @@ export function registerLookupRoutes(app: FastifyInstance, context: SimContext):
     })
   }
 
-  const notImplemented = (what: string) => async (request: FastifyRequest) => {
-    await guardApiRequest(context, request, undefined)
-    throw new ApiError(501, 'NOT_IMPLEMENTED', `${what} lookups are not offered by this service`)
-  }
-  registerPath(app, '/v5/shops/findByBankTransfer/jopacc', { GET: { operation: 'findByBankTransferJopacc', handler: notImplemented('JoPACC transfer') } })
-  registerPath(app, '/v5/shops/findByBankTransfer/p2p', { GET: { operation: 'findByBankTransferP2p', handler: notImplemented('person-to-person transfer') } })
-  registerPath(app, '/v5/shops/findByOpenDataTransaction', { POST: { operation: 'findByOpenDataTransaction', handler: notImplemented('open-banking data') } })
+  const notImplemented = (operation: string, what: string) => ({
+    operation,
+    gate: apiGate(context, undefined),
+    handler: async () => {
+      throw new ApiError(501, 'NOT_IMPLEMENTED', `${what} lookups are not offered by this service`)
+    },
+  })
+  registerPath(app, '/v5/shops/findByBankTransfer/jopacc', { GET: notImplemented('findByBankTransferJopacc', 'JoPACC transfer') })
+  registerPath(app, '/v5/shops/findByBankTransfer/p2p', { GET: notImplemented('findByBankTransferP2p', 'person-to-person transfer') })
+  registerPath(app, '/v5/shops/findByOpenDataTransaction', { POST: notImplemented('findByOpenDataTransaction', 'open-banking data') })
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ApiError, invalidParameter } from '../errors.ts'
 import { registerPath } from '../http/app.ts'
 import type { SimContext } from '../http/context.ts'
-import { guardApiRequest, requireJson } from '../http/guards.ts'
+import { apiGate, requireJson } from '../http/guards.ts'
 
 /** Kept in memory for inspection through `/__admin/suggestions`; the oldest go first beyond this. */
 const KEEP = 10_000
@@ -12,8 +12,8 @@ export function registerSuggestionRoute(app: FastifyInstance, context: SimContex
   registerPath(app, '/v5/suggestions', {
     POST: {
       operation: 'postSuggestion',
+      gate: apiGate(context, 'suggestions'),
       handler: async (request, reply) => {
-        const principal = await guardApiRequest(context, request, 'suggestions')
         requireJson(request)
         const body = request.body
         if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'INVALID_BODY', 'the suggestion must be a JSON object')
@@ -27,7 +27,7 @@ export function registerSuggestionRoute(app: FastifyInstance, context: SimContex
         if (typeof o.suggestion !== 'string' || o.suggestion.trim() === '') throw new ApiError(400, 'MISSING_PARAMETER', 'suggestion (free text: what is wrong) is required', { parameter: 'suggestion' })
         if (o.source !== 'partner' && o.source !== 'user') throw invalidParameter('source', `source must be "partner" or "user", got ${JSON.stringify(o.source)}`)
         const id = `sg-${++counter}`
-        context.suggestions.push({ id, receivedAt: context.clock.iso(), principal: principal.key, body })
+        context.suggestions.push({ id, receivedAt: context.clock.iso(), principal: request.principal?.key ?? 'unknown', body })
         if (context.suggestions.length > KEEP) context.suggestions.shift()
         reply.code(202)
         return { id }

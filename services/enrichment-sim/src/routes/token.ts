@@ -18,11 +18,14 @@ export function registerTokenRoute(app: FastifyInstance, context: SimContext): v
   registerPath(app, TOKEN_PATH, {
     POST: {
       operation: 'getToken',
-      handler: async (request: FastifyRequest, reply) => {
+      // Checked before parsing: a JSON body must be a 415, not a JSON parse error.
+      gate: async (request: FastifyRequest) => {
         const type = request.headers['content-type']
         if (type === undefined || !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
           throw new OAuthError(415, 'invalid_request', `the token request must be application/x-www-form-urlencoded, got ${type === undefined ? 'no Content-Type' : JSON.stringify(type)}`)
         }
+      },
+      handler: async (request: FastifyRequest, reply) => {
         const body = (request.body ?? {}) as Record<string, unknown>
         const grantType = field(body, 'grant_type')
         if (grantType === undefined || grantType === '') throw new OAuthError(400, 'invalid_request', 'grant_type is required (client_credentials)')
