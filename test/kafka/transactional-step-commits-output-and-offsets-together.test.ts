@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import type { TransactionalPipeline } from '@tep/kafka'
+import { transactionalProducerConfig, type TransactionalPipeline } from '@tep/kafka'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { CommitCounter, memoryLogger, pipelineKafka, pipelineTopics, produceInputs, startPipeline } from './pipeline-harness.ts'
 import { readTopic, valuesByPartition } from './read-topic.ts'
@@ -94,6 +94,45 @@ describe('transactional consume-transform-produce step', () => {
     const everything = await readTopic(kit.kafka, topics.output, { readUncommitted: true })
     expect(everything.length).toBe(40 + 10)
     expect(await committedOffsets(topics.groupId, topics.input)).toEqual(await endOffsets(topics.input))
+  })
+
+  it('a zombie that commits after the new owner fetched its start offset does not cause duplicates', async () => {
+    const topics = await pipelineTopics(kit, 'txn-zombie', 1)
+    await produceInputs(kit, topics.input, 30)
+    // The previous owner of partition 0, still alive: it processed v0..v9 and is about to commit.
+    const zombie = kit.producer(transactionalProducerConfig(`${topics.prefix}-${topics.input}-0`, { transactionTimeout: 60_000 }))
+    await zombie.connect()
+    const zombieTx = await zombie.transaction()
+    await zombieTx.send({ topic: topics.output, messages: Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `out:v${i}` })) })
+    await zombieTx.sendOffsets({ consumerGroupId: topics.groupId, topics: [{ topic: topics.input, partitions: [{ partition: 0, offset: '10' }] }] })
+
+    // The new owner has fetched offset 0 and holds a batch from v0. The zombie commits
+    // right before the new owner's first transaction (its fence) starts.
+    const kafka = pipelineKafka()
+    const makeProducer = kafka.producer.bind(kafka)
+    let zombieCommitted = false
+    kafka.producer = (config) => {
+      const producer = makeProducer(config)
+      const begin = producer.transaction.bind(producer)
+      producer.transaction = async () => {
+        if (!zombieCommitted) {
+          zombieCommitted = true
+          await zombieTx.commit()
+        }
+        return begin()
+      }
+      return producer
+    }
+    const counter = new CommitCounter()
+    const { pipeline, started } = startPipeline(kafka, topics, { transform: echo(topics.output) }, { onCommitted: counter.hook })
+    running.push(pipeline)
+    await started
+    await counter.reach(20)
+    await pipeline.stop()
+
+    expect(zombieCommitted).toBe(true)
+    expect(counter.events[0]?.firstOffset).toBe('10')
+    expectOutputsMirrorInputs(valuesByPartition(await readTopic(kit.kafka, topics.output)), await inputOrder(topics.input))
   })
 
   it('stop() lets the batch in flight commit what finished; a restart does the rest exactly once', async () => {
