@@ -91,6 +91,8 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
 
   const app = Fastify(options.logger ? { loggerInstance: options.logger } : { logger: false })
   void app.register(formbody)
+  // Only JSON and forms: anything else is 415, as the COBS interfaces accept no other media type.
+  app.removeContentTypeParser('text/plain')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8')

@@ -93,10 +93,12 @@ export function readOrder(bank: BankState, consent: Consent, body: unknown, idPa
 
   const debtor = bank.accountByIban(debtorIban)
   if (!debtor) throw new BankApiError(400, { error: 'AC02', scope: 'debtorAccount.identification.iban', message: `debtor account ${debtorIban} is not an account of this bank` })
+  if (debtor.userId === consent.userId && debtor.kind !== 'CURRENT') {
+    throw new BankApiError(400, { error: 'AC12', scope: 'debtorAccount.identification.iban', message: 'payments can be made from current accounts only, not from credit-card accounts' })
+  }
   if (debtor.userId !== consent.userId || !consent.accountIds.includes(debtor.id)) {
     throw new BankApiError(403, { error: 'AG01', scope: 'debtorAccount.identification.iban', message: 'the debtor account is not part of the consent given to this application' })
   }
-  if (debtor.kind !== 'CURRENT') throw new BankApiError(400, { error: 'AC12', scope: 'debtorAccount.identification.iban', message: 'payments can be made from current accounts only, not from credit-card accounts' })
   if (debtorCurrency !== undefined && debtorCurrency !== debtor.currency) {
     throw new BankApiError(400, { error: 'AC10', scope: 'debtorAccount.currency', parameters: { CURRENCY_ALLOWED: debtor.currency }, message: `debtorAccount.currency ${debtorCurrency} is not the account's currency ${debtor.currency}` })
   }

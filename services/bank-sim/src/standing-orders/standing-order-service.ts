@@ -173,8 +173,8 @@ export class StandingOrderService {
     const order = this.#ownedBy(consent, id)
     this.#assertChangeable(order)
     if (order.draft) {
+      // Never authorized: nothing ever ran, so it goes at once without a signing round.
       order.deletedAt = this.#bank.clock.now()
-      delete order.draft
       delete order.signing
       return order
     }
@@ -244,11 +244,14 @@ export class StandingOrderService {
   executions(order: StandingOrder, now: number): LedgerEntry[] {
     const out: LedgerEntry[] = []
     const today = bankDate(now)
+    // A change authorized on a day the order already ran does not run it again that day.
+    const done = new Set<string>()
     order.segments.forEach((seg, i) => {
       const until = Math.min(order.segments[i + 1]?.from ?? Infinity, order.deletedAt ?? Infinity, now + 1)
       for (const date of executionDates(seg.terms.schedule, bankDate(seg.from), today)) {
         const at = Math.max(bankInstant(date, EXECUTION_MINUTE), seg.from)
-        if (at >= until || at > now) continue
+        if (at >= until || at > now || done.has(date)) continue
+        done.add(date)
         const t = seg.terms
         out.push({
           entryReference: `${date.replaceAll('-', '')}${hashKey('so-exec', order.id, date).toString(16).padStart(8, '0')}`,

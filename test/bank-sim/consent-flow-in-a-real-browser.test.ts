@@ -1,0 +1,119 @@
+import { createServer, type Server } from 'node:http'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type BrowserContext } from 'playwright-core'
+import { startBankSim, type BankSim } from '@tep/bank-sim'
+
+/** The application's redirect endpoint: resolves each wait with the query of the next callback. */
+class RedirectReceiver {
+  readonly server: Server
+  #waiters: Array<(query: URLSearchParams) => void> = []
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<p>back at the application</p>')
+      if (url.pathname === '/callback') this.#waiters.shift()?.(url.searchParams)
+    })
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`
+  }
+
+  next(): Promise<URLSearchParams> {
+    return new Promise((resolve) => this.#waiters.push(resolve))
+  }
+}
+
+const receiver = new RedirectReceiver()
+let sim: BankSim
+let browser: BrowserContext
+let profile: string
+let redirectUri: string
+const app = { clientId: 'browser-app', clientSecret: 'browser-secret' }
+
+beforeAll(async () => {
+  redirectUri = await receiver.listen()
+  sim = await startBankSim({ seed: 'browser', clients: 2, registeredClients: [{ ...app, redirectUris: [redirectUri], name: 'Browser Test App' }] })
+  profile = await mkdtemp(join(tmpdir(), 'bank-sim-chromium-'))
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await sim?.close()
+  await new Promise((resolve) => receiver.server.close(resolve))
+  if (profile) await rm(profile, { recursive: true, force: true })
+})
+
+function authorizeUrl(state: string, scope = 'AISP'): string {
+  return `${sim.url}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: redirectUri, scope, state })}`
+}
+
+describe('authorization-code flow in headless Chromium', () => {
+  it('logs in, grants two of the accounts, returns code and state to the application, and the token reads exactly those accounts', async () => {
+    const page = await browser.newPage()
+    const state = randomUUID()
+    await page.goto(authorizeUrl(state))
+    await page.fill('#username', 'user1')
+    await page.fill('#password', 'wrong')
+    await page.click('button[type=submit]')
+    await expect(page.locator('[role=alert]').textContent()).resolves.toContain('Wrong username or password')
+    await page.fill('#username', 'user1')
+    await page.fill('#password', 'password1')
+    await page.click('button[type=submit]')
+    await page.waitForSelector('input[name=accounts]')
+    expect(await page.textContent('body')).toContain('Browser Test App')
+    const boxes = page.locator('input[name=accounts]')
+    const offered = await boxes.evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value))
+    expect(offered.length).toBeGreaterThanOrEqual(3)
+    await boxes.nth(2).uncheck()
+    const callback = receiver.next()
+    await page.click('button[value=grant]')
+    const query = await callback
+    expect(query.get('state')).toBe(state)
+    const code = query.get('code') as string
+    expect(code).toMatch(/^ac_/)
+    await page.close()
+
+    const tokenResponse = await fetch(`${sim.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: app.clientId, client_secret: app.clientSecret }),
+    })
+    expect(tokenResponse.status).toBe(200)
+    const tokens = (await tokenResponse.json()) as { access_token: string; scope: string }
+    expect(tokens.scope).toBe('AISP')
+    const accounts = await fetch(`${sim.url}/accounts`, { headers: { authorization: `Bearer ${tokens.access_token}`, 'x-request-id': randomUUID(), 'x-ibm-client-id': app.clientId } })
+    expect(accounts.status).toBe(200)
+    const ids = ((await accounts.json()) as { accounts: Array<{ id: string }> }).accounts.map((a) => a.id)
+    expect(ids.sort()).toEqual(offered.filter((_, i) => i !== 2).sort())
+  })
+
+  it('returns access_denied with the state when the user denies', async () => {
+    const page = await browser.newPage()
+    const state = randomUUID()
+    await page.goto(authorizeUrl(state, 'PISP'))
+    await page.fill('#username', 'user2')
+    await page.fill('#password', 'password2')
+    await page.click('button[type=submit]')
+    await page.waitForSelector('button[value=deny]')
+    const callback = receiver.next()
+    await page.click('button[value=deny]')
+    const query = await callback
+    expect(query.get('error')).toBe('access_denied')
+    expect(query.get('state')).toBe(state)
+    expect(query.get('code')).toBeNull()
+    await page.close()
+  })
+})
