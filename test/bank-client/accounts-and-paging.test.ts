@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BankInvalidArgumentError, BankNotFoundError, BankRequestRejectedError, bankToday, type Transaction } from '@tep/bank-client'
+import {
+  BankInvalidArgumentError,
+  BankNotFoundError,
+  BankRequestRejectedError,
+  bankToday,
+  type Transaction,
+} from '@tep/bank-client'
 import { startHarness, type Harness, type SimAccount } from './support/sim-harness.ts'
 
 let h: Harness
@@ -25,9 +31,13 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 const today = () => bankToday(h.now())
-const byKind = (currency: string, kind = 'CURRENT') => accounts.find((a) => a.currency === currency && a.kind === kind)!
+const byKind = (currency: string, kind = 'CURRENT') =>
+  accounts.find((a) => a.currency === currency && a.kind === kind)!
 
-async function collect(accountId: string, query: { dateFrom?: string; pageSize?: number }): Promise<{ items: Transaction[]; requests: number }> {
+async function collect(
+  accountId: string,
+  query: { dateFrom?: string; pageSize?: number },
+): Promise<{ items: Transaction[]; requests: number }> {
   pageRequests = 0
   const items: Transaction[] = []
   for await (const tx of counting.accounts.transactions(accountId, query, call)) items.push(tx)
@@ -36,9 +46,14 @@ async function collect(accountId: string, query: { dateFrom?: string; pageSize?:
 
 /** Injects transfers dated now so that today's history of the account holds exactly `total` entries. */
 async function makeTodayCount(account: SimAccount, total: number): Promise<void> {
-  const first = await h.bank.accounts.getTransactionsPage(account.id, { dateFrom: today(), pageSize: 10 }, call)
+  const first = await h.bank.accounts.getTransactionsPage(
+    account.id,
+    { dateFrom: today(), pageSize: 10 },
+    call,
+  )
   const have = first.totalCount ?? 0
-  if (have > total) throw new Error(`account ${account.id} already has ${have} transactions today, more than ${total}`)
+  if (have > total)
+    throw new Error(`account ${account.id} already has ${have} transactions today, more than ${total}`)
   if (have < total) {
     await h.admin('POST', '/__admin/transactions', {
       accountId: account.id,
@@ -60,12 +75,18 @@ describe('accounts interface', () => {
   it('reads balances, and refuses a currency the account does not hold', async () => {
     const czk = byKind('CZK')
     const balance = await h.bank.accounts.getBalance(czk.id, { currency: 'CZK' }, call)
-    expect(balance.balances.map((b) => b.type.codeOrProprietary.code).sort()).toEqual(['CLAV', 'CLBD', 'PRCD'])
+    expect(balance.balances.map((b) => b.type.codeOrProprietary.code).sort()).toEqual([
+      'CLAV',
+      'CLBD',
+      'PRCD',
+    ])
     expect(balance.balances.every((b) => b.amount.currency === 'CZK')).toBe(true)
     const err = await h.bank.accounts.getBalance(czk.id, { currency: 'EUR' }, call).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(BankRequestRejectedError)
     expect((err as BankRequestRejectedError).bankCodes).toEqual(['AC09'])
-    await expect(h.bank.accounts.getBalance('no-such-account', {}, call)).rejects.toBeInstanceOf(BankNotFoundError)
+    await expect(h.bank.accounts.getBalance('no-such-account', {}, call)).rejects.toBeInstanceOf(
+      BankNotFoundError,
+    )
   })
 
   it('pages the whole default history once, newest first, with unique entry references', async () => {
@@ -101,15 +122,25 @@ describe('accounts interface', () => {
   it('handles an empty history: one request, no items', async () => {
     const tomorrow = new Date(`${today()}T00:00:00Z`)
     tomorrow.setUTCDate(tomorrow.getUTCDate() + 1)
-    const page = await h.bank.accounts.getTransactionsPage(byKind('CZK').id, { dateFrom: tomorrow.toISOString().slice(0, 10), pageSize: 10 }, call)
+    const page = await h.bank.accounts.getTransactionsPage(
+      byKind('CZK').id,
+      { dateFrom: tomorrow.toISOString().slice(0, 10), pageSize: 10 },
+      call,
+    )
     expect(page).toMatchObject({ pageCount: 0, totalCount: 0, items: [] })
-    expect(await collect(byKind('CZK').id, { dateFrom: tomorrow.toISOString().slice(0, 10), pageSize: 10 })).toEqual({ items: [], requests: 1 })
+    expect(
+      await collect(byKind('CZK').id, { dateFrom: tomorrow.toISOString().slice(0, 10), pageSize: 10 }),
+    ).toEqual({ items: [], requests: 1 })
   })
 
   it('checks the page size before sending anything', async () => {
     pageRequests = 0
-    await expect(counting.accounts.getTransactionsPage(byKind('CZK').id, { pageSize: 101 }, call)).rejects.toBeInstanceOf(BankInvalidArgumentError)
-    expect(() => counting.accounts.transactions(byKind('CZK').id, { pageSize: 5 }, call)).toThrow(/from 10 to 100/)
+    await expect(
+      counting.accounts.getTransactionsPage(byKind('CZK').id, { pageSize: 101 }, call),
+    ).rejects.toBeInstanceOf(BankInvalidArgumentError)
+    expect(() => counting.accounts.transactions(byKind('CZK').id, { pageSize: 5 }, call)).toThrow(
+      /from 10 to 100/,
+    )
     expect(pageRequests).toBe(0)
   })
 

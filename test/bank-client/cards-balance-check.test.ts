@@ -28,24 +28,41 @@ function check(iban: string, totalAmount: string, currency = 'CZK'): BalanceChec
 
 describe('cards interface: balance check', () => {
   it('answers APPR when the available balance covers the amount and DECL when not', async () => {
-    const available = (await h.bank.accounts.getBalance(czk.id, {}, { accessToken: (await h.consent('user2', 'AISP')).accessToken })).balances.find(
-      (b) => b.type.codeOrProprietary.code === 'CLAV',
-    )!
+    const available = (
+      await h.bank.accounts.getBalance(
+        czk.id,
+        {},
+        { accessToken: (await h.consent('user2', 'AISP')).accessToken },
+      )
+    ).balances.find((b) => b.type.codeOrProprietary.code === 'CLAV')!
     expect(available.creditDebitIndicator).toBe('CRDT')
     expect(await h.bank.cards.cardBalanceCheck(check(czk.iban, '1.00'), call)).toBe('APPR')
-    expect(await h.bank.cards.cardBalanceCheck(check(czk.iban, String(available.amount.value)), call)).toBe('APPR')
-    expect(await h.bank.cards.cardBalanceCheck(check(czk.iban, (Number(available.amount.value) + 1).toFixed(2)), call)).toBe('DECL')
+    expect(await h.bank.cards.cardBalanceCheck(check(czk.iban, String(available.amount.value)), call)).toBe(
+      'APPR',
+    )
+    expect(
+      await h.bank.cards.cardBalanceCheck(
+        check(czk.iban, (Number(available.amount.value) + 1).toFixed(2)),
+        call,
+      ),
+    ).toBe('DECL')
   })
 
   it('refuses an account outside the consent and a currency the account does not hold', async () => {
-    await expect(h.bank.cards.cardBalanceCheck(check(card.iban, '1.00'), call)).rejects.toBeInstanceOf(BankForbiddenError)
-    const err = await h.bank.cards.cardBalanceCheck(check(czk.iban, '1.00', 'EUR'), call).catch((e: unknown) => e)
+    await expect(h.bank.cards.cardBalanceCheck(check(card.iban, '1.00'), call)).rejects.toBeInstanceOf(
+      BankForbiddenError,
+    )
+    const err = await h.bank.cards
+      .cardBalanceCheck(check(czk.iban, '1.00', 'EUR'), call)
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(BankRequestRejectedError)
     expect((err as BankRequestRejectedError).bankCodes).toEqual(['AM11'])
   })
 
   it('needs the CISP scope: an AISP token is forbidden', async () => {
     const aisp = await h.consent('user2', 'AISP')
-    await expect(h.bank.cards.cardBalanceCheck(check(czk.iban, '1.00'), { accessToken: aisp.accessToken })).rejects.toMatchObject({ code: 'BANK_FORBIDDEN', status: 403 })
+    await expect(
+      h.bank.cards.cardBalanceCheck(check(czk.iban, '1.00'), { accessToken: aisp.accessToken }),
+    ).rejects.toMatchObject({ code: 'BANK_FORBIDDEN', status: 403 })
   })
 })

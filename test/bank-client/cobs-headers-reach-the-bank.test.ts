@@ -54,8 +54,18 @@ describe('what the client puts on the wire', () => {
   it('sends the COBS 3.0 headers, a new X-Request-ID per call and the same one across retries', async () => {
     const bank = client()
     seen.length = 0
-    script.push({ status: 503, body: { errors: [{ error: 'NARR' }] } }, { status: 200, body: page }, { status: 200, body: page })
-    const user = { involved: true, ipAddress: '198.51.100.7', userAgent: 'Mozilla/5.0', geoLocation: 'GEO:50.0875;14.4213', deviceOs: 'Linux' }
+    script.push(
+      { status: 503, body: { errors: [{ error: 'NARR' }] } },
+      { status: 200, body: page },
+      { status: 200, body: page },
+    )
+    const user = {
+      involved: true,
+      ipAddress: '198.51.100.7',
+      userAgent: 'Mozilla/5.0',
+      geoLocation: 'GEO:50.0875;14.4213',
+      deviceOs: 'Linux',
+    }
     await bank.accounts.listAccounts({ accessToken: 'at-1', user })
     await bank.accounts.listAccounts({ accessToken: 'at-1' })
     await bank.close()
@@ -86,8 +96,17 @@ describe('what the client puts on the wire', () => {
   it('sends the token requests as the contract says, without a bearer token', async () => {
     const bank = client()
     seen.length = 0
-    const tokenBody = { access_token: 'a', token_type: 'Bearer', expires_in: 3600, refresh_token: 'r2', scope: 'AISP' }
-    script.push({ status: 200, body: tokenBody }, { status: 200, body: { ...tokenBody, refresh_token: 'r3' } })
+    const tokenBody = {
+      access_token: 'a',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: 'r2',
+      scope: 'AISP',
+    }
+    script.push(
+      { status: 200, body: tokenBody },
+      { status: 200, body: { ...tokenBody, refresh_token: 'r3' } },
+    )
     const t = await bank.authorization.exchangeCode('code-1', { scope: 'AISP' })
     const r = await bank.authorization.refresh(t.refreshToken, { scope: 'AISP' })
     await bank.close()
@@ -117,7 +136,15 @@ describe('what the client puts on the wire', () => {
     seen.length = 0
     script.push(
       { status: 503, body: { errors: [{ error: 'NARR' }] } },
-      { status: 200, body: { authorizationType: 'USERAGENT_REDIRECT', href: { url: 'https://bank.example/sign/1' }, method: 'GET', signInfo: { state: 'OPEN' } } },
+      {
+        status: 200,
+        body: {
+          authorizationType: 'USERAGENT_REDIRECT',
+          href: { url: 'https://bank.example/sign/1' },
+          method: 'GET',
+          signInfo: { state: 'OPEN' },
+        },
+      },
     )
     const req = {
       paymentIdentification: { instructionIdentification: 'p-1' },
@@ -125,11 +152,18 @@ describe('what the client puts on the wire', () => {
       debtorAccount: { identification: { iban: 'CZ3155000000000000000043' } },
       creditorAccount: { identification: { iban: 'CZ6508000000192000145399' } },
     }
-    await expect(bank.payments.createPayment(req, { accessToken: 'at' })).rejects.toMatchObject({ code: 'BANK_UNAVAILABLE', status: 503 })
-    const redirect = await bank.payments.signPayment('PMT 1', 'sig/1', 'http://127.0.0.1:8190/return?x=1', { accessToken: 'at' })
+    await expect(bank.payments.createPayment(req, { accessToken: 'at' })).rejects.toMatchObject({
+      code: 'BANK_UNAVAILABLE',
+      status: 503,
+    })
+    const redirect = await bank.payments.signPayment('PMT 1', 'sig/1', 'http://127.0.0.1:8190/return?x=1', {
+      accessToken: 'at',
+    })
     await bank.close()
     expect(seen).toHaveLength(2)
-    expect(JSON.parse(seen[0]!.body)).toMatchObject({ amount: { instructedAmount: { value: 1234.5, currency: 'CZK' } } })
+    expect(JSON.parse(seen[0]!.body)).toMatchObject({
+      amount: { instructedAmount: { value: 1234.5, currency: 'CZK' } },
+    })
     expect(seen[1]!.url).toBe('/payments/PMT%201/sign/sig%2F1')
     expect(seen[1]!.headers['tpp-redirect-uri']).toBe('http://127.0.0.1:8190/return?x=1')
     expect(redirect).toMatchObject({ url: 'https://bank.example/sign/1', method: 'GET' })
@@ -137,9 +171,16 @@ describe('what the client puts on the wire', () => {
 
   it('keeps tokens and the client secret out of errors', async () => {
     const bank = client()
-    script.push({ status: 401, body: { error: 'invalid_grant', error_description: 'nope' } }, { status: 401, body: { errors: [{ error: 'UNAUTHORISED' }] } })
-    const e1 = await bank.authorization.refresh('refresh-SECRET-token', { scope: 'AISP' }).catch((e: unknown) => e)
-    const e2 = await bank.accounts.listAccounts({ accessToken: 'access-SECRET-token' }).catch((e: unknown) => e)
+    script.push(
+      { status: 401, body: { error: 'invalid_grant', error_description: 'nope' } },
+      { status: 401, body: { errors: [{ error: 'UNAUTHORISED' }] } },
+    )
+    const e1 = await bank.authorization
+      .refresh('refresh-SECRET-token', { scope: 'AISP' })
+      .catch((e: unknown) => e)
+    const e2 = await bank.accounts
+      .listAccounts({ accessToken: 'access-SECRET-token' })
+      .catch((e: unknown) => e)
     await bank.close()
     for (const e of [e1, e2]) {
       const text = `${String(e)} ${JSON.stringify(e)} ${JSON.stringify((e as Error).cause)}`

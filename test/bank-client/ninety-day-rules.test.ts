@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BankConsentRevokedError, BankHistoryRequiresFreshTokenError, bankToday, type TokenSet } from '@tep/bank-client'
+import {
+  BankConsentRevokedError,
+  BankHistoryRequiresFreshTokenError,
+  bankToday,
+  type TokenSet,
+} from '@tep/bank-client'
 import { startHarness, type Harness, type SimAccount } from './support/sim-harness.ts'
 
 // The simulator's clock only moves forward, so each test gets its own simulator.
@@ -23,26 +28,49 @@ describe('the 90-day rules', () => {
 
   it('allows dateFrom older than 90 days right after the consent (fresh token)', async () => {
     tokens = await h.consent('user1', 'AISP')
-    const page = await h.bank.accounts.getTransactionsPage(account.id, { dateFrom: daysBack(200), pageSize: 10 }, { accessToken: tokens.accessToken })
+    const page = await h.bank.accounts.getTransactionsPage(
+      account.id,
+      { dateFrom: daysBack(200), pageSize: 10 },
+      { accessToken: tokens.accessToken },
+    )
     expect(page.totalCount).toBeGreaterThan(0)
-    const oldest = await h.bank.accounts.getTransactionsPage(account.id, { dateFrom: daysBack(200), pageSize: 10, page: page.pageCount - 1 }, { accessToken: tokens.accessToken })
+    const oldest = await h.bank.accounts.getTransactionsPage(
+      account.id,
+      { dateFrom: daysBack(200), pageSize: 10, page: page.pageCount - 1 },
+      { accessToken: tokens.accessToken },
+    )
     expect(oldest.items.at(-1)!.bookingDate!.date! < daysBack(90)).toBe(true)
   })
 
   it('refuses it with HISTORY_REQUIRES_FRESH_TOKEN after a refresh, while 90 days still work and the consent stays valid', async () => {
-    const refreshed = await h.bank.authorization.refresh(tokens.refreshToken, { scope: 'AISP', refreshTokenExpiresAt: tokens.refreshTokenExpiresAt })
+    const refreshed = await h.bank.authorization.refresh(tokens.refreshToken, {
+      scope: 'AISP',
+      refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
+    })
     const call = { accessToken: refreshed.accessToken }
-    const err = await h.bank.accounts.getTransactionsPage(account.id, { dateFrom: daysBack(91), pageSize: 10 }, call).catch((e: unknown) => e)
+    const err = await h.bank.accounts
+      .getTransactionsPage(account.id, { dateFrom: daysBack(91), pageSize: 10 }, call)
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(BankHistoryRequiresFreshTokenError)
     expect(err).not.toBeInstanceOf(BankConsentRevokedError)
-    expect(err).toMatchObject({ code: 'HISTORY_REQUIRES_FRESH_TOKEN', status: 401, dateFrom: daysBack(91), reason: 'SCA_REQUIRED' })
+    expect(err).toMatchObject({
+      code: 'HISTORY_REQUIRES_FRESH_TOKEN',
+      status: 401,
+      dateFrom: daysBack(91),
+      reason: 'SCA_REQUIRED',
+    })
     // the iterator reports the same typed error
     const iterate = async () => {
-      for await (const _ of h.bank.accounts.transactions(account.id, { dateFrom: daysBack(120) }, call)) void _
+      for await (const _ of h.bank.accounts.transactions(account.id, { dateFrom: daysBack(120) }, call))
+        void _
     }
     await expect(iterate()).rejects.toBeInstanceOf(BankHistoryRequiresFreshTokenError)
     // exactly 90 days back needs no fresh token, and the consent is intact
-    const ok = await h.bank.accounts.getTransactionsPage(account.id, { dateFrom: daysBack(90), pageSize: 10 }, call)
+    const ok = await h.bank.accounts.getTransactionsPage(
+      account.id,
+      { dateFrom: daysBack(90), pageSize: 10 },
+      call,
+    )
     expect(ok.totalCount).toBeGreaterThan(0)
     tokens = refreshed
   })
@@ -51,7 +79,11 @@ describe('the 90-day rules', () => {
     const fresh = await h.consent('user1', 'AISP')
     await h.advanceClock('16m')
     await expect(
-      h.bank.accounts.getTransactionsPage(account.id, { dateFrom: daysBack(100) }, { accessToken: fresh.accessToken }),
+      h.bank.accounts.getTransactionsPage(
+        account.id,
+        { dateFrom: daysBack(100) },
+        { accessToken: fresh.accessToken },
+      ),
     ).rejects.toBeInstanceOf(BankHistoryRequiresFreshTokenError)
   })
 
@@ -64,15 +96,22 @@ describe('the 90-day rules', () => {
 
     // one day before the end, refreshing still works (and keeps the end)
     await h.advanceClock('89d')
-    const late = await h.bank.authorization.refresh(aisp.refreshToken, { scope: 'AISP', refreshTokenExpiresAt: aisp.refreshTokenExpiresAt })
+    const late = await h.bank.authorization.refresh(aisp.refreshToken, {
+      scope: 'AISP',
+      refreshTokenExpiresAt: aisp.refreshTokenExpiresAt,
+    })
     expect(late.refreshTokenExpiresAt?.getTime()).toBe(aisp.refreshTokenExpiresAt?.getTime())
     await h.bank.accounts.listAccounts({ accessToken: late.accessToken })
 
     await h.advanceClock('1d')
-    const refreshErr = await h.bank.authorization.refresh(late.refreshToken, { scope: 'AISP' }).catch((e: unknown) => e)
+    const refreshErr = await h.bank.authorization
+      .refresh(late.refreshToken, { scope: 'AISP' })
+      .catch((e: unknown) => e)
     expect(refreshErr).toBeInstanceOf(BankConsentRevokedError)
     expect(refreshErr).toMatchObject({ status: 401, details: { oauthError: 'invalid_grant' } })
-    const apiErr = await h.bank.accounts.listAccounts({ accessToken: late.accessToken }).catch((e: unknown) => e)
+    const apiErr = await h.bank.accounts
+      .listAccounts({ accessToken: late.accessToken })
+      .catch((e: unknown) => e)
     expect(apiErr).toBeInstanceOf(BankConsentRevokedError)
 
     // payments and cards consents do not expire

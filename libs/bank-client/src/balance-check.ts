@@ -11,22 +11,40 @@ const FULL_PAN = /(?:\d[ -]?){13,19}/
 export function balanceCheckBody(req: BalanceCheckRequest): Record<string, unknown> {
   const id = String(req.exchangeIdentification ?? '')
   if (id === '' || id.length > 18) {
-    throw new BankInvalidArgumentError('exchangeIdentification', `exchangeIdentification must be 1 to 18 characters, got ${id.length}`)
+    throw new BankInvalidArgumentError(
+      'exchangeIdentification',
+      `exchangeIdentification must be 1 to 18 characters, got ${id.length}`,
+    )
   }
   const iban = req.debtorAccount?.identification?.iban
   if (!iban || !isValidIban(iban)) {
-    throw new BankInvalidArgumentError('debtorAccount.identification.iban', 'debtorAccount.identification.iban must be a valid IBAN')
+    throw new BankInvalidArgumentError(
+      'debtorAccount.identification.iban',
+      'debtorAccount.identification.iban must be a valid IBAN',
+    )
   }
   const maskedPan = req.card?.maskedPan
   if (maskedPan !== undefined && FULL_PAN.test(maskedPan)) {
     // Never send (or log in an error) a full card number: PCI scope ends at the masked form.
-    throw new BankInvalidArgumentError('card.maskedPan', 'card.maskedPan looks like a full card number; send it masked (e.g. 4111xxxxxxxx1111)')
+    throw new BankInvalidArgumentError(
+      'card.maskedPan',
+      'card.maskedPan looks like a full card number; send it masked (e.g. 4111xxxxxxxx1111)',
+    )
   }
   const amount = { value: req.transactionDetails.totalAmount, currency: req.transactionDetails.currency }
   if (toMinorUnits(amount, 'transactionDetails') <= 0n) {
-    throw new BankInvalidArgumentError('transactionDetails.totalAmount', 'transactionDetails.totalAmount must be positive')
+    throw new BankInvalidArgumentError(
+      'transactionDetails.totalAmount',
+      'transactionDetails.totalAmount must be positive',
+    )
   }
-  return { ...req, transactionDetails: { currency: amount.currency, totalAmount: toWireNumber(amount, 'transactionDetails') } }
+  return {
+    ...req,
+    transactionDetails: {
+      currency: amount.currency,
+      totalAmount: toWireNumber(amount, 'transactionDetails'),
+    },
+  }
 }
 
 export async function balanceCheck(
@@ -38,15 +56,26 @@ export async function balanceCheck(
 ): Promise<BalanceCheckAnswer> {
   const json = balanceCheckBody(req)
   // A balance check changes nothing at the bank, so it is safe to retry like a read.
-  const res = await transport.call<BalanceCheckResponse>({ operation, method: 'POST', path, json, idempotent: true }, options)
-  const body = expectShape<BalanceCheckResponse>(res, operation, 'a response field', (b) => isObject(b) && typeof b.response === 'string')
+  const res = await transport.call<BalanceCheckResponse>(
+    { operation, method: 'POST', path, json, idempotent: true },
+    options,
+  )
+  const body = expectShape<BalanceCheckResponse>(
+    res,
+    operation,
+    'a response field',
+    (b) => isObject(b) && typeof b.response === 'string',
+  )
   const answer = body.response
   if (answer !== 'APPR' && answer !== 'DECL') {
-    throw new BankProtocolError(`${operation}: the bank answered response ${JSON.stringify(body.response)}, expected APPR or DECL (X-Request-ID ${res.requestId})`, {
-      operation,
-      requestId: res.requestId,
-      status: res.status,
-    })
+    throw new BankProtocolError(
+      `${operation}: the bank answered response ${JSON.stringify(body.response)}, expected APPR or DECL (X-Request-ID ${res.requestId})`,
+      {
+        operation,
+        requestId: res.requestId,
+        status: res.status,
+      },
+    )
   }
   return answer as BalanceCheckAnswer
 }

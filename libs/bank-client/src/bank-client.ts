@@ -1,4 +1,12 @@
-import { createRequestLimiter, type HttpHooks, type HttpLogger, type RateLimits, type RequestLimiter, type RetryPolicy, type Timeouts } from '@tep/http'
+import {
+  createRequestLimiter,
+  type HttpHooks,
+  type HttpLogger,
+  type RateLimits,
+  type RequestLimiter,
+  type RetryPolicy,
+  type Timeouts,
+} from '@tep/http'
 import { AccountsClient } from './accounts-client.ts'
 import { CardsClient } from './balance-check.ts'
 import { BankTransport, type AccessTokenSource } from './bank-transport.ts'
@@ -110,7 +118,8 @@ export function createBankClient(options: BankClientOptions): BankClient {
     return t
   }
   const auth = make('authorization', authLimiter)
-  const cardsAuth = options.baseUrls?.cardsAuthorization === undefined ? auth : make('cardsAuthorization', authLimiter)
+  const cardsAuth =
+    options.baseUrls?.cardsAuthorization === undefined ? auth : make('cardsAuthorization', authLimiter)
   const authTransports: Record<BankScope, BankTransport> = { AISP: auth, PISP: auth, CISP: cardsAuth }
 
   return {

@@ -1,4 +1,14 @@
-import { HttpClient, type HttpHooks, type HttpLogger, type HttpMethod, type QueryParams, type RateLimits, type RequestLimiter, type RetryPolicy, type Timeouts } from '@tep/http'
+import {
+  HttpClient,
+  type HttpHooks,
+  type HttpLogger,
+  type HttpMethod,
+  type QueryParams,
+  type RateLimits,
+  type RequestLimiter,
+  type RetryPolicy,
+  type Timeouts,
+} from '@tep/http'
 import { buildCobsHeaders, newRequestId, type UserContext } from './cobs-headers.ts'
 import { BankInvalidArgumentError, BankProtocolError } from './errors.ts'
 import { toBankError, toBankTokenError, type FailedCall } from './error-mapping.ts'
@@ -82,7 +92,11 @@ export class BankTransport {
   }
 
   /** An API call with a bearer token and the COBS headers. */
-  async call<T>(req: BankRequest, options: CallOptions, failure: Partial<FailedCall> = {}): Promise<BankResult<T>> {
+  async call<T>(
+    req: BankRequest,
+    options: CallOptions,
+    failure: Partial<FailedCall> = {},
+  ): Promise<BankResult<T>> {
     const requestId = options.requestId ?? newRequestId()
     const now = this.#options.now()
     const accessToken = await this.#resolveToken(options, req.operation)
@@ -99,15 +113,27 @@ export class BankTransport {
       ...req.headers,
     }
     try {
-      const res = await this.#http.request({ ...req, headers, ...(options.signal === undefined ? {} : { signal: options.signal }) })
-      return { body: parseBody<T>(res.text, res.status, req.operation, requestId), status: res.status, requestId }
+      const res = await this.#http.request({
+        ...req,
+        headers,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      })
+      return {
+        body: parseBody<T>(res.text, res.status, req.operation, requestId),
+        status: res.status,
+        requestId,
+      }
     } catch (err) {
       throw toBankError(err, { operation: req.operation, requestId, now, ...failure })
     }
   }
 
   /** A token-endpoint call: form body, no bearer token. */
-  async token<T>(req: BankRequest, grant: 'authorization_code' | 'refresh_token', signal?: AbortSignal): Promise<BankResult<T>> {
+  async token<T>(
+    req: BankRequest,
+    grant: 'authorization_code' | 'refresh_token',
+    signal?: AbortSignal,
+  ): Promise<BankResult<T>> {
     const requestId = newRequestId()
     const now = this.#options.now()
     try {
@@ -116,7 +142,11 @@ export class BankTransport {
         headers: { 'X-Request-ID': requestId, 'Cache-Control': 'no-store' },
         ...(signal === undefined ? {} : { signal }),
       })
-      return { body: parseBody<T>(res.text, res.status, req.operation, requestId), status: res.status, requestId }
+      return {
+        body: parseBody<T>(res.text, res.status, req.operation, requestId),
+        status: res.status,
+        requestId,
+      }
     } catch (err) {
       throw toBankTokenError(err, { operation: req.operation, requestId, now, grant })
     }
@@ -129,11 +159,17 @@ export class BankTransport {
   async #resolveToken(options: CallOptions, operation: string): Promise<string> {
     const source = options.accessToken ?? this.#options.accessToken
     if (source === undefined) {
-      throw new BankInvalidArgumentError('accessToken', `${operation}: no access token; pass accessToken in the call options or in the client options`)
+      throw new BankInvalidArgumentError(
+        'accessToken',
+        `${operation}: no access token; pass accessToken in the call options or in the client options`,
+      )
     }
     const token = typeof source === 'string' ? source : await source()
     if (typeof token !== 'string' || token === '') {
-      throw new BankInvalidArgumentError('accessToken', `${operation}: the access-token provider returned no token`)
+      throw new BankInvalidArgumentError(
+        'accessToken',
+        `${operation}: the access-token provider returned no token`,
+      )
     }
     return token
   }
@@ -144,23 +180,34 @@ function parseBody<T>(text: string, status: number, operation: string, requestId
   try {
     return JSON.parse(text) as T
   } catch (cause) {
-    throw new BankProtocolError(`${operation}: the bank answered ${status} with a body that is not JSON (X-Request-ID ${requestId})`, {
-      operation,
-      requestId,
-      status,
-      cause,
-    })
+    throw new BankProtocolError(
+      `${operation}: the bank answered ${status} with a body that is not JSON (X-Request-ID ${requestId})`,
+      {
+        operation,
+        requestId,
+        status,
+        cause,
+      },
+    )
   }
 }
 
 /** Throws BankProtocolError unless `check` holds for the body: keeps malformed answers from spreading. */
-export function expectShape<T>(result: BankResult<unknown>, operation: string, what: string, check: (body: unknown) => boolean): T {
+export function expectShape<T>(
+  result: BankResult<unknown>,
+  operation: string,
+  what: string,
+  check: (body: unknown) => boolean,
+): T {
   if (!check(result.body)) {
-    throw new BankProtocolError(`${operation}: the bank's answer lacks ${what} (X-Request-ID ${result.requestId})`, {
-      operation,
-      requestId: result.requestId,
-      status: result.status,
-    })
+    throw new BankProtocolError(
+      `${operation}: the bank's answer lacks ${what} (X-Request-ID ${result.requestId})`,
+      {
+        operation,
+        requestId: result.requestId,
+        status: result.status,
+      },
+    )
   }
   return result.body as T
 }

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { BankInvalidArgumentError } from './errors.ts'
 import { buildCobsHeaders, newRequestId } from './cobs-headers.ts'
 
-const base = { requestId: 'req-1', clientId: 'client-1', tppName: 'TEP', tppIdentification: undefined, now: new Date('2026-03-01T10:20:30Z') }
+const base = {
+  requestId: 'req-1',
+  clientId: 'client-1',
+  tppName: 'TEP',
+  tppIdentification: undefined,
+  now: new Date('2026-03-01T10:20:30Z'),
+}
 
 describe('buildCobsHeaders', () => {
   it('builds the mandatory set with an HTTP-date and unattended access by default', () => {
@@ -45,9 +51,15 @@ describe('buildCobsHeaders', () => {
   })
 
   it('refuses header injection, over-long values and malformed geo locations', () => {
-    expect(() => buildCobsHeaders({ ...base, user: { ipAddress: '1.2.3.4\r\nX-Evil: 1' } })).toThrow(BankInvalidArgumentError)
-    expect(() => buildCobsHeaders({ ...base, requestId: 'r'.repeat(61) })).toThrow(/X-Request-ID is at most 60/)
-    expect(() => buildCobsHeaders({ ...base, user: { geoLocation: '50.1,14.4' } })).toThrow(/GEO:50.0875;14.4213/)
+    expect(() => buildCobsHeaders({ ...base, user: { ipAddress: '1.2.3.4\r\nX-Evil: 1' } })).toThrow(
+      BankInvalidArgumentError,
+    )
+    expect(() => buildCobsHeaders({ ...base, requestId: 'r'.repeat(61) })).toThrow(
+      /X-Request-ID is at most 60/,
+    )
+    expect(() => buildCobsHeaders({ ...base, user: { geoLocation: '50.1,14.4' } })).toThrow(
+      /GEO:50.0875;14.4213/,
+    )
     expect(() => buildCobsHeaders({ ...base, accessToken: 'a b' })).toThrow(/access token/)
   })
 

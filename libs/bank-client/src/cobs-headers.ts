@@ -54,7 +54,10 @@ function checked(name: string, value: string): string {
   }
   const max = MAX_LENGTH[name]
   if (max !== undefined && value.length > max) {
-    throw new BankInvalidArgumentError(name, `header ${name} is at most ${max} characters, got ${value.length}`)
+    throw new BankInvalidArgumentError(
+      name,
+      `header ${name} is at most ${max} characters, got ${value.length}`,
+    )
   }
   return value
 }
@@ -72,10 +75,14 @@ export function buildCobsHeaders(input: CobsHeaderInput): Record<string, string>
     'User-Involved': input.user?.involved === true ? 'true' : 'false',
   }
   if (input.tppName !== undefined) headers['TPP-Name'] = checked('TPP-Name', input.tppName)
-  if (input.tppIdentification !== undefined) headers['TPP-Identification'] = checked('TPP-Identification', input.tppIdentification)
+  if (input.tppIdentification !== undefined)
+    headers['TPP-Identification'] = checked('TPP-Identification', input.tppIdentification)
   if (input.accessToken !== undefined) {
     if (!/^[\x21-\x7e]+$/.test(input.accessToken)) {
-      throw new BankInvalidArgumentError('accessToken', 'access token must be non-empty printable ASCII without spaces')
+      throw new BankInvalidArgumentError(
+        'accessToken',
+        'access token must be non-empty printable ASCII without spaces',
+      )
     }
     headers.Authorization = `Bearer ${input.accessToken}`
   }
@@ -85,13 +92,20 @@ export function buildCobsHeaders(input: CobsHeaderInput): Record<string, string>
     if (u.ipPort !== undefined) headers['User-IP-Port'] = checked('User-IP-Port', String(u.ipPort))
     if (u.deviceOs !== undefined) headers['User-Device-OS'] = checked('User-Device-OS', u.deviceOs)
     // Browser user agents can exceed the standard's 200 characters; the start identifies the browser.
-    if (u.userAgent !== undefined) headers['User-User-Agent'] = checked('User-User-Agent', u.userAgent.slice(0, USER_AGENT_MAX))
+    if (u.userAgent !== undefined)
+      headers['User-User-Agent'] = checked('User-User-Agent', u.userAgent.slice(0, USER_AGENT_MAX))
     if (u.timestamp !== undefined) {
-      headers['User-Timestamp'] = checked('User-Timestamp', u.timestamp instanceof Date ? u.timestamp.toUTCString() : u.timestamp)
+      headers['User-Timestamp'] = checked(
+        'User-Timestamp',
+        u.timestamp instanceof Date ? u.timestamp.toUTCString() : u.timestamp,
+      )
     }
     if (u.geoLocation !== undefined) {
       if (!GEO.test(u.geoLocation)) {
-        throw new BankInvalidArgumentError('User-Geo-Location', `header User-Geo-Location must look like GEO:50.0875;14.4213, got ${JSON.stringify(u.geoLocation)}`)
+        throw new BankInvalidArgumentError(
+          'User-Geo-Location',
+          `header User-Geo-Location must look like GEO:50.0875;14.4213, got ${JSON.stringify(u.geoLocation)}`,
+        )
       }
       headers['User-Geo-Location'] = checked('User-Geo-Location', u.geoLocation)
     }

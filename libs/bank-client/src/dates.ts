@@ -5,7 +5,12 @@ export const BANK_TIME_ZONE = 'Europe/Prague'
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
-const pragueFormat = new Intl.DateTimeFormat('en-CA', { timeZone: BANK_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' })
+const pragueFormat = new Intl.DateTimeFormat('en-CA', {
+  timeZone: BANK_TIME_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+})
 
 /** The calendar date in Prague at `now`, as YYYY-MM-DD. */
 export function bankToday(now: Date): string {
@@ -17,7 +22,10 @@ export function assertIsoDate(value: string, field: string): void {
   const m = ISO_DATE.exec(value)
   const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined
   if (!m || !d || d.toISOString().slice(0, 10) !== value) {
-    throw new BankInvalidArgumentError(field, `${field} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`)
+    throw new BankInvalidArgumentError(
+      field,
+      `${field} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`,
+    )
   }
 }
 

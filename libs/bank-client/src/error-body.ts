@@ -20,7 +20,10 @@ export function parseCobsErrors(text: string): CobsErrorItem[] {
     if (entry === null || typeof entry !== 'object') continue
     const e = entry as Record<string, unknown>
     if (typeof e.error !== 'string') continue
-    const params = e.parameters !== null && typeof e.parameters === 'object' && !Array.isArray(e.parameters) ? (e.parameters as Record<string, unknown>) : undefined
+    const params =
+      e.parameters !== null && typeof e.parameters === 'object' && !Array.isArray(e.parameters)
+        ? (e.parameters as Record<string, unknown>)
+        : undefined
     items.push({
       error: e.error,
       scope: typeof e.scope === 'string' ? e.scope : undefined,
@@ -40,9 +43,16 @@ export interface OAuthErrorBody {
 export function parseOAuthError(text: string): OAuthErrorBody | undefined {
   try {
     const body = JSON.parse(text) as unknown
-    if (body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string') {
+    if (
+      body !== null &&
+      typeof body === 'object' &&
+      typeof (body as { error?: unknown }).error === 'string'
+    ) {
       const b = body as { error: string; error_description?: unknown }
-      return { error: b.error, error_description: typeof b.error_description === 'string' ? b.error_description : undefined }
+      return {
+        error: b.error,
+        error_description: typeof b.error_description === 'string' ? b.error_description : undefined,
+      }
     }
   } catch {
     // not JSON

@@ -65,10 +65,16 @@ export function toBankError(err: unknown, call: FailedCall): unknown {
   }
   if (err instanceof HttpStatusError) return fromStatus(err, call)
   if (err instanceof HttpTimeoutError || err instanceof HttpNetworkError) {
-    return new BankUnavailableError(`${call.operation}: ${err.message} ${idText}`, { ...base, retriable: err.retriable })
+    return new BankUnavailableError(`${call.operation}: ${err.message} ${idText}`, {
+      ...base,
+      retriable: err.retriable,
+    })
   }
   if (err instanceof HttpResponseFormatError) {
-    return new BankProtocolError(`${call.operation}: the bank's answer is unusable: ${err.message} ${idText}`, { ...base, status: err.status })
+    return new BankProtocolError(
+      `${call.operation}: the bank's answer is unusable: ${err.message} ${idText}`,
+      { ...base, status: err.status },
+    )
   }
   return err
 }
@@ -94,19 +100,27 @@ function fromStatus(err: HttpStatusError, call: FailedCall): BankApiError {
       return new BankAccessTokenExpiredError(`${text}; refresh the access token and call again`, opts)
     }
     if (first?.scope === 'X-IBM-Client-Id' || reason === 'TOKEN_MISSING') {
-      return new BankUnauthorizedError(`${text}; check the client id and that a token is passed`, { ...opts, code: 'BANK_CLIENT_REJECTED' })
+      return new BankUnauthorizedError(`${text}; check the client id and that a token is passed`, {
+        ...opts,
+        code: 'BANK_CLIENT_REJECTED',
+      })
     }
     // TOKEN_REVOKED, CONSENT_EXPIRED, TOKEN_UNKNOWN, or a bank that says nothing: the spec's
     // only documented 401 causes are a revoked token, a removed consent or an expired one.
     const known = reason === undefined || REVOKED_REASONS.has(reason) ? '' : ` (reason ${reason})`
-    return new BankConsentRevokedError(`${text}; the consent is no longer valid${known}: restart the consent flow`, opts)
+    return new BankConsentRevokedError(
+      `${text}; the consent is no longer valid${known}: restart the consent flow`,
+      opts,
+    )
   }
-  if (status === 403) return new BankForbiddenError(`${text}; the consent or token scope does not cover this`, opts)
+  if (status === 403)
+    return new BankForbiddenError(`${text}; the consent or token scope does not cover this`, opts)
   if (status === 404) return new BankNotFoundError(text, opts)
   if (status === 400 && call.instant === true && errors.some((e) => e.error === INSTANT_REFUSAL_CODE)) {
     return new InstantPaymentRefusedError(`${text}; initiate the payment again as NORM or HIGH`, opts)
   }
-  if (status >= 500) return new BankUnavailableError(text, { ...opts, retriable: err.retriable || status === 503 })
+  if (status >= 500)
+    return new BankUnavailableError(text, { ...opts, retriable: err.retriable || status === 503 })
   return new BankRequestRejectedError(text, opts)
 }
 
@@ -130,7 +144,8 @@ export interface FailedTokenCall extends FailedCall {
  * consent is gone; a refused code is just a bad code.
  */
 export function toBankTokenError(err: unknown, call: FailedTokenCall): unknown {
-  if (!(err instanceof HttpStatusError) || err instanceof ThrottledError || err.status >= 500) return toBankError(err, call)
+  if (!(err instanceof HttpStatusError) || err instanceof ThrottledError || err.status >= 500)
+    return toBankError(err, call)
   const body = parseOAuthError(err.bodyText)
   const oauthError = body?.error ?? `http_${err.status}`
   const description = body?.error_description
@@ -140,10 +155,13 @@ export function toBankTokenError(err: unknown, call: FailedTokenCall): unknown {
   const opts = { operation: call.operation, requestId: call.requestId, status: err.status, cause: err }
   if (oauthError === 'invalid_grant' && call.grant === 'refresh_token') {
     // Also a refresh token that was rotated out: whoever holds the newest one may continue, this caller cannot.
-    return new BankConsentRevokedError(`${text}; the refresh token is revoked, expired or rotated out: restart the consent flow`, {
-      ...opts,
-      details: { oauthError },
-    })
+    return new BankConsentRevokedError(
+      `${text}; the refresh token is revoked, expired or rotated out: restart the consent flow`,
+      {
+        ...opts,
+        details: { oauthError },
+      },
+    )
   }
   const hint =
     oauthError === 'invalid_client'

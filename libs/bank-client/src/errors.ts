@@ -51,7 +51,11 @@ export class BankRuleViolationError extends BankClientError {
 /** An instant (INST) payment breaks an instant-payment condition; send it as NORM or HIGH instead. */
 export class InstantPaymentRuleError extends BankRuleViolationError {
   constructor(violations: readonly RuleViolation[]) {
-    super('INSTANT_PAYMENT_NOT_ALLOWED', 'instant payment not allowed (initiate it as a normal or express payment)', violations)
+    super(
+      'INSTANT_PAYMENT_NOT_ALLOWED',
+      'instant payment not allowed (initiate it as a normal or express payment)',
+      violations,
+    )
   }
 }
 
@@ -155,8 +159,15 @@ export class BankAccessTokenExpiredError extends BankUnauthorizedError {
 export class BankHistoryRequiresFreshTokenError extends BankUnauthorizedError {
   readonly dateFrom: string
 
-  constructor(message: string, options: Omit<BankApiErrorOptions, 'code' | 'retriable'> & { dateFrom: string }) {
-    super(message, { ...options, code: 'HISTORY_REQUIRES_FRESH_TOKEN', details: { dateFrom: options.dateFrom } })
+  constructor(
+    message: string,
+    options: Omit<BankApiErrorOptions, 'code' | 'retriable'> & { dateFrom: string },
+  ) {
+    super(message, {
+      ...options,
+      code: 'HISTORY_REQUIRES_FRESH_TOKEN',
+      details: { dateFrom: options.dateFrom },
+    })
     this.dateFrom = options.dateFrom
   }
 }
@@ -193,8 +204,16 @@ export class InstantPaymentRefusedError extends BankRequestRejectedError {
 export class BankThrottledError extends BankApiError {
   readonly retryAfterMs: number | undefined
 
-  constructor(message: string, options: Omit<BankApiErrorOptions, 'code' | 'retriable'> & { retryAfterMs: number | undefined }) {
-    super(message, { ...options, code: 'BANK_THROTTLED', retriable: true, details: { retryAfterMs: options.retryAfterMs } })
+  constructor(
+    message: string,
+    options: Omit<BankApiErrorOptions, 'code' | 'retriable'> & { retryAfterMs: number | undefined },
+  ) {
+    super(message, {
+      ...options,
+      code: 'BANK_THROTTLED',
+      retriable: true,
+      details: { retryAfterMs: options.retryAfterMs },
+    })
     this.retryAfterMs = options.retryAfterMs
   }
 }
@@ -217,7 +236,10 @@ export class BankOAuthError extends BankApiError {
 
   constructor(
     message: string,
-    options: Omit<BankApiErrorOptions, 'code' | 'retriable'> & { oauthError: string; oauthErrorDescription?: string | undefined },
+    options: Omit<BankApiErrorOptions, 'code' | 'retriable'> & {
+      oauthError: string
+      oauthErrorDescription?: string | undefined
+    },
   ) {
     super(message, {
       ...options,

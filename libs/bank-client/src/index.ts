@@ -21,8 +21,18 @@ export type { Amount } from './money.ts'
 export { bankToday, BANK_TIME_ZONE } from './dates.ts'
 
 export { classifyPayment, missingSepaFields, INTERNAL_IBAN_PREFIX } from './rules/payment-kind.ts'
-export type { PaymentKind, PaymentKindResult, PaymentKindOptions, SepaReachable } from './rules/payment-kind.ts'
-export { instantPaymentViolations, assertInstantPaymentAllowed, isInstant, INSTANT_PAYMENT_LIMIT } from './rules/instant-payment.ts'
+export type {
+  PaymentKind,
+  PaymentKindResult,
+  PaymentKindOptions,
+  SepaReachable,
+} from './rules/payment-kind.ts'
+export {
+  instantPaymentViolations,
+  assertInstantPaymentAllowed,
+  isInstant,
+  INSTANT_PAYMENT_LIMIT,
+} from './rules/instant-payment.ts'
 export {
   prepareStandingOrder,
   SUPPORTED_INTERVALS,
@@ -30,7 +40,11 @@ export {
   SUPPORTED_MODE_DUES,
   UNPROCESSED_STANDING_ORDER_FIELDS,
 } from './rules/standing-order.ts'
-export type { PreparedStandingOrder, StandingOrderWarning, UnprocessedFieldPolicy } from './rules/standing-order.ts'
+export type {
+  PreparedStandingOrder,
+  StandingOrderWarning,
+  UnprocessedFieldPolicy,
+} from './rules/standing-order.ts'
 export { assertPageSize, MIN_PAGE_SIZE, MAX_PAGE_SIZE } from './rules/page-size.ts'
 export { CZECH_BANKS, czechBank, isCzechBankCode, OWN_BANK_CODE } from './rules/czech-bank-codes.ts'
 export type { CzechBank } from './rules/czech-bank-codes.ts'
@@ -63,8 +77,21 @@ export type { CobsErrorItem, RuleViolation } from './errors.ts'
 
 export type { BankScope, TokenSet } from './model/tokens.ts'
 export { BANK_SCOPES } from './model/tokens.ts'
-export type { Account, AccountBalance, Balance, BalanceCode, Transaction, TransactionQuery } from './model/accounts.ts'
-export type { AccountReference, Party, PostalAddress, RemittanceInformation, PageInfo } from './model/common.ts'
+export type {
+  Account,
+  AccountBalance,
+  Balance,
+  BalanceCode,
+  Transaction,
+  TransactionQuery,
+} from './model/accounts.ts'
+export type {
+  AccountReference,
+  Party,
+  PostalAddress,
+  RemittanceInformation,
+  PageInfo,
+} from './model/common.ts'
 export type {
   PaymentRequest,
   Payment,

@@ -19,7 +19,13 @@ function fakePayments(outcomes: Array<Error | 'ok'>) {
   return { payments: fake as unknown as PaymentsClient, seen }
 }
 
-const refused = () => new InstantPaymentRefusedError('no', { operation: 'op', requestId: 'r', status: 400, errors: [{ error: 'NO_PART' }] })
+const refused = () =>
+  new InstantPaymentRefusedError('no', {
+    operation: 'op',
+    requestId: 'r',
+    status: 400,
+    errors: [{ error: 'NO_PART' }],
+  })
 const inst = payment({ paymentTypeInformation: { instructionPriority: 'INST' } })
 
 describe('createPaymentWithInstantFallback', () => {
@@ -41,8 +47,14 @@ describe('createPaymentWithInstantFallback', () => {
   })
 
   it('re-initiates after a client-side instant rule failure as HIGH with a new id when asked', async () => {
-    const { payments, seen } = fakePayments([new InstantPaymentRuleError([{ rule: 'INSTANT_AMOUNT_LIMIT', field: 'x', message: 'm' }]), 'ok'])
-    const r = await createPaymentWithInstantFallback(payments, inst, { fallbackPriority: 'HIGH', fallbackInstructionId: (id) => `${id}-n` })
+    const { payments, seen } = fakePayments([
+      new InstantPaymentRuleError([{ rule: 'INSTANT_AMOUNT_LIMIT', field: 'x', message: 'm' }]),
+      'ok',
+    ])
+    const r = await createPaymentWithInstantFallback(payments, inst, {
+      fallbackPriority: 'HIGH',
+      fallbackInstructionId: (id) => `${id}-n`,
+    })
     expect(r.refusal).toBeInstanceOf(InstantPaymentRuleError)
     expect(seen[1]!.req.paymentTypeInformation?.instructionPriority).toBe('HIGH')
     expect(seen[1]!.req.paymentIdentification.instructionIdentification).toBe('tpp-1-n')
@@ -54,7 +66,9 @@ describe('createPaymentWithInstantFallback', () => {
     await expect(createPaymentWithInstantFallback(a.payments, inst)).rejects.toBe(other)
     expect(a.seen).toHaveLength(1)
     const b = fakePayments([refused()])
-    await expect(createPaymentWithInstantFallback(b.payments, payment())).rejects.toBeInstanceOf(InstantPaymentRefusedError)
+    await expect(createPaymentWithInstantFallback(b.payments, payment())).rejects.toBeInstanceOf(
+      InstantPaymentRefusedError,
+    )
     expect(b.seen).toHaveLength(1)
   })
 })

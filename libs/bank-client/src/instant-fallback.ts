@@ -38,12 +38,16 @@ export async function createPaymentWithInstantFallback(
     // A retry must not reuse the first attempt's X-Request-ID, so only the first call gets the caller's.
     return { payment: await payments.createPayment(request, callOptions), instant, refusal: undefined }
   } catch (err) {
-    if (!instant || !(err instanceof InstantPaymentRuleError || err instanceof InstantPaymentRefusedError)) throw err
+    if (!instant || !(err instanceof InstantPaymentRuleError || err instanceof InstantPaymentRefusedError))
+      throw err
     const { requestId: _first, ...retryOptions } = callOptions
     const id = request.paymentIdentification.instructionIdentification
     const fallback: PaymentRequest = {
       ...request,
-      paymentIdentification: { ...request.paymentIdentification, instructionIdentification: fallbackInstructionId ? fallbackInstructionId(id) : id },
+      paymentIdentification: {
+        ...request.paymentIdentification,
+        instructionIdentification: fallbackInstructionId ? fallbackInstructionId(id) : id,
+      },
       paymentTypeInformation: { ...request.paymentTypeInformation, instructionPriority: fallbackPriority },
     }
     return { payment: await payments.createPayment(fallback, retryOptions), instant: false, refusal: err }

@@ -13,7 +13,9 @@ describe('money', () => {
   })
 
   it('refuses sub-minor-unit precision instead of rounding it away', () => {
-    expect(() => toMinorUnits({ value: '400000.004', currency: 'CZK' })).toThrow(/more decimals than CZK allows \(2\)/)
+    expect(() => toMinorUnits({ value: '400000.004', currency: 'CZK' })).toThrow(
+      /more decimals than CZK allows \(2\)/,
+    )
     expect(() => toMinorUnits({ value: '1.5', currency: 'JPY' })).toThrow(BankInvalidArgumentError)
   })
 
@@ -32,10 +34,16 @@ describe('money', () => {
   })
 
   it('compares without floats, across representations', () => {
-    expect(compareAmounts({ value: '400000.01', currency: 'CZK' }, { value: 400000, currency: 'CZK' })).toBe(1)
+    expect(compareAmounts({ value: '400000.01', currency: 'CZK' }, { value: 400000, currency: 'CZK' })).toBe(
+      1,
+    )
     expect(compareAmounts({ value: '0.30', currency: 'CZK' }, { value: 0.3, currency: 'CZK' })).toBe(0)
-    expect(compareAmounts({ value: '399999.99', currency: 'CZK' }, { value: '400000', currency: 'CZK' })).toBe(-1)
-    expect(() => compareAmounts({ value: 1, currency: 'CZK' }, { value: 1, currency: 'EUR' })).toThrow(/cannot compare/)
+    expect(
+      compareAmounts({ value: '399999.99', currency: 'CZK' }, { value: '400000', currency: 'CZK' }),
+    ).toBe(-1)
+    expect(() => compareAmounts({ value: 1, currency: 'CZK' }, { value: 1, currency: 'EUR' })).toThrow(
+      /cannot compare/,
+    )
   })
 
   it('produces an exact wire number', () => {

@@ -14,15 +14,40 @@ export interface Amount {
 
 /** ISO 4217 minor-unit exponents that differ from 2. */
 const EXPONENTS: Readonly<Record<string, number>> = {
-  BHD: 3, BIF: 0, CLP: 0, DJF: 0, GNF: 0, IQD: 3, ISK: 0, JOD: 3, JPY: 0, KMF: 0, KRW: 0, KWD: 3,
-  LYD: 3, OMR: 3, PYG: 0, RWF: 0, TND: 3, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  IQD: 3,
+  ISK: 0,
+  JOD: 3,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  PYG: 0,
+  RWF: 0,
+  TND: 3,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
 }
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/
 
 export function assertCurrency(currency: string, field = 'currency'): void {
   if (!/^[A-Z]{3}$/.test(currency)) {
-    throw new BankInvalidArgumentError(field, `${field} must be an ISO 4217 code of three capital letters, got ${JSON.stringify(currency)}`)
+    throw new BankInvalidArgumentError(
+      field,
+      `${field} must be an ISO 4217 code of three capital letters, got ${JSON.stringify(currency)}`,
+    )
   }
 }
 
@@ -38,7 +63,10 @@ export function currencyExponent(currency: string): number {
 export function decimalText(value: string | number, field = 'amount.value'): string {
   const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'NaN') : value.trim()
   if (!DECIMAL.test(text)) {
-    throw new BankInvalidArgumentError(field, `${field} must be a plain decimal number like "1234.50", got ${JSON.stringify(String(value))}`)
+    throw new BankInvalidArgumentError(
+      field,
+      `${field} must be a plain decimal number like "1234.50", got ${JSON.stringify(String(value))}`,
+    )
   }
   return text
 }
@@ -78,7 +106,10 @@ export function toWireNumber(amount: Amount, field = 'amount'): number {
   const text = formatMinorUnits(units, amount.currency)
   const n = Number(text)
   if (toMinorUnits({ value: n, currency: amount.currency }, field) !== units) {
-    throw new BankInvalidArgumentError(`${field}.value`, `${field}.value ${text} cannot be sent exactly as a JSON number`)
+    throw new BankInvalidArgumentError(
+      `${field}.value`,
+      `${field}.value ${text} cannot be sent exactly as a JSON number`,
+    )
   }
   return n
 }

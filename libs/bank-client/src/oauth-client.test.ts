@@ -29,14 +29,24 @@ describe('OAuthClient.buildAuthorizationUrl', () => {
   })
 
   it('routes CISP to the cards provider and honours another redirect URI', () => {
-    const url = new URL(client.authorization.buildAuthorizationUrl({ scope: 'CISP', state: generateState(), redirectUri: 'https://app.example/cards' }))
+    const url = new URL(
+      client.authorization.buildAuthorizationUrl({
+        scope: 'CISP',
+        state: generateState(),
+        redirectUri: 'https://app.example/cards',
+      }),
+    )
     expect(url.origin).toBe('https://cards-auth.example')
     expect(url.searchParams.get('redirect_uri')).toBe('https://app.example/cards')
   })
 
   it('refuses unknown scopes and weak states', () => {
-    expect(() => client.authorization.buildAuthorizationUrl({ scope: 'aisp' as never, state: generateState() })).toThrow(/scope must be one of AISP, PISP, CISP/)
-    expect(() => client.authorization.buildAuthorizationUrl({ scope: 'PISP', state: 'abc' })).toThrow(BankInvalidArgumentError)
+    expect(() =>
+      client.authorization.buildAuthorizationUrl({ scope: 'aisp' as never, state: generateState() }),
+    ).toThrow(/scope must be one of AISP, PISP, CISP/)
+    expect(() => client.authorization.buildAuthorizationUrl({ scope: 'PISP', state: 'abc' })).toThrow(
+      BankInvalidArgumentError,
+    )
   })
 })
 

@@ -33,7 +33,10 @@ export function generateState(): string {
 
 function assertScope(scope: string): asserts scope is BankScope {
   if (!(BANK_SCOPES as readonly string[]).includes(scope)) {
-    throw new BankInvalidArgumentError('scope', `scope must be one of ${BANK_SCOPES.join(', ')}, got ${JSON.stringify(scope)}`)
+    throw new BankInvalidArgumentError(
+      'scope',
+      `scope must be one of ${BANK_SCOPES.join(', ')}, got ${JSON.stringify(scope)}`,
+    )
   }
 }
 
@@ -52,7 +55,10 @@ export class OAuthClient {
   buildAuthorizationUrl(req: AuthorizationUrlRequest): string {
     assertScope(req.scope)
     if (typeof req.state !== 'string' || req.state.length < 16) {
-      throw new BankInvalidArgumentError('state', 'state must be an unguessable value of at least 16 characters (use generateState())')
+      throw new BankInvalidArgumentError(
+        'state',
+        'state must be an unguessable value of at least 16 characters (use generateState())',
+      )
     }
     return this.#o.transports[req.scope]
       .url(this.#o.authorizePath, {
@@ -75,7 +81,10 @@ export class OAuthClient {
     try {
       url = new URL(String(callbackUrl))
     } catch {
-      throw new BankAuthorizationCallbackError('AUTHORIZATION_CALLBACK_INVALID', 'authorization callback is not an absolute URL')
+      throw new BankAuthorizationCallbackError(
+        'AUTHORIZATION_CALLBACK_INVALID',
+        'authorization callback is not an absolute URL',
+      )
     }
     const state = url.searchParams.get('state') ?? ''
     const a = Buffer.from(state)
@@ -90,15 +99,26 @@ export class OAuthClient {
     if (error !== null) {
       const description = url.searchParams.get('error_description')
       const code = error === 'access_denied' ? 'AUTHORIZATION_DENIED' : 'AUTHORIZATION_CALLBACK_INVALID'
-      throw new BankAuthorizationCallbackError(code, `the bank ended the authorization with ${error}${description ? `: ${description}` : ''}`, { oauthError: error })
+      throw new BankAuthorizationCallbackError(
+        code,
+        `the bank ended the authorization with ${error}${description ? `: ${description}` : ''}`,
+        { oauthError: error },
+      )
     }
     const code = url.searchParams.get('code')
-    if (!code) throw new BankAuthorizationCallbackError('AUTHORIZATION_CALLBACK_INVALID', 'authorization callback carries neither code nor error')
+    if (!code)
+      throw new BankAuthorizationCallbackError(
+        'AUTHORIZATION_CALLBACK_INVALID',
+        'authorization callback carries neither code nor error',
+      )
     return { code }
   }
 
   /** Exchanges an authorization code for the first token pair of a consent. */
-  async exchangeCode(code: string, options: { scope: BankScope; redirectUri?: string; signal?: AbortSignal }): Promise<TokenSet> {
+  async exchangeCode(
+    code: string,
+    options: { scope: BankScope; redirectUri?: string; signal?: AbortSignal },
+  ): Promise<TokenSet> {
     assertScope(options.scope)
     if (!code) throw new BankInvalidArgumentError('code', 'authorization code is empty')
     const form = {
@@ -122,8 +142,19 @@ export class OAuthClient {
   ): Promise<TokenSet> {
     assertScope(options.scope)
     if (!refreshToken) throw new BankInvalidArgumentError('refreshToken', 'refresh token is empty')
-    const form = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.#o.clientId, client_secret: this.#o.clientSecret }
-    const tokens = await this.#token(options.scope, form, 'refresh_token', options.refreshTokenExpiresAt, options.signal)
+    const form = {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: this.#o.clientId,
+      client_secret: this.#o.clientSecret,
+    }
+    const tokens = await this.#token(
+      options.scope,
+      form,
+      'refresh_token',
+      options.refreshTokenExpiresAt,
+      options.signal,
+    )
     // RFC 6749 lets a server keep the old refresh token; COBS examples do. Keep using it then.
     return tokens.refreshToken === '' ? { ...tokens, refreshToken } : tokens
   }
@@ -142,27 +173,41 @@ export class OAuthClient {
       signal,
     )
     const body = result.body as Partial<TokenResponse> | undefined
-    if (!body || typeof body.access_token !== 'string' || body.access_token === '' || typeof body.expires_in !== 'number') {
-      throw new BankProtocolError(`${operation}: token answer lacks access_token or expires_in (X-Request-ID ${result.requestId})`, {
-        operation,
-        requestId: result.requestId,
-        status: result.status,
-      })
+    if (
+      !body ||
+      typeof body.access_token !== 'string' ||
+      body.access_token === '' ||
+      typeof body.expires_in !== 'number'
+    ) {
+      throw new BankProtocolError(
+        `${operation}: token answer lacks access_token or expires_in (X-Request-ID ${result.requestId})`,
+        {
+          operation,
+          requestId: result.requestId,
+          status: result.status,
+        },
+      )
     }
     const granted = body.scope ?? scope
     if (granted !== scope) {
-      throw new BankProtocolError(`${operation}: asked for scope ${scope}, the bank granted ${granted} (X-Request-ID ${result.requestId})`, {
-        operation,
-        requestId: result.requestId,
-        status: result.status,
-      })
+      throw new BankProtocolError(
+        `${operation}: asked for scope ${scope}, the bank granted ${granted} (X-Request-ID ${result.requestId})`,
+        {
+          operation,
+          requestId: result.requestId,
+          status: result.status,
+        },
+      )
     }
     if (grant === 'authorization_code' && !body.refresh_token) {
-      throw new BankProtocolError(`${operation}: code exchange answered no refresh_token (X-Request-ID ${result.requestId})`, {
-        operation,
-        requestId: result.requestId,
-        status: result.status,
-      })
+      throw new BankProtocolError(
+        `${operation}: code exchange answered no refresh_token (X-Request-ID ${result.requestId})`,
+        {
+          operation,
+          requestId: result.requestId,
+          status: result.status,
+        },
+      )
     }
     const now = this.#o.now()
     return {

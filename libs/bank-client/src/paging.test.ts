@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { PagingError, walkItems, walkPages, type Page } from './paging.ts'
 
 /** A fake bank holding `total` items, paged like COBS; `style` varies how it reports the end. */
-function fakeBank(total: number, pageSize: number, style: 'cobs' | 'no-next-page' | 'trailing-empty' = 'cobs') {
+function fakeBank(
+  total: number,
+  pageSize: number,
+  style: 'cobs' | 'no-next-page' | 'trailing-empty' = 'cobs',
+) {
   const calls: number[] = []
   const items = Array.from({ length: total }, (_, i) => i)
   const source = async (page: number): Promise<Page<number>> => {
@@ -78,15 +82,33 @@ describe('walkPages / walkItems', () => {
     const seen: number[] = []
     const source = async (p: number): Promise<Page<number>> => {
       seen.push(p)
-      return p === 2 ? { pageNumber: 2, pageCount: 6, pageSize: 10, nextPage: 5, items: [2] } : { pageNumber: p, pageCount: 6, pageSize: 10, items: [p] }
+      return p === 2
+        ? { pageNumber: 2, pageCount: 6, pageSize: 10, nextPage: 5, items: [2] }
+        : { pageNumber: p, pageCount: 6, pageSize: 10, items: [p] }
     }
     expect(await collect(walkItems(source, 2))).toEqual([2, 5])
     expect(seen).toEqual([2, 5])
   })
 
   it('refuses a nextPage that does not advance instead of looping', async () => {
-    const source = async (): Promise<Page<number>> => ({ pageNumber: 1, pageCount: 5, pageSize: 10, nextPage: 1, items: [1] })
+    const source = async (): Promise<Page<number>> => ({
+      pageNumber: 1,
+      pageCount: 5,
+      pageSize: 10,
+      nextPage: 1,
+      items: [1],
+    })
     await expect(collect(walkItems(source, 1))).rejects.toThrow(PagingError)
+  })
+
+  it('refuses an answer for another page than the one asked for (a bank ignoring page)', async () => {
+    const source = async (): Promise<Page<number>> => ({
+      pageNumber: 0,
+      pageCount: 3,
+      pageSize: 10,
+      items: [0],
+    })
+    await expect(collect(walkItems(source))).rejects.toThrow(/asked the bank for page 1, it answered page 0/)
   })
 
   it('stops fetching when the consumer stops early', async () => {

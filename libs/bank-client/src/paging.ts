@@ -22,13 +22,24 @@ export class PagingError extends BankClientError {
  * The end is reached when the page has no `nextPage` AND `pageNumber + 1 >= pageCount`.
  * Both are checked because banks differ: some omit `nextPage` on every page, some report a
  * `pageCount` that includes a trailing empty page when the total is an exact multiple of the
- * page size. Empty pages are yielded (with no items) rather than ending the walk early, and a
- * `nextPage` that does not move forward is refused instead of looping forever.
+ * page size. Empty pages are yielded (with no items) rather than ending the walk early; a
+ * `nextPage` that does not move forward, or a page other than the one asked for, is refused
+ * instead of looping or repeating items.
  */
-export async function* walkPages<T>(source: PageSource<T>, startPage = 0): AsyncGenerator<Page<T>, void, undefined> {
+export async function* walkPages<T>(
+  source: PageSource<T>,
+  startPage = 0,
+): AsyncGenerator<Page<T>, void, undefined> {
   let page = startPage
   for (;;) {
     const current = await source(page)
+    // A bank that ignores the page parameter would otherwise hand out page 0 again and again.
+    if (current.pageNumber !== page) {
+      throw new PagingError(`asked the bank for page ${page}, it answered page ${current.pageNumber}`, {
+        page,
+        pageNumber: current.pageNumber,
+      })
+    }
     yield current
     const next = current.nextPage
     if (next === undefined || next === null) {
@@ -37,13 +48,19 @@ export async function* walkPages<T>(source: PageSource<T>, startPage = 0): Async
       continue
     }
     if (!Number.isInteger(next) || next <= page) {
-      throw new PagingError(`the bank answered page ${page} with nextPage ${String(next)}, which does not move forward`, { page, nextPage: next })
+      throw new PagingError(
+        `the bank answered page ${page} with nextPage ${String(next)}, which does not move forward`,
+        { page, nextPage: next },
+      )
     }
     page = next
   }
 }
 
 /** Yields the items of every page, in order. */
-export async function* walkItems<T>(source: PageSource<T>, startPage = 0): AsyncGenerator<T, void, undefined> {
+export async function* walkItems<T>(
+  source: PageSource<T>,
+  startPage = 0,
+): AsyncGenerator<T, void, undefined> {
   for await (const page of walkPages(source, startPage)) yield* page.items
 }

@@ -1,16 +1,37 @@
 import { encodePathSegment } from '@tep/http'
 import { assertId } from './accounts-client.ts'
 import { balanceCheck } from './balance-check.ts'
-import { expectShape, isObject, type BankResult, type BankTransport, type CallOptions } from './bank-transport.ts'
+import {
+  expectShape,
+  isObject,
+  type BankResult,
+  type BankTransport,
+  type CallOptions,
+} from './bank-transport.ts'
 import { BankInvalidArgumentError, BankProtocolError } from './errors.ts'
 import type { BalanceCheckAnswer, BalanceCheckRequest } from './model/balance-check.ts'
-import type { Payment, PaymentRequest, PaymentResponse, PaymentStatus, SignRedirect } from './model/payments.ts'
-import type { StandingOrder, StandingOrderRequest, StandingOrderResponse, StandingOrderStatus } from './model/standing-orders.ts'
+import type {
+  Payment,
+  PaymentRequest,
+  PaymentResponse,
+  PaymentStatus,
+  SignRedirect,
+} from './model/payments.ts'
+import type {
+  StandingOrder,
+  StandingOrderRequest,
+  StandingOrderResponse,
+  StandingOrderStatus,
+} from './model/standing-orders.ts'
 import { toWireNumber } from './money.ts'
 import { assertInstantPaymentAllowed, isInstant } from './rules/instant-payment.ts'
 import type { PaymentKindOptions } from './rules/payment-kind.ts'
 import { assertNoViolations, commonPaymentViolations } from './rules/payment-request.ts'
-import { prepareStandingOrder, type StandingOrderWarning, type UnprocessedFieldPolicy } from './rules/standing-order.ts'
+import {
+  prepareStandingOrder,
+  type StandingOrderWarning,
+  type UnprocessedFieldPolicy,
+} from './rules/standing-order.ts'
 
 /** The header that carries the URL the user returns to after signing (bank-sim OpenAPI). */
 export const RETURN_URL_HEADER = 'TPP-Redirect-URI'
@@ -29,8 +50,19 @@ export interface StandingOrderChange {
   warnings: StandingOrderWarning[]
 }
 
-function withWireAmount<T extends { amount: { instructedAmount: { value: string | number; currency: string } } }>(req: T): T {
-  return { ...req, amount: { ...req.amount, instructedAmount: { currency: req.amount.instructedAmount.currency, value: toWireNumber(req.amount.instructedAmount, 'amount.instructedAmount') } } }
+function withWireAmount<
+  T extends { amount: { instructedAmount: { value: string | number; currency: string } } },
+>(req: T): T {
+  return {
+    ...req,
+    amount: {
+      ...req.amount,
+      instructedAmount: {
+        currency: req.amount.instructedAmount.currency,
+        value: toWireNumber(req.amount.instructedAmount, 'amount.instructedAmount'),
+      },
+    },
+  }
 }
 
 function assertReturnUrl(returnUrl: string): void {
@@ -41,34 +73,61 @@ function assertReturnUrl(returnUrl: string): void {
     url = undefined
   }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new BankInvalidArgumentError('returnUrl', `returnUrl must be an absolute http(s) URL, got ${JSON.stringify(returnUrl)}`)
+    throw new BankInvalidArgumentError(
+      'returnUrl',
+      `returnUrl must be an absolute http(s) URL, got ${JSON.stringify(returnUrl)}`,
+    )
   }
 }
 
 function signRedirect(res: BankResult<unknown>, operation: string): SignRedirect {
-  const body = expectShape<Record<string, unknown>>(res, operation, 'href.url', (b) => isObject(b) && isObject(b.href) && typeof b.href.url === 'string')
+  const body = expectShape<Record<string, unknown>>(
+    res,
+    operation,
+    'href.url',
+    (b) => isObject(b) && isObject(b.href) && typeof b.href.url === 'string',
+  )
   const href = body.href as { url: string }
   const formData = isObject(body.formData) ? (body.formData as Record<string, string>) : undefined
   return { url: href.url, method: typeof body.method === 'string' ? body.method : 'GET', formData, raw: body }
 }
 
 function protocolError(operation: string, res: BankResult<unknown>, what: string): BankProtocolError {
-  return new BankProtocolError(`${operation}: the bank's answer lacks ${what} (X-Request-ID ${res.requestId})`, { operation, requestId: res.requestId, status: res.status })
+  return new BankProtocolError(
+    `${operation}: the bank's answer lacks ${what} (X-Request-ID ${res.requestId})`,
+    { operation, requestId: res.requestId, status: res.status },
+  )
 }
 
 /** Resolves the payment id and sign id from either spelling (RB `transaction.identification`/`signID`, COBS `transactionIdentification`/`signId`). */
 export function toPayment(raw: PaymentResponse, operation: string, res: BankResult<unknown>): Payment {
   const paymentId = raw.transaction?.identification ?? raw.paymentIdentification?.transactionIdentification
-  if (typeof paymentId !== 'string' || paymentId === '') throw protocolError(operation, res, 'a payment id (transaction.identification)')
+  if (typeof paymentId !== 'string' || paymentId === '')
+    throw protocolError(operation, res, 'a payment id (transaction.identification)')
   const signId = raw.signInfo?.signID ?? raw.signInfo?.signId
-  return { paymentId, signId: typeof signId === 'string' ? signId : undefined, status: raw.instructionStatus, raw }
+  return {
+    paymentId,
+    signId: typeof signId === 'string' ? signId : undefined,
+    status: raw.instructionStatus,
+    raw,
+  }
 }
 
-export function toStandingOrder(raw: StandingOrderResponse, operation: string, res: BankResult<unknown>): StandingOrder {
+export function toStandingOrder(
+  raw: StandingOrderResponse,
+  operation: string,
+  res: BankResult<unknown>,
+): StandingOrder {
   const id = raw.standingOrderIdentification?.transactionIdentification ?? raw.transaction?.identification
-  if (typeof id !== 'string' || id === '') throw protocolError(operation, res, 'standingOrderIdentification.transactionIdentification')
+  if (typeof id !== 'string' || id === '')
+    throw protocolError(operation, res, 'standingOrderIdentification.transactionIdentification')
   const signId = raw.signInfo?.signID ?? raw.signInfo?.signId
-  return { standingOrderId: id, signId: typeof signId === 'string' ? signId : undefined, status: raw.instructionStatus, raw }
+  return {
+    standingOrderId: id,
+    signId: typeof signId === 'string' ? signId : undefined,
+    status: raw.instructionStatus,
+    raw,
+  }
 }
 
 /** The payments interface (scope PISP): single payments and standing orders. */
@@ -118,7 +177,10 @@ export class PaymentsClient {
   async getPayment(paymentId: string, options: CallOptions = {}): Promise<Payment> {
     const operation = 'bank.payments.getPayment'
     assertId('paymentId', paymentId)
-    const res = await this.#t.call<PaymentResponse>({ operation, method: 'GET', path: `/payments/${encodePathSegment(paymentId)}` }, options)
+    const res = await this.#t.call<PaymentResponse>(
+      { operation, method: 'GET', path: `/payments/${encodePathSegment(paymentId)}` },
+      options,
+    )
     return toPayment(expectShape<PaymentResponse>(res, operation, 'a payment', isObject), operation, res)
   }
 
@@ -127,7 +189,12 @@ export class PaymentsClient {
    * the user finishes or abandons it, the bank sends the browser to `returnUrl` with
    * `paymentId` appended. Always read the status afterwards; never trust the return alone.
    */
-  async signPayment(paymentId: string, signId: string, returnUrl: string, options: CallOptions = {}): Promise<SignRedirect> {
+  async signPayment(
+    paymentId: string,
+    signId: string,
+    returnUrl: string,
+    options: CallOptions = {},
+  ): Promise<SignRedirect> {
     const operation = 'bank.payments.signPayment'
     assertId('paymentId', paymentId)
     assertId('signId', signId)
@@ -150,24 +217,52 @@ export class PaymentsClient {
   async getPaymentStatus(paymentId: string, options: CallOptions = {}): Promise<PaymentStatus> {
     const operation = 'bank.payments.getPaymentStatus'
     assertId('paymentId', paymentId)
-    const res = await this.#t.call<PaymentStatus>({ operation, method: 'GET', path: `/payments/${encodePathSegment(paymentId)}/status` }, options)
-    return expectShape<PaymentStatus>(res, operation, 'instructionStatus', (b) => isObject(b) && typeof b.instructionStatus === 'string')
+    const res = await this.#t.call<PaymentStatus>(
+      { operation, method: 'GET', path: `/payments/${encodePathSegment(paymentId)}/status` },
+      options,
+    )
+    return expectShape<PaymentStatus>(
+      res,
+      operation,
+      'instructionStatus',
+      (b) => isObject(b) && typeof b.instructionStatus === 'string',
+    )
   }
 
   /** Creates a standing order (waits for the user's signature). See `prepareStandingOrder` for the checks. */
-  async createStandingOrder(req: StandingOrderRequest, options: CallOptions & { unprocessedFields?: UnprocessedFieldPolicy } = {}): Promise<StandingOrderChange> {
+  async createStandingOrder(
+    req: StandingOrderRequest,
+    options: CallOptions & { unprocessedFields?: UnprocessedFieldPolicy } = {},
+  ): Promise<StandingOrderChange> {
     const operation = 'bank.standingOrders.create'
     const { body, warnings } = this.#prepare(req, operation, options.unprocessedFields)
-    const res = await this.#t.call<StandingOrderResponse>({ operation, method: 'POST', path: '/standingorders', json: withWireAmount(body), idempotent: false }, options)
-    return { standingOrder: toStandingOrder(expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject), operation, res), warnings }
+    const res = await this.#t.call<StandingOrderResponse>(
+      { operation, method: 'POST', path: '/standingorders', json: withWireAmount(body), idempotent: false },
+      options,
+    )
+    return {
+      standingOrder: toStandingOrder(
+        expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
+        operation,
+        res,
+      ),
+      warnings,
+    }
   }
 
   /** Detail of a standing order created through this application. */
   async getStandingOrder(standingOrderId: string, options: CallOptions = {}): Promise<StandingOrder> {
     const operation = 'bank.standingOrders.get'
     assertId('standingOrderId', standingOrderId)
-    const res = await this.#t.call<StandingOrderResponse>({ operation, method: 'GET', path: `/standingorders/${encodePathSegment(standingOrderId)}` }, options)
-    return toStandingOrder(expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject), operation, res)
+    const res = await this.#t.call<StandingOrderResponse>(
+      { operation, method: 'GET', path: `/standingorders/${encodePathSegment(standingOrderId)}` },
+      options,
+    )
+    return toStandingOrder(
+      expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
+      operation,
+      res,
+    )
   }
 
   /** Changes a standing order; the change takes effect after the user signs the NEW signId. */
@@ -180,22 +275,46 @@ export class PaymentsClient {
     assertId('standingOrderId', standingOrderId)
     const { body, warnings } = this.#prepare(req, operation, options.unprocessedFields)
     const res = await this.#t.call<StandingOrderResponse>(
-      { operation, method: 'PUT', path: `/standingorders/${encodePathSegment(standingOrderId)}`, json: withWireAmount(body) },
+      {
+        operation,
+        method: 'PUT',
+        path: `/standingorders/${encodePathSegment(standingOrderId)}`,
+        json: withWireAmount(body),
+      },
       options,
     )
-    return { standingOrder: toStandingOrder(expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject), operation, res), warnings }
+    return {
+      standingOrder: toStandingOrder(
+        expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
+        operation,
+        res,
+      ),
+      warnings,
+    }
   }
 
   /** Asks to delete a standing order; it ends after the user signs the NEW signId (at once if it was never signed). */
   async deleteStandingOrder(standingOrderId: string, options: CallOptions = {}): Promise<StandingOrder> {
     const operation = 'bank.standingOrders.delete'
     assertId('standingOrderId', standingOrderId)
-    const res = await this.#t.call<StandingOrderResponse>({ operation, method: 'DELETE', path: `/standingorders/${encodePathSegment(standingOrderId)}` }, options)
-    return toStandingOrder(expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject), operation, res)
+    const res = await this.#t.call<StandingOrderResponse>(
+      { operation, method: 'DELETE', path: `/standingorders/${encodePathSegment(standingOrderId)}` },
+      options,
+    )
+    return toStandingOrder(
+      expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
+      operation,
+      res,
+    )
   }
 
   /** Starts the user's authorization of a standing order, a change or a deletion. */
-  async signStandingOrder(standingOrderId: string, signId: string, returnUrl: string, options: CallOptions = {}): Promise<SignRedirect> {
+  async signStandingOrder(
+    standingOrderId: string,
+    signId: string,
+    returnUrl: string,
+    options: CallOptions = {},
+  ): Promise<SignRedirect> {
     const operation = 'bank.standingOrders.sign'
     assertId('standingOrderId', standingOrderId)
     assertId('signId', signId)
@@ -215,10 +334,16 @@ export class PaymentsClient {
   }
 
   /** Status of a standing order and the payments it has made. */
-  async getStandingOrderStatus(standingOrderId: string, options: CallOptions = {}): Promise<StandingOrderStatus> {
+  async getStandingOrderStatus(
+    standingOrderId: string,
+    options: CallOptions = {},
+  ): Promise<StandingOrderStatus> {
     const operation = 'bank.standingOrders.status'
     assertId('standingOrderId', standingOrderId)
-    const res = await this.#t.call<StandingOrderStatus>({ operation, method: 'GET', path: `/standingorders/${encodePathSegment(standingOrderId)}/status` }, options)
+    const res = await this.#t.call<StandingOrderStatus>(
+      { operation, method: 'GET', path: `/standingorders/${encodePathSegment(standingOrderId)}/status` },
+      options,
+    )
     return expectShape<StandingOrderStatus>(
       res,
       operation,
@@ -227,7 +352,11 @@ export class PaymentsClient {
     )
   }
 
-  #prepare(req: StandingOrderRequest, operation: string, policy: UnprocessedFieldPolicy | undefined): { body: StandingOrderRequest; warnings: StandingOrderWarning[] } {
+  #prepare(
+    req: StandingOrderRequest,
+    operation: string,
+    policy: UnprocessedFieldPolicy | undefined,
+  ): { body: StandingOrderRequest; warnings: StandingOrderWarning[] } {
     assertNoViolations(
       commonPaymentViolations({
         instructionIdentification: req.standingOrderIdentification?.instructionIdentification,

@@ -22,13 +22,18 @@ export interface Keyring {
 export function decodeKey(base64: string, label = 'key'): Buffer {
   const text = base64.trim()
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) {
-    throw new TokenKeyConfigError(`${label} must be base64 of 32 random bytes (e.g. \`openssl rand -base64 32\`); it contains characters outside base64`)
+    throw new TokenKeyConfigError(
+      `${label} must be base64 of 32 random bytes (e.g. \`openssl rand -base64 32\`); it contains characters outside base64`,
+    )
   }
   const key = Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64')
   if (key.length !== KEY_BYTES) {
-    throw new TokenKeyConfigError(`${label} must decode to ${KEY_BYTES} bytes for AES-256-GCM, got ${key.length} bytes`, {
-      bytes: key.length,
-    })
+    throw new TokenKeyConfigError(
+      `${label} must decode to ${KEY_BYTES} bytes for AES-256-GCM, got ${key.length} bytes`,
+      {
+        bytes: key.length,
+      },
+    )
   }
   return key
 }
@@ -43,7 +48,9 @@ export function fingerprintKeyId(key: Buffer): string {
 
 export function assertKeyId(id: string): void {
   if (!KEY_ID_PATTERN.test(id)) {
-    throw new TokenKeyConfigError(`key id must match ${KEY_ID_PATTERN.source} (letters, digits, "_" or "-", no dots), got "${id}"`)
+    throw new TokenKeyConfigError(
+      `key id must match ${KEY_ID_PATTERN.source} (letters, digits, "_" or "-", no dots), got "${id}"`,
+    )
   }
 }
 
@@ -54,14 +61,18 @@ export function createKeyring(keys: readonly TokenKey[], activeKeyId?: string): 
   for (const k of keys) {
     assertKeyId(k.id)
     if (k.key.length !== KEY_BYTES) {
-      throw new TokenKeyConfigError(`key "${k.id}" must be ${KEY_BYTES} bytes, got ${k.key.length}`, { keyId: k.id })
+      throw new TokenKeyConfigError(`key "${k.id}" must be ${KEY_BYTES} bytes, got ${k.key.length}`, {
+        keyId: k.id,
+      })
     }
-    if (map.has(k.id)) throw new TokenKeyConfigError(`key id "${k.id}" appears twice in the keyring`, { keyId: k.id })
+    if (map.has(k.id))
+      throw new TokenKeyConfigError(`key id "${k.id}" appears twice in the keyring`, { keyId: k.id })
     map.set(k.id, { id: k.id, key: Buffer.from(k.key) })
   }
   const activeId = activeKeyId ?? keys[0]!.id
   const active = map.get(activeId)
-  if (!active) throw new TokenKeyConfigError(`active key id "${activeId}" is not in the keyring`, { keyId: activeId })
+  if (!active)
+    throw new TokenKeyConfigError(`active key id "${activeId}" is not in the keyring`, { keyId: activeId })
   return { active, keys: map }
 }
 
@@ -76,7 +87,8 @@ export function parseKeyring(config: string, label = 'TOKEN_ENCRYPTION_KEY'): Ke
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0)
-  if (entries.length === 0) throw new TokenKeyConfigError(`${label} is empty; set it to base64 of 32 random bytes`)
+  if (entries.length === 0)
+    throw new TokenKeyConfigError(`${label} is empty; set it to base64 of 32 random bytes`)
   const keys = entries.map((entry, i) => {
     const colon = entry.indexOf(':')
     if (colon === -1) {

@@ -1,10 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import {
-  TokenDecryptionError,
-  TokenEnvelopeMalformedError,
-  TokenKeyUnknownError,
-} from './errors.ts'
+import { TokenDecryptionError, TokenEnvelopeMalformedError, TokenKeyUnknownError } from './errors.ts'
 import { createKeyring, parseKeyring } from './keyring.ts'
 import { TokenCipher, parseEnvelope } from './token-cipher.ts'
 
@@ -58,7 +54,12 @@ describe('TokenCipher', () => {
   })
 
   it('detects a key id swapped to another key in the ring', () => {
-    const ring = new TokenCipher(createKeyring([{ id: 'a', key: keyA }, { id: 'b', key: keyA }]))
+    const ring = new TokenCipher(
+      createKeyring([
+        { id: 'a', key: keyA },
+        { id: 'b', key: keyA },
+      ]),
+    )
     const env = ring.encrypt('tok', 'c1')
     // Same key bytes under another id: only the AAD binding can catch the swap.
     const swapped = env.replace(/^v1\.a\./, 'v1.b.')
@@ -80,7 +81,12 @@ describe('TokenCipher', () => {
 
   it('rotates: an old-key envelope still decrypts, is flagged, and re-encrypts under the new key', () => {
     const old = cipherA.encrypt('tok', 'c1')
-    const rotated = new TokenCipher(createKeyring([{ id: 'b', key: keyB }, { id: 'a', key: keyA }]))
+    const rotated = new TokenCipher(
+      createKeyring([
+        { id: 'b', key: keyB },
+        { id: 'a', key: keyA },
+      ]),
+    )
     expect(rotated.activeKeyId).toBe('b')
     expect(rotated.decrypt(old, 'c1')).toBe('tok')
     expect(rotated.needsReencryption(old)).toBe(true)
@@ -127,7 +133,9 @@ describe('parseKeyring', () => {
       expect((err as { code: string }).code).toBe('TOKEN_KEY_CONFIG_INVALID')
     }
     expect(() => parseKeyring(`a.b:${keyA.toString('base64')}`)).toThrow(/key id must match/)
-    expect(() => parseKeyring(`x:${keyA.toString('base64')},x:${keyB.toString('base64')}`)).toThrow(/appears twice/)
+    expect(() => parseKeyring(`x:${keyA.toString('base64')},x:${keyB.toString('base64')}`)).toThrow(
+      /appears twice/,
+    )
     expect(() => parseKeyring(' , ')).toThrow(/is empty/)
     expect(() => parseKeyring('not base64 at all!')).toThrow(/outside base64/)
   })

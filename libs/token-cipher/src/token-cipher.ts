@@ -74,15 +74,24 @@ export function parseEnvelope(envelope: string): EnvelopeParts {
   const parts = envelope.split('.')
   if (parts[0] !== VERSION) {
     const version = parts.length > 1 ? parts[0]!.slice(0, 8) : '(none)'
-    throw new TokenEnvelopeMalformedError(`unsupported token envelope version "${version}"; this build reads ${VERSION}`, {
-      version,
-    })
+    throw new TokenEnvelopeMalformedError(
+      `unsupported token envelope version "${version}"; this build reads ${VERSION}`,
+      {
+        version,
+      },
+    )
   }
   if (parts.length !== 5) {
-    throw new TokenEnvelopeMalformedError(`token envelope must have 5 dot-separated parts (v1.keyId.iv.ciphertext.tag), got ${parts.length}`)
+    throw new TokenEnvelopeMalformedError(
+      `token envelope must have 5 dot-separated parts (v1.keyId.iv.ciphertext.tag), got ${parts.length}`,
+    )
   }
   const [version, keyId, iv, ciphertext, tag] = parts as [string, string, string, string, string]
-  for (const [name, value] of [['iv', iv], ['ciphertext', ciphertext], ['tag', tag]] as const) {
+  for (const [name, value] of [
+    ['iv', iv],
+    ['ciphertext', ciphertext],
+    ['tag', tag],
+  ] as const) {
     if (!B64URL.test(value)) throw new TokenEnvelopeMalformedError(`token envelope ${name} is not base64url`)
   }
   const parsed = {
@@ -93,10 +102,14 @@ export function parseEnvelope(envelope: string): EnvelopeParts {
     tag: Buffer.from(tag, 'base64url'),
   }
   if (parsed.iv.length !== IV_BYTES) {
-    throw new TokenEnvelopeMalformedError(`token envelope iv must be ${IV_BYTES} bytes, got ${parsed.iv.length}`)
+    throw new TokenEnvelopeMalformedError(
+      `token envelope iv must be ${IV_BYTES} bytes, got ${parsed.iv.length}`,
+    )
   }
   if (parsed.tag.length !== TAG_BYTES) {
-    throw new TokenEnvelopeMalformedError(`token envelope tag must be ${TAG_BYTES} bytes, got ${parsed.tag.length}`)
+    throw new TokenEnvelopeMalformedError(
+      `token envelope tag must be ${TAG_BYTES} bytes, got ${parsed.tag.length}`,
+    )
   }
   return parsed
 }

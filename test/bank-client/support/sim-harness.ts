@@ -1,5 +1,11 @@
 import { startBankSim, DEFAULT_REGISTERED_CLIENT, type BankSim } from '@tep/bank-sim'
-import { createBankClient, type BankClient, type BankClientOptions, type BankScope, type TokenSet } from '@tep/bank-client'
+import {
+  createBankClient,
+  type BankClient,
+  type BankClientOptions,
+  type BankScope,
+  type TokenSet,
+} from '@tep/bank-client'
 
 /**
  * The bank simulator in-process on an ephemeral port with a FROZEN wall clock: the bank's
@@ -26,10 +32,18 @@ export interface Harness {
   bank: BankClient
   /** The bank's current time (for `now` of clients built by tests). */
   now(): Date
-  admin<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T>
+  admin<T = Record<string, unknown>>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T>
   accountsOf(username: string): Promise<SimAccount[]>
   /** Grants a consent through the admin shortcut (no browser) and returns the authorization code. */
-  grant(username: string, scope: BankScope, accountIds?: string[]): Promise<{ code: string; consentId: string }>
+  grant(
+    username: string,
+    scope: BankScope,
+    accountIds?: string[],
+  ): Promise<{ code: string; consentId: string }>
   /** grant + exchangeCode. */
   consent(username: string, scope: BankScope, accountIds?: string[]): Promise<TokenSet>
   advanceClock(duration: string): Promise<void>
@@ -61,7 +75,9 @@ export async function startHarness(overrides: Partial<BankClientOptions> = {}): 
   async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${sim.url}${path}`, {
       method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     })
     const text = await res.text()
     if (!res.ok) throw new Error(`bank-sim admin ${method} ${path} answered ${res.status}: ${text}`)
@@ -74,7 +90,10 @@ export async function startHarness(overrides: Partial<BankClientOptions> = {}): 
     now,
     admin,
     async accountsOf(username) {
-      const { users } = await admin<{ users: Array<{ username: string; accounts: SimAccount[] }> }>('GET', '/__admin/clients')
+      const { users } = await admin<{ users: Array<{ username: string; accounts: SimAccount[] }> }>(
+        'GET',
+        '/__admin/clients',
+      )
       const user = users.find((u) => u.username === username)
       if (!user) throw new Error(`bank-sim has no test client ${username}`)
       return user.accounts

@@ -31,7 +31,10 @@ export interface AccountReference {
 export interface FinancialInstitution {
   financialInstitutionIdentification: {
     bic?: string
-    clearingSystemMemberIdentification?: { memberIdentification: string; clearingSystemIdentification?: unknown }
+    clearingSystemMemberIdentification?: {
+      memberIdentification: string
+      clearingSystemIdentification?: unknown
+    }
     name?: string
     postalAddress?: PostalAddress
   }

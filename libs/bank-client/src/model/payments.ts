@@ -39,7 +39,11 @@ export interface SignInfo {
 
 /** The bank's answer to create/read: the request echoed plus identifiers and status, as sent. */
 export interface PaymentResponse {
-  paymentIdentification?: { instructionIdentification?: string; transactionIdentification?: string; endToEndIdentification?: string }
+  paymentIdentification?: {
+    instructionIdentification?: string
+    transactionIdentification?: string
+    endToEndIdentification?: string
+  }
   transaction?: { identification?: string }
   signInfo?: SignInfo
   instructionStatus?: PaymentStatusCode

@@ -26,7 +26,9 @@ export function czechBankCodeOfIban(raw: string): string | undefined {
  * Splits a Czech domestic account number `[prefix-]number/bankCode` (e.g. `19-2000145399/0800`).
  * Returns undefined when the text is not in that form.
  */
-export function parseCzechAccountNumber(text: string): { prefix: string | undefined; number: string; bankCode: string } | undefined {
+export function parseCzechAccountNumber(
+  text: string,
+): { prefix: string | undefined; number: string; bankCode: string } | undefined {
   const m = /^\s*(?:(\d{1,6})-)?(\d{2,10})\/(\d{4})\s*$/.exec(text)
   if (!m) return undefined
   return { prefix: m[1], number: m[2]!, bankCode: m[3]! }

@@ -17,11 +17,19 @@ export function isInstant(request: PaymentRequest): boolean {
  * domestic (or internal). Reachability of the creditor's bank is only known to the bank
  * (it answers 400, see InstantPaymentRefusedError). Returns all violations, empty if none.
  */
-export function instantPaymentViolations(request: PaymentRequest, now: Date, options: PaymentKindOptions = {}): RuleViolation[] {
+export function instantPaymentViolations(
+  request: PaymentRequest,
+  now: Date,
+  options: PaymentKindOptions = {},
+): RuleViolation[] {
   const violations: RuleViolation[] = []
   const amount = request.amount.instructedAmount
   if (amount.currency !== 'CZK') {
-    violations.push({ rule: 'INSTANT_CURRENCY', field: 'amount.instructedAmount.currency', message: `instant payments are in CZK only, got ${amount.currency}` })
+    violations.push({
+      rule: 'INSTANT_CURRENCY',
+      field: 'amount.instructedAmount.currency',
+      message: `instant payments are in CZK only, got ${amount.currency}`,
+    })
   } else if (compareAmounts(amount, INSTANT_PAYMENT_LIMIT) > 0) {
     violations.push({
       rule: 'INSTANT_AMOUNT_LIMIT',
@@ -33,7 +41,11 @@ export function instantPaymentViolations(request: PaymentRequest, now: Date, opt
   // bucket a CZK amount is debited from the CZK bucket; an explicit other bucket cannot work.
   const source = request.debtorAccount.currency
   if (source !== undefined && source !== 'CZK') {
-    violations.push({ rule: 'INSTANT_SOURCE_CURRENCY', field: 'debtorAccount.currency', message: `instant payments must come from a CZK account, got ${source}` })
+    violations.push({
+      rule: 'INSTANT_SOURCE_CURRENCY',
+      field: 'debtorAccount.currency',
+      message: `instant payments must come from a CZK account, got ${source}`,
+    })
   }
   const today = bankToday(now)
   if (request.requestedExecutionDate !== undefined && request.requestedExecutionDate > today) {
@@ -45,13 +57,21 @@ export function instantPaymentViolations(request: PaymentRequest, now: Date, opt
   }
   const { kind } = classifyPayment(request, options)
   if (kind !== 'DOMESTIC' && kind !== 'INTERNAL') {
-    violations.push({ rule: 'INSTANT_DOMESTIC_ONLY', field: 'creditorAccount', message: `instant payments are domestic only, this payment is ${kind}` })
+    violations.push({
+      rule: 'INSTANT_DOMESTIC_ONLY',
+      field: 'creditorAccount',
+      message: `instant payments are domestic only, this payment is ${kind}`,
+    })
   }
   return violations
 }
 
 /** Throws InstantPaymentRuleError when an INST payment breaks a condition; no-op for other priorities. */
-export function assertInstantPaymentAllowed(request: PaymentRequest, now: Date, options: PaymentKindOptions = {}): void {
+export function assertInstantPaymentAllowed(
+  request: PaymentRequest,
+  now: Date,
+  options: PaymentKindOptions = {},
+): void {
   if (!isInstant(request)) return
   const violations = instantPaymentViolations(request, now, options)
   if (violations.length > 0) throw new InstantPaymentRuleError(violations)

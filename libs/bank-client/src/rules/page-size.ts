@@ -17,6 +17,9 @@ export function assertPageSize(pageSize: number, field = 'pageSize'): void {
 /** Page numbers are 0-based. */
 export function assertPageNumber(page: number, field = 'page'): void {
   if (!Number.isInteger(page) || page < 0) {
-    throw new BankInvalidArgumentError(field, `${field} must be an integer >= 0 (pages are 0-based), got ${String(page)}`)
+    throw new BankInvalidArgumentError(
+      field,
+      `${field} must be an integer >= 0 (pages are 0-based), got ${String(page)}`,
+    )
   }
 }

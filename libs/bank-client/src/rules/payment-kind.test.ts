@@ -8,19 +8,38 @@ const eur = (value = '10.00') => ({ instructedAmount: { value, currency: 'EUR' }
 
 describe('classifyPayment', () => {
   it('INTERNAL: creditor IBAN with the prefix CZ315500, in any currency', () => {
-    expect(classifyPayment(payment({ creditorAccount: { identification: { iban: IBAN.rbLiteralPrefix } } })).kind).toBe('INTERNAL')
-    expect(classifyPayment(payment({ amount: eur(), creditorAccount: { identification: { iban: 'CZ31 5500 0000 0000 0000 0043' } } })).kind).toBe('INTERNAL')
+    expect(
+      classifyPayment(payment({ creditorAccount: { identification: { iban: IBAN.rbLiteralPrefix } } })).kind,
+    ).toBe('INTERNAL')
+    expect(
+      classifyPayment(
+        payment({
+          amount: eur(),
+          creditorAccount: { identification: { iban: 'CZ31 5500 0000 0000 0000 0043' } },
+        }),
+      ).kind,
+    ).toBe('INTERNAL')
   })
 
   it('DOMESTIC, not INTERNAL: a CZ IBAN at bank code 5500 with other check digits (the contract names the prefix)', () => {
-    expect(classifyPayment(payment({ creditorAccount: { identification: { iban: IBAN.rbOther } } }))).toMatchObject({ kind: 'DOMESTIC', bankCode: '5500' })
+    expect(
+      classifyPayment(payment({ creditorAccount: { identification: { iban: IBAN.rbOther } } })),
+    ).toMatchObject({ kind: 'DOMESTIC', bankCode: '5500' })
   })
 
   it('INTERNAL: bank code 5500 without an IBAN (account number or creditor agent)', () => {
-    expect(classifyPayment(payment({ creditorAccount: { identification: { other: { identification: '1234567890/5500' } } } })).kind).toBe('INTERNAL')
+    expect(
+      classifyPayment(
+        payment({ creditorAccount: { identification: { other: { identification: '1234567890/5500' } } } }),
+      ).kind,
+    ).toBe('INTERNAL')
     const viaAgent = payment({
       creditorAccount: { identification: { other: { identification: '1234567890' } } },
-      creditorAgent: { financialInstitutionIdentification: { clearingSystemMemberIdentification: { memberIdentification: '5500' } } },
+      creditorAgent: {
+        financialInstitutionIdentification: {
+          clearingSystemMemberIdentification: { memberIdentification: '5500' },
+        },
+      },
     })
     expect(classifyPayment(viaAgent).kind).toBe('INTERNAL')
   })
@@ -28,12 +47,22 @@ describe('classifyPayment', () => {
   it('DOMESTIC: CZK to a CZ IBAN of another bank, or to a valid Czech bank code', () => {
     const r = classifyPayment(payment())
     expect(r).toMatchObject({ kind: 'DOMESTIC', bankCode: '0800' })
-    expect(classifyPayment(payment({ creditorAccount: { identification: { other: { identification: '19-2000145399/0800' } } } })).kind).toBe('DOMESTIC')
+    expect(
+      classifyPayment(
+        payment({ creditorAccount: { identification: { other: { identification: '19-2000145399/0800' } } } }),
+      ).kind,
+    ).toBe('DOMESTIC')
   })
 
   it('not DOMESTIC: CZK to an unknown bank code, or a CZ IBAN in another currency', () => {
-    expect(classifyPayment(payment({ creditorAccount: { identification: { other: { identification: '123/9999' } } } })).kind).toBe('FOREIGN')
-    expect(classifyPayment(payment({ amount: { instructedAmount: { value: '1', currency: 'USD' } } })).kind).toBe('FOREIGN')
+    expect(
+      classifyPayment(
+        payment({ creditorAccount: { identification: { other: { identification: '123/9999' } } } }),
+      ).kind,
+    ).toBe('FOREIGN')
+    expect(
+      classifyPayment(payment({ amount: { instructedAmount: { value: '1', currency: 'USD' } } })).kind,
+    ).toBe('FOREIGN')
   })
 
   it('SEPA: EUR to a SEPA-country IBAN with creditor name and end-to-end id', () => {
@@ -45,11 +74,15 @@ describe('classifyPayment', () => {
     })
     expect(classifyPayment(sepa).kind).toBe('SEPA')
     // a EUR payment to a CZ IBAN of another bank is SEPA too
-    expect(classifyPayment({ ...sepa, creditorAccount: { identification: { iban: IBAN.cs } } }).kind).toBe('SEPA')
+    expect(classifyPayment({ ...sepa, creditorAccount: { identification: { iban: IBAN.cs } } }).kind).toBe(
+      'SEPA',
+    )
   })
 
   it('FOREIGN: EUR to a SEPA country but missing SEPA fields, naming them', () => {
-    const r = classifyPayment(payment({ amount: eur(), creditorAccount: { identification: { iban: IBAN.at } } }))
+    const r = classifyPayment(
+      payment({ amount: eur(), creditorAccount: { identification: { iban: IBAN.at } } }),
+    )
     expect(r.kind).toBe('FOREIGN')
     expect(r.missingSepaFields).toEqual(['creditor.name', 'paymentIdentification.endToEndIdentification'])
   })
@@ -63,7 +96,12 @@ describe('classifyPayment', () => {
     })
     expect(classifyPayment(p).kind).toBe('FOREIGN')
     expect(classifyPayment(p, { sepaReachable: () => true }).kind).toBe('SEPA')
-    expect(classifyPayment({ ...p, creditorAccount: { identification: { iban: IBAN.de } } }, { sepaReachable: () => false }).kind).toBe('FOREIGN')
+    expect(
+      classifyPayment(
+        { ...p, creditorAccount: { identification: { iban: IBAN.de } } },
+        { sepaReachable: () => false },
+      ).kind,
+    ).toBe('FOREIGN')
   })
 })
 
@@ -76,7 +114,11 @@ describe('IBAN and account number helpers', () => {
   })
 
   it('parses Czech account numbers and knows the bank codes', () => {
-    expect(parseCzechAccountNumber('19-2000145399/0800')).toEqual({ prefix: '19', number: '2000145399', bankCode: '0800' })
+    expect(parseCzechAccountNumber('19-2000145399/0800')).toEqual({
+      prefix: '19',
+      number: '2000145399',
+      bankCode: '0800',
+    })
     expect(parseCzechAccountNumber('2000145399')).toBeUndefined()
     expect(isCzechBankCode('5500')).toBe(true)
     expect(isCzechBankCode('3030')).toBe(true)

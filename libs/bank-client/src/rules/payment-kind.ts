@@ -31,7 +31,8 @@ export function missingSepaFields(request: PaymentRequest): string[] {
   const missing: string[] = []
   if (!request.creditorAccount.identification.iban) missing.push('creditorAccount.identification.iban')
   if (!request.creditor?.name?.trim()) missing.push('creditor.name')
-  if (!request.paymentIdentification.endToEndIdentification?.trim()) missing.push('paymentIdentification.endToEndIdentification')
+  if (!request.paymentIdentification.endToEndIdentification?.trim())
+    missing.push('paymentIdentification.endToEndIdentification')
   return missing
 }
 
@@ -39,7 +40,11 @@ function creditorBankCode(request: PaymentRequest, iban: string | undefined): st
   if (iban) return czechBankCodeOfIban(iban)
   const other = request.creditorAccount.identification.other?.identification
   const fromNumber = other === undefined ? undefined : parseCzechAccountNumber(other)?.bankCode
-  return fromNumber ?? request.creditorAgent?.financialInstitutionIdentification.clearingSystemMemberIdentification?.memberIdentification
+  return (
+    fromNumber ??
+    request.creditorAgent?.financialInstitutionIdentification.clearingSystemMemberIdentification
+      ?.memberIdentification
+  )
 }
 
 /**
@@ -48,7 +53,10 @@ function creditorBankCode(request: PaymentRequest, iban: string | undefined): st
  * SEPA fields filled) or foreign (anything else). The bank decides in the end; this lets the
  * client apply kind-specific rules (instant is domestic only) before sending.
  */
-export function classifyPayment(request: PaymentRequest, options: PaymentKindOptions = {}): PaymentKindResult {
+export function classifyPayment(
+  request: PaymentRequest,
+  options: PaymentKindOptions = {},
+): PaymentKindResult {
   const rawIban = request.creditorAccount.identification.iban
   const iban = rawIban ? normalizeIban(rawIban) : undefined
   const currency = request.amount.instructedAmount.currency
@@ -74,10 +82,20 @@ export function classifyPayment(request: PaymentRequest, options: PaymentKindOpt
     const reachable = options.sepaReachable ?? ((i: string) => SEPA_COUNTRIES.has(i.slice(0, 2)))
     if (reachable(iban)) {
       const missing = missingSepaFields(request)
-      if (missing.length === 0) return { ...base, kind: 'SEPA', reason: 'EUR to a SEPA-reachable IBAN with all SEPA fields' }
-      return { ...base, missingSepaFields: missing, kind: 'FOREIGN', reason: `EUR to a SEPA country but missing ${missing.join(', ')}` }
+      if (missing.length === 0)
+        return { ...base, kind: 'SEPA', reason: 'EUR to a SEPA-reachable IBAN with all SEPA fields' }
+      return {
+        ...base,
+        missingSepaFields: missing,
+        kind: 'FOREIGN',
+        reason: `EUR to a SEPA country but missing ${missing.join(', ')}`,
+      }
     }
     return { ...base, kind: 'FOREIGN', reason: `EUR to ${iban.slice(0, 2)}, which is not SEPA reachable` }
   }
-  return { ...base, kind: 'FOREIGN', reason: `${currency} payment outside the internal, domestic and SEPA conditions` }
+  return {
+    ...base,
+    kind: 'FOREIGN',
+    reason: `${currency} payment outside the internal, domestic and SEPA conditions`,
+  }
 }

@@ -2,7 +2,13 @@ import { assertIsoDate } from '../dates.ts'
 import { BankInvalidArgumentError, StandingOrderRuleError, type RuleViolation } from '../errors.ts'
 import type { StandingOrderRequest } from '../model/standing-orders.ts'
 
-export const SUPPORTED_INTERVALS: ReadonlySet<string> = new Set(['WEEKLY', 'MONTHLY', 'QUARTERLY', 'HALFYEARLY', 'YEARLY'])
+export const SUPPORTED_INTERVALS: ReadonlySet<string> = new Set([
+  'WEEKLY',
+  'MONTHLY',
+  'QUARTERLY',
+  'HALFYEARLY',
+  'YEARLY',
+])
 export const SUPPORTED_MODES: ReadonlySet<string> = new Set(['UNTIL_CANCELLATION', 'UNTIL_DATE'])
 export const SUPPORTED_MODE_DUES: ReadonlySet<string> = new Set(['DUE_DAY_OF_MONTH'])
 
@@ -60,11 +66,16 @@ function deletePath(obj: Record<string, unknown>, path: string): void {
  * and not before the first execution; CZK only (standing orders are domestic CZK transfers);
  * unprocessed fields dropped with a warning or refused, per `policy`.
  */
-export function prepareStandingOrder(request: StandingOrderRequest, policy: UnprocessedFieldPolicy = 'drop'): PreparedStandingOrder {
+export function prepareStandingOrder(
+  request: StandingOrderRequest,
+  policy: UnprocessedFieldPolicy = 'drop',
+): PreparedStandingOrder {
   const violations: RuleViolation[] = []
   const execution = request.standingOrder?.execution
   if (!execution) {
-    throw new StandingOrderRuleError([{ rule: 'SO_EXECUTION', field: 'standingOrder.execution', message: 'is required (interval and mode)' }])
+    throw new StandingOrderRuleError([
+      { rule: 'SO_EXECUTION', field: 'standingOrder.execution', message: 'is required (interval and mode)' },
+    ])
   }
   if (!SUPPORTED_INTERVALS.has(execution.interval)) {
     violations.push({
@@ -74,14 +85,26 @@ export function prepareStandingOrder(request: StandingOrderRequest, policy: Unpr
     })
   }
   if (!SUPPORTED_MODES.has(execution.mode)) {
-    violations.push({ rule: 'SO_MODE', field: 'standingOrder.execution.mode', message: `must be one of ${[...SUPPORTED_MODES].join(', ')}, got ${String(execution.mode)}` })
+    violations.push({
+      rule: 'SO_MODE',
+      field: 'standingOrder.execution.mode',
+      message: `must be one of ${[...SUPPORTED_MODES].join(', ')}, got ${String(execution.mode)}`,
+    })
   }
   if (execution.modeDue !== undefined && !SUPPORTED_MODE_DUES.has(execution.modeDue)) {
-    violations.push({ rule: 'SO_MODE_DUE', field: 'standingOrder.execution.modeDue', message: `must be DUE_DAY_OF_MONTH, got ${String(execution.modeDue)}` })
+    violations.push({
+      rule: 'SO_MODE_DUE',
+      field: 'standingOrder.execution.modeDue',
+      message: `must be DUE_DAY_OF_MONTH, got ${String(execution.modeDue)}`,
+    })
   }
   const last = request.standingOrder.validity?.lastExecutionDate
   if (execution.mode === 'UNTIL_DATE' && last === undefined) {
-    violations.push({ rule: 'SO_LAST_EXECUTION', field: 'standingOrder.validity.lastExecutionDate', message: 'is required with mode UNTIL_DATE' })
+    violations.push({
+      rule: 'SO_LAST_EXECUTION',
+      field: 'standingOrder.validity.lastExecutionDate',
+      message: 'is required with mode UNTIL_DATE',
+    })
   }
   if (last !== undefined && execution.mode !== 'UNTIL_DATE') {
     violations.push({
@@ -90,7 +113,10 @@ export function prepareStandingOrder(request: StandingOrderRequest, policy: Unpr
       message: `is allowed only with mode UNTIL_DATE, got mode ${String(execution.mode)}`,
     })
   }
-  for (const [field, value] of [['requestedExecutionDate', request.requestedExecutionDate], ['standingOrder.validity.lastExecutionDate', last]] as const) {
+  for (const [field, value] of [
+    ['requestedExecutionDate', request.requestedExecutionDate],
+    ['standingOrder.validity.lastExecutionDate', last],
+  ] as const) {
     if (value === undefined) continue
     try {
       assertIsoDate(value, field)
@@ -99,7 +125,11 @@ export function prepareStandingOrder(request: StandingOrderRequest, policy: Unpr
       violations.push({ rule: 'SO_DATE', field, message: err.message })
     }
   }
-  if (last !== undefined && request.requestedExecutionDate !== undefined && last < request.requestedExecutionDate) {
+  if (
+    last !== undefined &&
+    request.requestedExecutionDate !== undefined &&
+    last < request.requestedExecutionDate
+  ) {
     violations.push({
       rule: 'SO_LAST_EXECUTION',
       field: 'standingOrder.validity.lastExecutionDate',
@@ -108,13 +138,21 @@ export function prepareStandingOrder(request: StandingOrderRequest, policy: Unpr
   }
   const currency = request.amount?.instructedAmount?.currency
   if (currency !== 'CZK') {
-    violations.push({ rule: 'SO_CURRENCY', field: 'amount.instructedAmount.currency', message: `standing orders are domestic CZK transfers, got ${String(currency)}` })
+    violations.push({
+      rule: 'SO_CURRENCY',
+      field: 'amount.instructedAmount.currency',
+      message: `standing orders are domestic CZK transfers, got ${String(currency)}`,
+    })
   }
 
   const present = UNPROCESSED_STANDING_ORDER_FIELDS.filter((f) => getPath(request, f) !== undefined)
   if (policy === 'refuse') {
     for (const field of present) {
-      violations.push({ rule: 'SO_UNPROCESSED_FIELD', field, message: 'is not processed by the bank; remove it' })
+      violations.push({
+        rule: 'SO_UNPROCESSED_FIELD',
+        field,
+        message: 'is not processed by the bank; remove it',
+      })
     }
   }
   if (violations.length > 0) throw new StandingOrderRuleError(violations)
