@@ -131,10 +131,12 @@ describe('refresher', () => {
       await fetchedShop(untouched.uid, seededAt),
       await fetchedMerchant(rebranded.uid, seededAt),
     ])
-    await waitFor('the seeded shops in the refresher view', () =>
-      [updated, deleted, untouched].every((s) => refresher!.views.shop.isLive(s.uid, Date.now())),
-    )
-    const before = (await latestByKey<Shop>(topics.shops, 'Shop')).get(updated.uid)!
+    // Waits on the topic itself: the refresher's view also counts writes not committed yet.
+    const seeded = await waitFor('the seeded shops on the compacted topic', async () => {
+      const shops = await latestByKey<Shop>(topics.shops, 'Shop')
+      return [updated, deleted, untouched].every((s) => shops.get(s.uid)) && shops
+    })
+    const before = seeded.get(updated.uid)!
 
     // The enrichment service changes data; the invalidation poller carries the items to Kafka.
     const shopItem = (await admin('/__admin/mutations', { kind: 'shopUpdate', shopUid: updated.uid }))
@@ -163,12 +165,13 @@ describe('refresher', () => {
       logger,
     })
     try {
-      await waitFor('the refresh of the updated shop, the tombstone and the rebrand in the view', () => {
-        const now = Date.now()
+      await waitFor('the refresh, the tombstone and the rebrand on the compacted topics', async () => {
+        const shops = await latestByKey<Shop>(topics.shops, 'Shop')
+        const merchants = await latestByKey<Merchant>(topics.merchants, 'Merchant')
         return (
-          (refresher!.views.shop.get(updated.uid, now)?.version ?? 0) > seededAt &&
-          refresher!.views.shop.get(deleted.uid, now)?.deleted === true &&
-          (refresher!.views.merchant.get(rebranded.uid, now)?.version ?? 0) > seededAt
+          shops.get(updated.uid)?.invalidationItemId === shopItem.id &&
+          shops.get(deleted.uid) === null &&
+          merchants.get(rebranded.uid)?.invalidationItemId === rebrandItem.id
         )
       })
     } finally {
@@ -213,5 +216,31 @@ describe('refresher', () => {
       ...current,
       invalidationItemId: shopItem.id,
     })
+  })
+
+  it('without invalidations, the sweep re-reads entries before they are a week old', async () => {
+    const old = sim.dataset.shop(50)
+    const young = sim.dataset.shop(51)
+    const oldAt = Date.now() - (7 * 24 - 1.5) * 3_600_000
+    await publishFetched([
+      await fetchedShop(old.uid, oldAt),
+      await fetchedShop(young.uid, Date.now() - 86_400_000),
+    ])
+    await waitFor('the seeded shops on the compacted topic', async () => {
+      const shops = await latestByKey<Shop>(topics.shops, 'Shop')
+      return shops.has(old.uid) && shops.has(young.uid)
+    })
+
+    const sweep = await refresher!.sweepNow()
+    expect(sweep.requested).toEqual({ shop: 1, merchant: 0 })
+    const shops = await waitFor('the old shop re-read on the compacted topic', async () => {
+      const latest = await latestByKey<Shop>(topics.shops, 'Shop')
+      return (latest.get(old.uid)?.fetchedAt ?? 0) > oldAt && latest
+    })
+    expect(shops.get(old.uid)).toMatchObject({
+      ...shopData(await client.getShop(old.uid)),
+      invalidationItemId: null,
+    })
+    expect(shops.get(old.uid)!.fetchedAt).toBeGreaterThan(oldAt)
   })
 })

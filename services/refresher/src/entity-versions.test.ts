@@ -43,3 +43,18 @@ describe('EntityVersions', () => {
     expect(v.floor('c', 0)).toBe(7)
   })
 })
+
+describe('EntityVersions.live', () => {
+  it('lists live entries with their effective version, own recent writes included', () => {
+    const v = new EntityVersions({ pendingTtlMs: 1000 })
+    v.observeCommitted('a', { version: 1, deleted: false })
+    v.observeCommitted('gone', { version: 1, deleted: true })
+    v.recordWrite('a', { version: 5, deleted: false }, 0)
+    v.recordWrite('new', { version: 7, deleted: false }, 0)
+    v.recordWrite('expired', { version: 9, deleted: false }, -5000)
+    expect([...v.live(10)]).toEqual([
+      ['a', 5],
+      ['new', 7],
+    ])
+  })
+})

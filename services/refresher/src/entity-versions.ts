@@ -101,8 +101,14 @@ export class EntityVersions {
     return Math.max(entry.version, invalidated)
   }
 
-  /** Live committed entries, for the sweep. */
-  *live(): IterableIterator<[string, number]> {
-    for (const [key, e] of this.committed) if (!e.deleted) yield [key, e.version]
+  /** Live entries with their effective version (own recent writes included), for the sweep. */
+  *live(now: number): IterableIterator<[string, number]> {
+    for (const key of this.committed.keys()) {
+      const e = this.get(key, now)
+      if (e !== undefined && !e.deleted) yield [key, e.version]
+    }
+    for (const [key, e] of this.pending) {
+      if (!this.committed.has(key) && !e.deleted && now - e.at <= this.pendingTtlMs) yield [key, e.version]
+    }
   }
 }

@@ -70,7 +70,7 @@ export class Sweeper {
     const result: SweepResult = { requested: { shop: 0, merchant: 0 }, stale: { shop: 0, merchant: 0 } }
     const messages: { key: string; value: Buffer }[] = []
     for (const entity of ['shop', 'merchant'] as const) {
-      const { keys, staleTotal } = selectStale(views[entity].live(), now, refreshAfterMs, maxPerSweep)
+      const { keys, staleTotal } = selectStale(views[entity].live(now), now, refreshAfterMs, maxPerSweep)
       result.stale[entity] = staleTotal
       result.requested[entity] = keys.length
       for (const key of keys) {
