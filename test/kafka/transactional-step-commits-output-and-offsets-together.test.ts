@@ -178,6 +178,19 @@ describe('transactional consume-transform-produce step', () => {
     expectOutputsMirrorInputs(valuesByPartition(await readTopic(kit.kafka, topics.output)), await inputOrder(topics.input))
   })
 
+  it('stop() while start() is still connecting leaves no member in the group', async () => {
+    const topics = await pipelineTopics(kit, 'txn-early-stop', 1)
+    const { pipeline, started } = startPipeline(pipelineKafka(), topics, { transform: echo(topics.output) })
+    running.push(pipeline)
+    await pipeline.stop()
+    await started
+    expect(pipeline.status().state).toBe('stopped')
+    const admin = kit.admin()
+    await admin.connect()
+    const { groups } = await admin.describeGroups([topics.groupId])
+    expect(groups[0]?.members).toEqual([])
+  })
+
   it('a second instance joining mid-stream takes partitions over without loss or duplicates', async () => {
     const topics = await pipelineTopics(kit, 'txn-rebalance', 4)
     await produceInputs(kit, topics.input, 400)
