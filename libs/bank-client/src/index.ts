@@ -7,6 +7,12 @@ export type { StandingOrderListQuery } from './accounts-client.ts'
 export { PaymentsClient, RETURN_URL_HEADER } from './payments-client.ts'
 export type { StandingOrderChange } from './payments-client.ts'
 export { CardsClient } from './balance-check.ts'
+export {
+  accessTokenNeedsRefresh,
+  consentExpiresWithin,
+  consentRemainingMs,
+  DEFAULT_REFRESH_MARGIN_MS,
+} from './token-lifetimes.ts'
 export { createPaymentWithInstantFallback } from './instant-fallback.ts'
 export type { InstantFallbackOptions, InstantFallbackResult } from './instant-fallback.ts'
 export type { AccessTokenSource, CallOptions } from './bank-transport.ts'
