@@ -7,6 +7,9 @@ export interface CliOptions {
   seed: string
   clients: number
   historyDays: number
+  dataSeed: string
+  shops: number
+  merchants: number
 }
 
 export const CLI_USAGE = `usage: npm run sim:bank -- [options]
@@ -17,6 +20,9 @@ options:
   --seed S           seed of the generated clients, accounts and histories (default bank-sim)
   --clients N        number of generated bank clients, user1..userN (default 5)
   --history-days N   days of generated history (default 730)
+  --data-seed S      seed of the enrichment simulator's data set the card payments point to (default 1)
+  --shops N          its number of shops (default 50000; keep equal to the enrichment simulator's)
+  --merchants N      its number of merchants (default 5000)
   -h, --help         show this help`
 
 function int(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -35,6 +41,9 @@ export function parseCliOptions(argv: string[]): CliOptions {
       seed: { type: 'string' },
       clients: { type: 'string' },
       'history-days': { type: 'string' },
+      'data-seed': { type: 'string' },
+      shops: { type: 'string' },
+      merchants: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -46,5 +55,8 @@ export function parseCliOptions(argv: string[]): CliOptions {
     seed: values.seed ?? 'bank-sim',
     clients: int(values.clients, 'clients', 1, 1000, 5),
     historyDays: int(values['history-days'], 'history-days', 1, 3650, 730),
+    dataSeed: values['data-seed'] ?? '1',
+    shops: int(values.shops, 'shops', 1, 10_000_000, 50_000),
+    merchants: int(values.merchants, 'merchants', 1, 10_000_000, 5_000),
   }
 }

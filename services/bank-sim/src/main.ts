@@ -31,6 +31,7 @@ const sim = await startBankSim({
   seed: options.seed,
   clients: options.clients,
   historyDays: options.historyDays,
+  merchantData: { seed: /^[0-9]+$/.test(options.dataSeed) ? Number(options.dataSeed) : options.dataSeed, shops: options.shops, merchants: options.merchants },
   registeredClients: [{ ...DEFAULT_REGISTERED_CLIENT, clientId: env.SIM_BANK_CLIENT_ID, clientSecret: env.SIM_BANK_CLIENT_SECRET, redirectUris: env.SIM_BANK_REDIRECT_URI }],
   logger,
 })

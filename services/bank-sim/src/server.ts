@@ -4,7 +4,9 @@ import { bankDate } from './core/bank-dates.ts'
 import { SimClock } from './core/sim-clock.ts'
 import { BankApiError, BankSimConfigError, OAuthError } from './errors.ts'
 import { BankState } from './data/bank-state.ts'
-import { builtInMerchantSource, type MerchantSource } from './data/merchant-source.ts'
+import type { MerchantSource } from './data/merchant-source.ts'
+import { simDataMerchantSource } from './data/sim-data-merchants.ts'
+import type { DatasetOptions } from '@tep/sim-data'
 import { buildWorld } from './data/world.ts'
 import { registerAccountRoutes } from './http/account-routes.ts'
 import { FaultInjector } from './http/faults.ts'
@@ -39,8 +41,14 @@ export interface BankSimOptions {
   paymentLimits?: PaymentLimits
   /** Calls per hour of each authorization operation per client (default 10000). */
   authorizationRateLimitPerHour?: number
-  /** Card shops and merchant accounts (default: the built-in catalogue). */
+  /** Card shops and merchant accounts (default: the enrichment simulator's data set, see `merchantData`). */
   merchants?: MerchantSource
+  /**
+   * Options of the `@tep/sim-data` data set the card payments and transfers point
+   * to; keep them equal to the enrichment simulator's (default: seed 1, 50000
+   * shops, 5000 merchants, its defaults).
+   */
+  merchantData?: DatasetOptions
   /** Initial clock offset from wall-clock time in ms. */
   clockOffsetMs?: number
   /** Wall clock (tests). */
@@ -71,7 +79,7 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
   const clock = new SimClock({ offsetMs: options.clockOffsetMs ?? 0, wallClock: options.wallClock })
   const initialOffset = clock.offsetMs
   const world = buildWorld({ seed, clients, today: bankDate(clock.now()), historyDays: options.historyDays ?? 730 })
-  const bank = new BankState(world, options.merchants ?? builtInMerchantSource(seed), clock)
+  const bank = new BankState(world, options.merchants ?? simDataMerchantSource(options.merchantData ?? {}), clock)
   const registered = (options.registeredClients ?? [DEFAULT_REGISTERED_CLIENT]).map(validateClient)
   const payments = new PaymentService(bank, options.paymentLimits ?? DEFAULT_PAYMENT_LIMITS)
   const context: SimContext = {

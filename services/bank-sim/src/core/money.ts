@@ -25,4 +25,4 @@ export function isValidAmount(value: unknown): value is number {
 }
 
 /** Fixed reference rates (CZK per unit), used for card payments abroad. */
-export const CZK_PER_UNIT: Record<string, number> = { CZK: 1, EUR: 25.2, USD: 23.1 }
+export const CZK_PER_UNIT: Record<string, number> = { CZK: 1, EUR: 25.2, USD: 23.1, GBP: 29.6, PLN: 5.9, HUF: 0.064 }

@@ -20,8 +20,10 @@ const MCC_RANGES: Record<string, [number, number]> = {
 
 const FRIENDS = ['Martina Kralova', 'Ondrej Benes', 'Lenka Fialova', 'Vojtech Pokorny', 'Barbora Ruzickova']
 
+const LOCAL_CURRENCY: Record<string, string> = { CZ: 'CZK', GB: 'GBP', PL: 'PLN', HU: 'HUF', US: 'USD' }
+
 function shopCurrency(shop: CardShop): string {
-  return shop.country === 'CZ' ? 'CZK' : 'EUR'
+  return LOCAL_CURRENCY[shop.country] ?? 'EUR'
 }
 
 /**
@@ -186,7 +188,12 @@ export class HistoryGenerator {
       const rng = Rng.of(this.#world.seed, 'favourites', userId)
       list = []
       const n = this.#merchants.shopCount()
-      for (let i = 0; i < Math.min(20, n); i++) list.push(this.#merchants.shop(Math.floor(rng.next() * n)))
+      // Mostly shops at home: a Czech client shops in Czechia, abroad only now and then.
+      for (let i = 0; i < Math.min(20, n); i++) {
+        let shop = this.#merchants.shop(Math.floor(rng.next() * n))
+        for (let tries = 0; tries < 20 && shop.country !== 'CZ'; tries++) shop = this.#merchants.shop(Math.floor(rng.next() * n))
+        list.push(shop)
+      }
       this.#favourites.set(userId, list)
     }
     return list
