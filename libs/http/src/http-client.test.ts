@@ -344,6 +344,62 @@ describe('HttpClient status errors', () => {
   })
 })
 
+describe('HttpClient credential-wide pause', () => {
+  it('holds back new requests of the same credential after a 429 with Retry-After, not those of another', async () => {
+    const srv = await startServer(json(429, {}, { 'retry-after': '3' }), json(200, {}))
+    const shared = createRequestLimiter({ maxConcurrent: 4 })
+    cleanups.push(() => shared.stop())
+    const firstClock = fakeClock()
+    await client({ baseUrl: srv.url, limiter: shared, clock: firstClock, random: () => 0 }).request({
+      operation: 'a',
+      method: 'GET',
+      path: '/',
+    })
+    expect(firstClock.sleeps).toEqual([3_000])
+
+    const sameCredential = fakeClock()
+    await client({ baseUrl: srv.url, limiter: shared, clock: sameCredential }).request({
+      operation: 'b',
+      method: 'GET',
+      path: '/',
+    })
+    expect(sameCredential.sleeps).toEqual([3_000])
+
+    const otherCredential = fakeClock()
+    await client({ baseUrl: srv.url, clock: otherCredential }).request({
+      operation: 'c',
+      method: 'GET',
+      path: '/',
+    })
+    expect(otherCredential.sleeps).toEqual([])
+  })
+
+  it('caps the pause at maxRetryAfterMs and lets an abort end it', async () => {
+    const srv = await startServer(json(429, {}, { 'retry-after': '600' }))
+    const shared = createRequestLimiter()
+    cleanups.push(() => shared.stop())
+    const clock = fakeClock()
+    await rejection(
+      client({ baseUrl: srv.url, limiter: shared, clock, retry: { maxRetryAfterMs: 10_000 } }).request({
+        operation: 'a',
+        method: 'GET',
+        path: '/',
+      }),
+    )
+    expect(shared.resumeAt).toBe(clock.now() + 10_000)
+    const err = await rejection(
+      client({ baseUrl: srv.url, limiter: shared, clock }).request({
+        operation: 'b',
+        method: 'GET',
+        path: '/',
+        signal: AbortSignal.abort(),
+      }),
+    )
+    expect(err).toBeInstanceOf(HttpAbortedError)
+    expect(srv.seen).toHaveLength(1)
+  })
+})
+
 describe('HttpClient network failures', () => {
   it('retries a non-idempotent POST when the connection is refused (the server never saw it)', async () => {
     const port = await closedPort()

@@ -264,6 +264,9 @@ export class HttpClient {
     for (let attempt = 1; ; attempt++) {
       const context: RequestContext = { operation: req.operation, method: req.method, url: safeUrl, attempt }
       if (req.signal?.aborted) throw new HttpAbortedError(context, req.signal.reason)
+      // A retry has already waited out its own Retry-After; a new request honours
+      // the credential-wide pause another request was told about.
+      if (attempt === 1) await this.#waitForCredentialPause(context, req.signal)
       let error: HttpRequestError
       let retryAfterMs: number | undefined
       try {
@@ -276,6 +279,9 @@ export class HttpClient {
         retryAfterMs = policy.honorRetryAfter
           ? parseRetryAfterMs(exchange.headers['retry-after'], this.#clock.now())
           : undefined
+        if (retryAfterMs !== undefined && (exchange.status === 429 || exchange.status === 503)) {
+          this.limiter.pauseUntil?.(this.#clock.now() + Math.min(retryAfterMs, policy.maxRetryAfterMs))
+        }
         error = statusError(exchange, context, policy, retryAfterMs)
       } catch (err) {
         error = this.#toRequestError(err, context, req.signal)
@@ -304,6 +310,17 @@ export class HttpClient {
     this.#closed = true
     if (this.#ownsLimiter) await this.limiter.stop()
     if (this.#ownsDispatcher) await this.#dispatcher.close()
+  }
+
+  async #waitForCredentialPause(context: RequestContext, signal: AbortSignal | undefined): Promise<void> {
+    const waitMs = (this.limiter.resumeAt ?? 0) - this.#clock.now()
+    if (waitMs <= 0) return
+    this.#logger?.debug({ ...context, waitMs }, 'credential paused by Retry-After; waiting before sending')
+    try {
+      await this.#clock.sleep(waitMs, signal)
+    } catch (cause) {
+      throw new HttpAbortedError(context, signal?.reason ?? cause)
+    }
   }
 
   #mayRetryInline(error: HttpRequestError, idempotent: boolean, policy: RetryPolicy): boolean {

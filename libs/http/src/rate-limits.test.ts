@@ -69,4 +69,14 @@ describe('createRequestLimiter', () => {
     await expect(first).resolves.toBe('done')
     await stopping
   })
+
+  it('pauseUntil only ever moves the resume moment later', async () => {
+    const limiter = createRequestLimiter()
+    expect(limiter.resumeAt).toBe(0)
+    limiter.pauseUntil?.(5_000)
+    limiter.pauseUntil?.(3_000)
+    limiter.pauseUntil?.(Number.NaN)
+    expect(limiter.resumeAt).toBe(5_000)
+    await limiter.stop()
+  })
 })

@@ -58,6 +58,15 @@ export interface RequestLimiter {
   counts(): { queued: number; running: number }
   /** Rejects queued jobs and waits for running ones. */
   stop(): Promise<void>
+  /**
+   * Asks that no new request of this credential starts before `epochMs` (the
+   * server answered 429/503 with Retry-After: its limit is per credential, so
+   * every caller should hold back, not only the one that was told). Only ever
+   * moves the moment later. Optional so that stand-in limiters stay valid.
+   */
+  pauseUntil?(epochMs: number): void
+  /** The moment set by `pauseUntil` (0 when never paused). */
+  readonly resumeAt?: number
 }
 
 /** Creates a bottleneck-backed limiter for one credential. */
@@ -75,6 +84,7 @@ export function createRequestLimiter(overrides: Partial<RateLimits> = {}): Reque
         }),
   })
   let stopped = false
+  let resumeAt = 0
   return {
     limits: Object.freeze({ ...limits }),
     schedule<T>(task: () => Promise<T>): Promise<T> {
@@ -83,6 +93,12 @@ export function createRequestLimiter(overrides: Partial<RateLimits> = {}): Reque
     counts() {
       const c = bottleneck.counts()
       return { queued: (c.RECEIVED ?? 0) + (c.QUEUED ?? 0), running: (c.RUNNING ?? 0) + (c.EXECUTING ?? 0) }
+    },
+    pauseUntil(epochMs: number) {
+      if (Number.isFinite(epochMs) && epochMs > resumeAt) resumeAt = epochMs
+    },
+    get resumeAt() {
+      return resumeAt
     },
     async stop() {
       if (stopped) return
