@@ -6,6 +6,7 @@ import {
   createSchemaRegistry,
   ensureTopics,
   registerSubjectSchema,
+  SchemaRegistryUnavailableError,
   UNDECODABLE_CODES,
   UndecodableRecordError,
 } from '@tep/kafka'
@@ -92,6 +93,16 @@ describe('Avro through the schema registry', () => {
     const id = await registerSubjectSchema(registry, subject, schema)
     expect(id).toBeGreaterThan(0)
     expect(await subjectLevel(subject)).toBe('BACKWARD')
+  })
+
+  it('reports an unreachable registry as a retriable failure, never as an undecodable record', async () => {
+    // Port 1 on loopback refuses connections: the real client's way of failing (an HTTP 400 carrying ECONNREFUSED).
+    const codec = new AvroSerde({ registry: createSchemaRegistry({ url: 'http://127.0.0.1:1/apis/ccompat/v7', retries: 0 }) }).topic(uniqueName('avro-down'), 'Shop')
+    const decodeError = await codec.decode(confluentFrame(1, Buffer.from([2, 65]))).catch((e: unknown) => e)
+    expect(decodeError).toBeInstanceOf(SchemaRegistryUnavailableError)
+    expect((decodeError as SchemaRegistryUnavailableError).retriable).toBe(true)
+    const registerError = await codec.register().catch((e: unknown) => e)
+    expect(registerError).toBeInstanceOf(SchemaRegistryUnavailableError)
   })
 
   it('reports an unknown schema id as an undecodable record, not a registry outage', async () => {
