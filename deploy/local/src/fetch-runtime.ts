@@ -179,9 +179,11 @@ async function runMaven(paths: RuntimePaths, args: string[], what: string, log: 
   const logFile = path.join(paths.cacheDir, `fetch-${what.split(' ')[0]!.toLowerCase()}.log`)
   const fullArgs = ['-B', '-ntp', `-Dmaven.repo.local=${paths.mavenRepo}`, ...args]
   // Downloads can take minutes on a slow line; say that we are alive and how far we are.
+  let running = true
   const timer = setInterval(() => {
     void dirSize(paths.mavenRepo).then(
-      (b) => log(`  still fetching ${what}... Maven repository now ${mb(b)}`),
+      // The size walk can outlast Maven; a late line would claim a finished fetch is still running.
+      (b) => running && log(`  still fetching ${what}... Maven repository now ${mb(b)}`),
       () => {},
     )
   }, PROGRESS_EVERY_MS)
@@ -209,6 +211,7 @@ async function runMaven(paths: RuntimePaths, args: string[], what: string, log: 
       details: { logFile },
     })
   } finally {
+    running = false
     clearInterval(timer)
   }
 }
