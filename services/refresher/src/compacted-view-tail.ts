@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { isRetriable } from '@tep/errors'
 import type { KafkaLogger, TopicCodec } from '@tep/kafka'
 import type { Readiness } from '@tep/observability'
 import type { Merchant, Shop } from '@tep/schemas'
@@ -20,7 +21,8 @@ export interface CompactedViewTailOptions {
 export const VIEW_CHECK = 'compacted-topics'
 
 interface CatchUp {
-  remaining: Map<string, bigint>
+  /** Partitions still to read up to their end offset; undefined until the end offsets are known. */
+  remaining: Map<string, bigint> | undefined
   promise: Promise<void>
   resolve: () => void
 }
@@ -40,8 +42,10 @@ export class CompactedViewTail {
   private readonly options: CompactedViewTailOptions
   private consumer: Consumer | undefined
   private readonly positions = new Map<string, bigint>()
-  private current: CatchUp | undefined
+  /** Catch-ups requested and not reached yet. */
+  private readonly pending = new Set<CatchUp>()
   private caughtUpOnce = false
+  private stopped = false
 
   constructor(options: CompactedViewTailOptions) {
     this.options = options
@@ -82,6 +86,8 @@ export class CompactedViewTail {
               : await merchants.codec.decode(message.value)
           views[entity].observeCommitted(key, { version: value.fetchedAt, deleted: false })
         } catch (err) {
+          // Registry unavailable: KafkaJS redelivers the record after a backoff; skipping it would lose a version.
+          if (isRetriable(err)) throw err
           logger?.warn(
             { err, topic, offset: message.offset, key },
             'undecodable record on a compacted topic; its key keeps the version known so far',
@@ -93,9 +99,38 @@ export class CompactedViewTail {
     await this.catchUp()
   }
 
-  /** Resolves once everything committed to the topics before this call has been read. */
-  async catchUp(): Promise<void> {
-    const { kafka, shops, merchants, readiness, logger } = this.options
+  /**
+   * Resolves once everything committed to the topics before this call has been
+   * read. `whenCaughtUp()` waits for it from the moment of the call on, before
+   * the end offsets are even known.
+   */
+  catchUp(): Promise<void> {
+    let resolve!: () => void
+    const promise = new Promise<void>((r) => (resolve = r))
+    const catchUp: CatchUp = { remaining: undefined, promise, resolve }
+    this.pending.add(catchUp)
+    void this.measureUntilKnown(catchUp)
+    return promise
+  }
+
+  /** Without the end offsets nobody can tell when the view is complete: keep trying while running. */
+  private async measureUntilKnown(catchUp: CatchUp): Promise<void> {
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        await this.measure(catchUp)
+        return
+      } catch (err) {
+        this.options.logger?.warn(
+          { err, attempt },
+          'reading the end offsets of the compacted topics failed; retrying',
+        )
+        await new Promise((r) => setTimeout(r, Math.min(30_000, 500 * 2 ** attempt)))
+      }
+    }
+  }
+
+  private async measure(catchUp: CatchUp): Promise<void> {
+    const { kafka, shops, merchants, readiness } = this.options
     const admin = kafka.admin()
     await admin.connect()
     const remaining = new Map<string, bigint>()
@@ -110,26 +145,19 @@ export class CompactedViewTail {
     } finally {
       await admin.disconnect()
     }
-    if (remaining.size === 0) {
-      this.markCaughtUp()
-      return
-    }
-    let resolve!: () => void
-    const promise = new Promise<void>((r) => (resolve = r))
-    const catchUp = { remaining, promise, resolve }
-    this.current = catchUp
-    if (!this.caughtUpOnce)
+    catchUp.remaining = remaining
+    if (!this.caughtUpOnce && remaining.size > 0)
       readiness?.set(VIEW_CHECK, false, `reading ${remaining.size} partition(s) to their end`)
-    await promise
-    logger?.debug({}, 'compacted topics caught up')
+    this.settle(catchUp)
   }
 
-  /** The latest requested catch-up (resolved when there is none pending). */
-  whenCaughtUp(): Promise<void> {
-    return this.current?.promise ?? Promise.resolve()
+  /** Resolves when every catch-up requested so far is reached. */
+  async whenCaughtUp(): Promise<void> {
+    await Promise.all([...this.pending].map((c) => c.promise))
   }
 
   async stop(): Promise<void> {
+    this.stopped = true
     const consumer = this.consumer
     this.consumer = undefined
     if (consumer !== undefined) await consumer.disconnect()
@@ -137,15 +165,18 @@ export class CompactedViewTail {
 
   private advance(key: string, position: bigint): void {
     if ((this.positions.get(key) ?? 0n) < position) this.positions.set(key, position)
-    const current = this.current
-    if (current === undefined) return
-    const target = current.remaining.get(key)
-    if (target !== undefined && position >= target) current.remaining.delete(key)
-    if (current.remaining.size === 0) {
-      this.current = undefined
-      this.markCaughtUp()
-      current.resolve()
+    for (const catchUp of this.pending) {
+      const target = catchUp.remaining?.get(key)
+      if (target !== undefined && position >= target) catchUp.remaining!.delete(key)
+      this.settle(catchUp)
     }
+  }
+
+  private settle(catchUp: CatchUp): void {
+    if (catchUp.remaining === undefined || catchUp.remaining.size > 0) return
+    this.pending.delete(catchUp)
+    this.markCaughtUp()
+    catchUp.resolve()
   }
 
   private markCaughtUp(): void {

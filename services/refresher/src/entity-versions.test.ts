@@ -2,14 +2,18 @@ import { describe, expect, it } from 'vitest'
 import { EntityVersions } from './entity-versions.ts'
 
 describe('EntityVersions', () => {
-  it('keeps the newest committed version per key', () => {
+  it('takes the last record read as the state of a key, and counts live entries', () => {
     const v = new EntityVersions()
     v.observeCommitted('s1', { version: 20, deleted: false })
-    v.observeCommitted('s1', { version: 10, deleted: false })
-    expect(v.get('s1', 0)).toEqual({ version: 20, deleted: false })
-    v.observeCommitted('s1', { version: 30, deleted: true })
+    v.observeCommitted('s2', { version: 20, deleted: false })
+    expect(v.liveCount).toBe(2)
+    // A tombstone stamped by a clock behind the snapshot's still deletes it.
+    v.observeCommitted('s1', { version: 10, deleted: true })
     expect(v.isLive('s1', 0)).toBe(false)
-    expect(v.liveCount).toBe(0)
+    expect(v.liveCount).toBe(1)
+    v.observeCommitted('s1', { version: 30, deleted: false })
+    expect(v.get('s1', 0)).toEqual({ version: 30, deleted: false })
+    expect(v.liveCount).toBe(2)
   })
 
   it('lets its own writes shadow the committed view until read back', () => {

@@ -5,7 +5,8 @@
  *
  * Three sources feed it:
  * - `observeCommitted`: records read back from the compacted topics (read
- *   committed), at start-up and continuously afterwards. This is the truth.
+ *   committed), at start-up and continuously afterwards. The last record of a
+ *   key is the truth.
  * - `recordWrite`: what this instance just produced. Until the tail reads it
  *   back it is "pending", so that the next batch already sees it; a pending
  *   entry that never shows up (its transaction aborted) expires after
@@ -44,14 +45,16 @@ export class EntityVersions {
     return this.liveEntries
   }
 
+  /**
+   * A record read back from the compacted topic. The refresher is its only
+   * writer and decided newest-wins before writing, so the last record of a key
+   * is the table's state, whatever its version says (a tombstone stamped by a
+   * clock behind the snapshot's fetcher still deletes it).
+   */
   observeCommitted(key: string, entry: VersionEntry): void {
     const current = this.committed.get(key)
-    // A compacted topic can be read with an older record after a newer one only
-    // if someone else wrote it; the newest version stays the reference.
-    if (current === undefined || entry.version >= current.version) {
-      this.committed.set(key, entry)
-      this.liveEntries += (entry.deleted ? 0 : 1) - (current === undefined || current.deleted ? 0 : 1)
-    }
+    this.committed.set(key, entry)
+    this.liveEntries += (entry.deleted ? 0 : 1) - (current === undefined || current.deleted ? 0 : 1)
     const pending = this.pending.get(key)
     if (pending !== undefined && entry.version >= pending.version) this.pending.delete(key)
   }
