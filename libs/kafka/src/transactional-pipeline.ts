@@ -161,6 +161,9 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
   let assignmentWaiters: ((tps: TopicPartition[]) => void)[] = []
   let removeListeners: (() => void)[] = []
 
+  // Read through a function: stop() changes the state while start() awaits, which
+  // TypeScript's narrowing inside start() cannot see.
+  const currentState = (): PipelineStatus['state'] => state
   const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`
 
   function partitionState(topic: string, partition: number): PartitionState {
@@ -453,7 +456,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         await consumer.connect()
         await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true })
         // stop() may have been called while connecting; it owns the shutdown then.
-        if (state !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
+        if (currentState() !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
         state = 'running'
         await consumer.run({
           autoCommit: false,
@@ -462,7 +465,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
           eachBatch,
         })
       } catch (err) {
-        const stoppedMeanwhile = state === 'stopping' || state === 'stopped'
+        const stoppedMeanwhile = currentState() === 'stopping' || currentState() === 'stopped'
         await consumer.disconnect().catch(() => undefined)
         await admin.disconnect().catch(() => undefined)
         if (stoppedMeanwhile && err instanceof PipelineStoppedError) return
