@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest'
+import { CompactTable } from './compact-table.ts'
+
+const asString = (chunk: Buffer, offset: number, length: number): string =>
+  chunk.toString('utf8', offset, offset + length)
+
+function put(table: CompactTable, key: string, value: string): void {
+  table.set(key, Buffer.from(value))
+}
+
+describe('CompactTable', () => {
+  it('stores, replaces and deletes values by key', () => {
+    const table = new CompactTable()
+    put(table, 'a', 'one')
+    put(table, 'b', 'two')
+    put(table, 'a', 'uno')
+    expect(table.get('a', asString)).toBe('uno')
+    expect(table.get('b', asString)).toBe('two')
+    expect(table.size).toBe(2)
+    expect(table.delete('a')).toBe(true)
+    expect(table.delete('a')).toBe(false)
+    expect(table.get('a', asString)).toBeUndefined()
+    expect(table.has('b')).toBe(true)
+    expect(table.size).toBe(1)
+  })
+
+  it('keeps every entry through index growth, deletions and arena compaction', () => {
+    const table = new CompactTable()
+    const n = 60_000
+    const big = 'x'.repeat(600)
+    for (let i = 0; i < n; i++) put(table, `shop-${i}`, `${i}:${big}`)
+    // Rewrite every entry twice and delete a third: garbage passes the compaction threshold.
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < n; i++) put(table, `shop-${i}`, `${i}:${round}:${big}`)
+    for (let i = 0; i < n; i += 3) table.delete(`shop-${i}`)
+    expect(table.size).toBe(n - Math.ceil(n / 3))
+    for (let i = 0; i < n; i++) {
+      const value = table.get(`shop-${i}`, asString)
+      if (i % 3 === 0) expect(value).toBeUndefined()
+      else expect(value).toBe(`${i}:1:${big}`)
+    }
+    // Compaction must have reclaimed the rewritten versions: live data is ~2/3 of one version.
+    expect(table.memoryBytes).toBeLessThan(3 * table.liveBytes)
+    expect(new Set(table.keys()).size).toBe(table.size)
+  })
+
+  it('distinguishes keys with equal hashes prefixes and non-ASCII keys', () => {
+    const table = new CompactTable()
+    put(table, 'uid@cz', 'cz')
+    put(table, 'uid@gb', 'gb')
+    put(table, 'žluťoučký', 'kůň')
+    put(table, '', 'empty key')
+    expect(table.get('uid@cz', asString)).toBe('cz')
+    expect(table.get('uid@gb', asString)).toBe('gb')
+    expect(table.get('žluťoučký', asString)).toBe('kůň')
+    expect(table.get('', asString)).toBe('empty key')
+    expect(table.get('uid@de', asString)).toBeUndefined()
+  })
+
+  it('re-inserts into deleted slots without losing entries further along the probe chain', () => {
+    const table = new CompactTable()
+    for (let i = 0; i < 700; i++) put(table, `k${i}`, `v${i}`)
+    for (let i = 0; i < 700; i += 2) table.delete(`k${i}`)
+    for (let i = 0; i < 700; i += 2) put(table, `k${i}`, `w${i}`)
+    for (let i = 0; i < 700; i++) expect(table.get(`k${i}`, asString)).toBe(i % 2 === 0 ? `w${i}` : `v${i}`)
+    expect(table.size).toBe(700)
+  })
+})

@@ -1,0 +1,296 @@
+/**
+ * A string-keyed map of byte values built to hold millions of entries in little
+ * memory: no JS object, string or Buffer per entry.
+ *
+ * - Keys and values live back to back in an arena of 4 MiB chunks:
+ *   `[varint keyLength][key UTF-8][varint valueLength][value]`.
+ * - An open-addressing hash index (linear probing) of two Uint32 arrays points
+ *   into the arena: `slots` (arena location + 1; 0 empty; 0xFFFFFFFF deleted)
+ *   and `hashes` (compared before the key bytes). The arena is therefore limited
+ *   to 4 GiB, far above what a table of this kind holds.
+ * - Replacing or deleting an entry leaves its old bytes behind as garbage; the
+ *   arena is rewritten once garbage exceeds the live bytes (and 16 MiB).
+ *
+ * Cost per entry: the record bytes plus 8 / load-factor bytes of index
+ * (≈ 11-21 bytes at the 0.375-0.75 load this keeps).
+ */
+const CHUNK_SIZE = 4 * 1024 * 1024
+const MIN_CAPACITY = 1024
+const MAX_LOAD = 0.75
+const COMPACT_MIN_GARBAGE = 16 * 1024 * 1024
+const EMPTY = 0
+const DELETED = 0xffffffff
+const MAX_ARENA = 0xffffffff - 1
+
+export type ValueReader<T> = (chunk: Buffer, offset: number, length: number) => T
+
+export class CompactTable {
+  #chunks: Buffer[] = []
+  #chunkPos = CHUNK_SIZE
+  #slots = new Uint32Array(MIN_CAPACITY)
+  #hashes = new Uint32Array(MIN_CAPACITY)
+  #size = 0
+  #deleted = 0
+  #liveBytes = 0
+  #garbageBytes = 0
+  #scratch = Buffer.allocUnsafe(1024)
+  #scratchLen = 0
+
+  get size(): number {
+    return this.#size
+  }
+
+  /** Bytes held: arena chunks plus the index arrays. */
+  get memoryBytes(): number {
+    return this.#chunks.length * CHUNK_SIZE + this.#slots.byteLength + this.#hashes.byteLength
+  }
+
+  get liveBytes(): number {
+    return this.#liveBytes
+  }
+
+  has(key: string): boolean {
+    return this.#find(key) >= 0
+  }
+
+  /** Reads the value of `key` in place with `read`; undefined when absent. */
+  get<T>(key: string, read: ValueReader<T>): T | undefined {
+    const slot = this.#find(key)
+    if (slot < 0) return undefined
+    const location = (this.#slots[slot] as number) - 1
+    const chunk = this.#chunks[Math.floor(location / CHUNK_SIZE)] as Buffer
+    let pos = location % CHUNK_SIZE
+    const keyLen = readVarint(chunk, pos)
+    pos += varintSize(keyLen) + keyLen
+    const valueLen = readVarint(chunk, pos)
+    pos += varintSize(valueLen)
+    return read(chunk, pos, valueLen)
+  }
+
+  /** Stores `value[0..length)` under `key`, replacing any previous value. */
+  set(key: string, value: Buffer, length: number = value.length): void {
+    if ((this.#size + this.#deleted + 1) / this.#slots.length > MAX_LOAD) this.#resize()
+    const slot = this.#find(key)
+    const keyLen = this.#scratchLen
+    const recordLen = varintSize(keyLen) + keyLen + varintSize(length) + length
+    if (recordLen > CHUNK_SIZE)
+      throw new RangeError(
+        `table entry ${key} is ${recordLen} bytes, above the ${CHUNK_SIZE}-byte chunk size`,
+      )
+    if (this.#chunkPos + recordLen > CHUNK_SIZE) {
+      if ((this.#chunks.length + 1) * CHUNK_SIZE > MAX_ARENA)
+        throw new RangeError('table arena is full (4 GiB)')
+      this.#chunks.push(Buffer.allocUnsafe(CHUNK_SIZE))
+      this.#chunkPos = 0
+    }
+    const chunkIndex = this.#chunks.length - 1
+    const chunk = this.#chunks[chunkIndex] as Buffer
+    let pos = this.#chunkPos
+    pos = writeVarint(chunk, pos, keyLen)
+    this.#scratch.copy(chunk, pos, 0, keyLen)
+    pos += keyLen
+    pos = writeVarint(chunk, pos, length)
+    value.copy(chunk, pos, 0, length)
+    const location = chunkIndex * CHUNK_SIZE + this.#chunkPos
+    this.#chunkPos += recordLen
+    this.#liveBytes += recordLen
+
+    if (slot >= 0) {
+      const old = this.#recordLength((this.#slots[slot] as number) - 1)
+      this.#liveBytes -= old
+      this.#garbageBytes += old
+      this.#slots[slot] = location + 1
+    } else {
+      const target = this.#insertionSlot(this.#lastHash)
+      if (this.#slots[target] === DELETED) this.#deleted--
+      this.#slots[target] = location + 1
+      this.#hashes[target] = this.#lastHash
+      this.#size++
+    }
+    this.#maybeCompact()
+  }
+
+  delete(key: string): boolean {
+    const slot = this.#find(key)
+    if (slot < 0) return false
+    const old = this.#recordLength((this.#slots[slot] as number) - 1)
+    this.#liveBytes -= old
+    this.#garbageBytes += old
+    this.#slots[slot] = DELETED
+    this.#size--
+    this.#deleted++
+    this.#maybeCompact()
+    return true
+  }
+
+  clear(): void {
+    this.#chunks = []
+    this.#chunkPos = CHUNK_SIZE
+    this.#slots = new Uint32Array(MIN_CAPACITY)
+    this.#hashes = new Uint32Array(MIN_CAPACITY)
+    this.#size = 0
+    this.#deleted = 0
+    this.#liveBytes = 0
+    this.#garbageBytes = 0
+  }
+
+  *keys(): IterableIterator<string> {
+    for (let i = 0; i < this.#slots.length; i++) {
+      const s = this.#slots[i] as number
+      if (s !== EMPTY && s !== DELETED) yield this.#keyAt(s - 1)
+    }
+  }
+
+  #lastHash = 0
+
+  /** Puts `key` into the scratch buffer, hashes it, and returns its slot or -1. */
+  #find(key: string): number {
+    const maxBytes = key.length * 3
+    if (maxBytes > this.#scratch.length)
+      this.#scratch = Buffer.allocUnsafe(Math.max(maxBytes, this.#scratch.length * 2))
+    const len = this.#scratch.write(key, 0, 'utf8')
+    this.#scratchLen = len
+    const h = fnv1a(this.#scratch, len)
+    this.#lastHash = h
+    const mask = this.#slots.length - 1
+    let i = h & mask
+    for (;;) {
+      const s = this.#slots[i] as number
+      if (s === EMPTY) return -1
+      if (s !== DELETED && this.#hashes[i] === h && this.#keyEquals(s - 1, len)) return i
+      i = (i + 1) & mask
+    }
+  }
+
+  #insertionSlot(h: number): number {
+    const mask = this.#slots.length - 1
+    let i = h & mask
+    for (;;) {
+      const s = this.#slots[i] as number
+      if (s === EMPTY || s === DELETED) return i
+      i = (i + 1) & mask
+    }
+  }
+
+  #keyEquals(location: number, len: number): boolean {
+    const chunk = this.#chunks[Math.floor(location / CHUNK_SIZE)] as Buffer
+    const pos = location % CHUNK_SIZE
+    const keyLen = readVarint(chunk, pos)
+    if (keyLen !== len) return false
+    const start = pos + varintSize(keyLen)
+    return this.#scratch.compare(chunk, start, start + len, 0, len) === 0
+  }
+
+  #keyAt(location: number): string {
+    const chunk = this.#chunks[Math.floor(location / CHUNK_SIZE)] as Buffer
+    const pos = location % CHUNK_SIZE
+    const keyLen = readVarint(chunk, pos)
+    const start = pos + varintSize(keyLen)
+    return chunk.toString('utf8', start, start + keyLen)
+  }
+
+  #recordLength(location: number): number {
+    const chunk = this.#chunks[Math.floor(location / CHUNK_SIZE)] as Buffer
+    let pos = location % CHUNK_SIZE
+    const keyLen = readVarint(chunk, pos)
+    pos += varintSize(keyLen) + keyLen
+    const valueLen = readVarint(chunk, pos)
+    return varintSize(keyLen) + keyLen + varintSize(valueLen) + valueLen
+  }
+
+  /** Rebuilds the index at a size where the live entries fill at most half of it. */
+  #resize(): void {
+    let capacity = MIN_CAPACITY
+    while ((this.#size + 1) * 2 > capacity) capacity *= 2
+    const oldSlots = this.#slots
+    const oldHashes = this.#hashes
+    this.#slots = new Uint32Array(capacity)
+    this.#hashes = new Uint32Array(capacity)
+    this.#deleted = 0
+    const mask = capacity - 1
+    for (let i = 0; i < oldSlots.length; i++) {
+      const s = oldSlots[i] as number
+      if (s === EMPTY || s === DELETED) continue
+      const h = oldHashes[i] as number
+      let j = h & mask
+      while (this.#slots[j] !== EMPTY) j = (j + 1) & mask
+      this.#slots[j] = s
+      this.#hashes[j] = h
+    }
+  }
+
+  /** Copies the live records into fresh chunks once garbage dominates the arena. */
+  #maybeCompact(): void {
+    if (this.#garbageBytes < COMPACT_MIN_GARBAGE || this.#garbageBytes < this.#liveBytes) return
+    const oldChunks = this.#chunks
+    this.#chunks = []
+    this.#chunkPos = CHUNK_SIZE
+    for (let i = 0; i < this.#slots.length; i++) {
+      const s = this.#slots[i] as number
+      if (s === EMPTY || s === DELETED) continue
+      const location = s - 1
+      const chunk = oldChunks[Math.floor(location / CHUNK_SIZE)] as Buffer
+      const start = location % CHUNK_SIZE
+      const len = recordLengthIn(chunk, start)
+      if (this.#chunkPos + len > CHUNK_SIZE) {
+        this.#chunks.push(Buffer.allocUnsafe(CHUNK_SIZE))
+        this.#chunkPos = 0
+      }
+      const target = this.#chunks[this.#chunks.length - 1] as Buffer
+      chunk.copy(target, this.#chunkPos, start, start + len)
+      this.#slots[i] = (this.#chunks.length - 1) * CHUNK_SIZE + this.#chunkPos + 1
+      this.#chunkPos += len
+    }
+    this.#garbageBytes = 0
+  }
+}
+
+function recordLengthIn(chunk: Buffer, start: number): number {
+  let pos = start
+  const keyLen = readVarint(chunk, pos)
+  pos += varintSize(keyLen) + keyLen
+  const valueLen = readVarint(chunk, pos)
+  return pos + varintSize(valueLen) + valueLen - start
+}
+
+function fnv1a(buf: Buffer, len: number): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < len; i++) {
+    h ^= buf[i] as number
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
+function varintSize(value: number): number {
+  let size = 1
+  let v = value
+  while (v >= 0x80) {
+    v = Math.floor(v / 0x80)
+    size++
+  }
+  return size
+}
+
+function writeVarint(buf: Buffer, pos: number, value: number): number {
+  let v = value
+  let p = pos
+  while (v >= 0x80) {
+    buf[p++] = (v % 0x80) | 0x80
+    v = Math.floor(v / 0x80)
+  }
+  buf[p++] = v
+  return p
+}
+
+function readVarint(buf: Buffer, pos: number): number {
+  let result = 0
+  let factor = 1
+  let p = pos
+  for (;;) {
+    const b = buf[p++] as number
+    result += (b & 0x7f) * factor
+    if (b < 0x80) return result
+    factor *= 0x80
+  }
+}

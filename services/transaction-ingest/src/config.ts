@@ -1,0 +1,100 @@
+import { envVar, enrichmentApiVars, kafkaVars, observabilityVars, parse } from '@tep/config'
+import { TOPICS } from '@tep/kafka'
+import { z } from 'zod'
+
+/**
+ * Every environment variable transaction-ingest reads. The same object drives
+ * validation, `--help` and the README table (formatEnvMarkdown).
+ */
+export const INGEST_ENV = {
+  ...kafkaVars,
+  ...observabilityVars,
+  ...enrichmentApiVars,
+  INGEST_LOOKUP_MODE: envVar(
+    z.enum(['single', 'batch'], { message: 'expected single or batch' }),
+    'card lookups: `single` (one findByCardTransaction GET per record) or `batch` (findByCardTransactionBatch POSTs of up to INGEST_BATCH_MAX records)',
+    {
+      default: 'batch',
+    },
+  ),
+  INGEST_BATCH_MAX: envVar(
+    parse.integer(1, 500),
+    'records per batch lookup call (the API accepts at most 500)',
+    { default: '500' },
+  ),
+  INGEST_BATCH_LINGER: envVar(
+    parse.duration,
+    'how long a partly filled lookup batch waits for more records before it is sent',
+    { default: '5ms' },
+  ),
+  INGEST_CONCURRENCY: envVar(
+    parse.integer(1, 10_000),
+    'records of one partition enriched at the same time (outputs still keep input order)',
+    { default: '500' },
+  ),
+  INGEST_PARTITIONS_CONCURRENTLY: envVar(
+    parse.integer(1, 1_000),
+    'input partitions processed at the same time by this instance',
+    { default: '4' },
+  ),
+  INGEST_MAX_RECORDS_PER_TRANSACTION: envVar(
+    parse.integer(1, 100_000),
+    'input records committed per Kafka transaction',
+    { default: '500' },
+  ),
+  INGEST_API_MAX_CONCURRENT: envVar(
+    parse.integer(1, 10_000),
+    'enrichment API requests in flight at once for this instance (one credential)',
+    { default: '64' },
+  ),
+  INGEST_API_RETRIES: envVar(
+    parse.integer(0, 20),
+    'retries of one API request (5xx, 429, network) before the failure pauses the partition',
+    { default: '2' },
+  ),
+  INGEST_API_TIMEOUT: envVar(parse.duration, 'time allowed for an API answer (headers and body each)', {
+    default: '10s',
+  }),
+  INVALIDATIONS_ENABLED: envVar(
+    parse.boolean,
+    'whether the invalidation feed keeps the shop/merchant table fresh; when false, table entries fetched more than 7 days ago are not used',
+    {
+      default: 'true',
+    },
+  ),
+  INGEST_GROUP_ID: envVar(parse.nonEmpty, 'consumer group of the ingest instances', {
+    default: 'transaction-ingest',
+  }),
+  INGEST_TRANSACTIONAL_ID_PREFIX: envVar(
+    parse.nonEmpty,
+    'prefix of the per-partition transactional ids; the same for every instance and across restarts',
+    {
+      default: 'transaction-ingest',
+    },
+  ),
+  INGEST_INSTANCE_ID: envVar(
+    parse.nonEmpty,
+    'name of this instance in logs and in MerchantDataFetched.fetchedBy (default: host name and process id)',
+    { optional: true },
+  ),
+  INGEST_INPUT_TOPIC: envVar(parse.nonEmpty, 'raw transactions to enrich', {
+    default: TOPICS.transactionsRaw,
+  }),
+  INGEST_ENRICHED_TOPIC: envVar(parse.nonEmpty, 'enriched transactions', {
+    default: TOPICS.transactionsEnriched,
+  }),
+  INGEST_DLQ_TOPIC: envVar(parse.nonEmpty, 'dead letters (undecodable or invalid raw records)', {
+    default: TOPICS.transactionsDlq,
+  }),
+  INGEST_FETCHED_TOPIC: envVar(
+    parse.nonEmpty,
+    'shops and merchants fetched on a table miss, for the refresher',
+    { default: TOPICS.merchantFetched },
+  ),
+  INGEST_SHOPS_TOPIC: envVar(parse.nonEmpty, 'compacted shop snapshots (the table source)', {
+    default: TOPICS.merchantShops,
+  }),
+  INGEST_MERCHANTS_TOPIC: envVar(parse.nonEmpty, 'compacted merchant snapshots (the table source)', {
+    default: TOPICS.merchantMerchants,
+  }),
+}

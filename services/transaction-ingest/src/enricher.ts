@@ -1,0 +1,131 @@
+import {
+  rawTransactionProblems,
+  type EnrichedTransaction,
+  type MerchantDataFetched,
+  type RawTransaction,
+} from '@tep/schemas'
+import { RAW_ERROR_CODES, RawRecordError } from './errors.ts'
+import { cardLookupInput, transferLookup } from './lookup-input.ts'
+import type { LookupResult, Lookups } from './lookups.ts'
+import type { MerchantDetails } from './merchant-details.ts'
+
+export interface EnrichResult {
+  enriched: EnrichedTransaction
+  /** Snapshots read from the API for this record, for the refresher (same transaction). */
+  fetched: MerchantDataFetched[]
+}
+
+/**
+ * Checks what Avro cannot: exactly one of card or transfer, and the field rules
+ * of RawTransaction (@tep/schemas rawTransactionProblems). A record that fails
+ * can never be enriched as it is: RawRecordError, which the pipeline dead-letters.
+ */
+export function validateRaw(raw: RawTransaction): void {
+  if (raw.card !== null && raw.transfer !== null) {
+    throw new RawRecordError(
+      RAW_ERROR_CODES.cardAndTransfer,
+      `raw transaction ${raw.transactionId} has both card and transfer set; exactly one is allowed`,
+    )
+  }
+  if (raw.card === null && raw.transfer === null) {
+    throw new RawRecordError(
+      RAW_ERROR_CODES.noCardOrTransfer,
+      `raw transaction ${raw.transactionId} has neither card nor transfer set; exactly one is required`,
+    )
+  }
+  const problems = rawTransactionProblems(raw)
+  if (problems.length > 0) {
+    throw new RawRecordError(
+      RAW_ERROR_CODES.invalidField,
+      `raw transaction ${raw.transactionId} breaks the RawTransaction contract: ${problems.join('; ')}`,
+      {
+        details: { problems },
+      },
+    )
+  }
+}
+
+/**
+ * One raw record to one enriched record: a findBy call (never skipped), then for a
+ * match the shop and merchant details. Throws SystemicLookupError (retriable) when
+ * the API fails for reasons not about this record; never returns a result for it.
+ */
+export class Enricher {
+  readonly #lookups: Lookups
+  readonly #details: MerchantDetails
+  readonly #now: () => number
+
+  constructor(options: { lookups: Lookups; details: MerchantDetails; now?: () => number }) {
+    this.#lookups = options.lookups
+    this.#details = options.details
+    this.#now = options.now ?? Date.now
+  }
+
+  async enrich(raw: RawTransaction): Promise<EnrichResult> {
+    const result = await this.#lookup(raw)
+    const base = { transactionId: raw.transactionId, raw }
+    const lookup = { operation: result.operation, attempts: result.attempts }
+    switch (result.kind) {
+      case 'rejected':
+        return {
+          enriched: {
+            ...base,
+            status: 'REJECTED',
+            rejectReason: result.reason,
+            handle: null,
+            shopUid: null,
+            merchantUid: null,
+            shop: null,
+            merchant: null,
+            enrichedAt: this.#now(),
+            lookup: { ...lookup, shopSource: null, merchantSource: null },
+          },
+          fetched: [],
+        }
+      case 'notFound':
+        return {
+          enriched: {
+            ...base,
+            status: 'NOT_FOUND',
+            rejectReason: null,
+            handle: result.handle,
+            shopUid: null,
+            merchantUid: null,
+            shop: null,
+            merchant: null,
+            enrichedAt: this.#now(),
+            lookup: { ...lookup, shopSource: null, merchantSource: null },
+          },
+          fetched: [],
+        }
+      case 'found': {
+        const details = await this.#details.resolve(result.shopUid)
+        return {
+          enriched: {
+            ...base,
+            status: 'MATCHED',
+            rejectReason: null,
+            handle: result.handle,
+            shopUid: result.shopUid,
+            merchantUid: details.merchantUid,
+            shop: details.shop,
+            merchant: details.merchant,
+            enrichedAt: this.#now(),
+            lookup: { ...lookup, shopSource: details.shopSource, merchantSource: details.merchantSource },
+          },
+          fetched: details.fetched,
+        }
+      }
+    }
+  }
+
+  #lookup(raw: RawTransaction): Promise<LookupResult> {
+    if (raw.card !== null) return this.#lookups.card(cardLookupInput(raw, raw.card))
+    if (raw.transfer !== null) return this.#lookups.transfer(transferLookup(raw, raw.transfer))
+    // validateRaw runs first; reaching this is a bug in the caller.
+    throw new RawRecordError(
+      RAW_ERROR_CODES.noCardOrTransfer,
+      `raw transaction ${raw.transactionId} has neither card nor transfer set`,
+    )
+  }
+}

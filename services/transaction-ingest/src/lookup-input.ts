@@ -1,0 +1,140 @@
+import type { CardTransactionInput, TransferInputByScheme, TransferScheme } from '@tep/enrichment-client'
+import type { BankTransfer, CardTransaction, RawTransaction } from '@tep/schemas'
+
+/**
+ * Builds the findBy request inputs from a raw event.
+ *
+ * The enrichment spec makes "absent" and "empty" different information: a field
+ * the source does not have (Avro null) must be omitted from the request, a field
+ * it has with an empty value must be sent empty. Values are forwarded exactly as
+ * received (no trimming, no case change), because the service matches on them.
+ * `undefined` is how the enrichment client is told to omit a parameter.
+ */
+
+export type { TransferScheme }
+
+type LookupValue = string | undefined
+
+export type CardLookupInput = CardTransactionInput
+
+export type TransferLookupInput = TransferInputByScheme[TransferScheme]
+
+export type TransferLookup =
+  | { kind: 'supported'; scheme: 'certis'; input: TransferInputByScheme['certis'] }
+  | { kind: 'supported'; scheme: 'sepa'; input: TransferInputByScheme['sepa'] }
+  | { kind: 'supported'; scheme: 'uk'; input: TransferInputByScheme['uk'] }
+  | { kind: 'unsupported'; scheme: string }
+
+/** null (absent at the source) becomes undefined (omitted); "" stays "" (sent empty). */
+function present(value: string | null): LookupValue {
+  return value === null ? undefined : value
+}
+
+/**
+ * `refresh` is only ever sent as "true": a normal lookup omits it, which the
+ * service treats as false. Sending "false" everywhere would add bytes to every
+ * request and say nothing the omission does not.
+ */
+function refreshOf(raw: RawTransaction): 'true' | undefined {
+  return raw.refresh ? 'true' : undefined
+}
+
+/**
+ * Card lookups take the normalised amount and currency of the raw event (the
+ * API wants a dotted decimal and an alphabetic ISO 4217 code; DE 4 and DE 49 are
+ * minor units and often numeric), and the transaction time as ISO-8601 UTC from
+ * `occurredAt` (DE 12/13 come in source-specific formats the API would reject).
+ * Those three are mandatory in RawTransaction, so they are always sent.
+ * `street`, `processingCode`, `posEntryMode` and the raw DE 4/49/12 values have
+ * no findBy parameter and are not sent.
+ */
+export function cardLookupInput(raw: RawTransaction, card: CardTransaction): CardLookupInput {
+  const input: CardLookupInput = {
+    merchantId: present(card.merchantId),
+    terminalId: present(card.terminalId),
+    description: present(card.description),
+    city: present(card.city),
+    country: present(card.country),
+    postalCode: present(card.postalCode),
+    mcc: present(card.mcc),
+    acquirerId: present(card.acquirerId),
+    amount: raw.amount,
+    currency: raw.currency,
+    dateTime: new Date(raw.occurredAt).toISOString(),
+    cardBin: present(card.cardBin),
+    refresh: refreshOf(raw),
+  }
+  return dropUndefined(input)
+}
+
+/**
+ * Transfers go to the findByBankTransfer variant of their scheme. The scheme is
+ * an open set in RawTransaction; SWIFT, INTERNAL, OTHER and anything unknown have
+ * no variant in the v5 API, so they are reported as unsupported instead of
+ * being sent to an endpoint that would answer 501 for every one of them.
+ */
+export function transferLookup(raw: RawTransaction, transfer: BankTransfer): TransferLookup {
+  const common = {
+    name: present(transfer.counterpartyName),
+    amount: raw.amount,
+    currency: raw.currency,
+    refresh: refreshOf(raw),
+  }
+  switch (transfer.scheme.toUpperCase()) {
+    case 'CERTIS':
+      return {
+        kind: 'supported',
+        scheme: 'certis',
+        input: dropUndefined({
+          accountPrefix: present(transfer.counterpartyAccountPrefix),
+          accountNumber: present(transfer.counterpartyAccountNumber),
+          bankCode: present(transfer.counterpartyBankCode),
+          iban: present(transfer.counterpartyIban),
+          variableSymbol: present(transfer.variableSymbol),
+          constantSymbol: present(transfer.constantSymbol),
+          specificSymbol: present(transfer.specificSymbol),
+          message: present(transfer.message),
+          ...common,
+        }),
+      }
+    case 'SEPA':
+      return {
+        kind: 'supported',
+        scheme: 'sepa',
+        input: dropUndefined({
+          iban: present(transfer.counterpartyIban),
+          bic: present(transfer.counterpartyBic),
+          remittanceInformation: present(transfer.message),
+          endToEndId: present(transfer.endToEndId),
+          ...common,
+        }),
+      }
+    case 'UK':
+      return {
+        kind: 'supported',
+        scheme: 'uk',
+        input: dropUndefined({
+          sortCode: present(transfer.counterpartySortCode),
+          accountNumber: present(transfer.counterpartyAccountNumber),
+          iban: present(transfer.counterpartyIban),
+          reference: present(transfer.message),
+          ...common,
+        }),
+      }
+    default:
+      return { kind: 'unsupported', scheme: transfer.scheme }
+  }
+}
+
+/**
+ * Removes keys whose value is undefined so that "omitted" is visible in the
+ * object itself (`'city' in input` is false), not only in how a client happens
+ * to serialise undefined.
+ */
+function dropUndefined<T extends object>(input: T): T {
+  const record = input as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    if (record[key] === undefined) delete record[key]
+  }
+  return input
+}

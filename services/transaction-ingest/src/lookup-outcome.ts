@@ -1,0 +1,90 @@
+import { PipelineError } from '@tep/errors'
+import type { RejectReason } from '@tep/schemas'
+import { SystemicLookupError } from './errors.ts'
+
+/**
+ * How a failed findBy call ends for its record. The rule of ARCHITECTURE §4:
+ * only a refusal of THIS record's input ends the record (REJECTED); anything
+ * that would fail every record (credentials, outage, throttling, our own request
+ * format) is systemic and must pause the consumer instead of writing results.
+ */
+export type LookupFailure =
+  { kind: 'rejected'; reason: RejectReason } | { kind: 'systemic'; error: SystemicLookupError }
+
+/** Codes of @tep/enrichment-client errors that concern the record's input only. */
+const BAD_REQUEST = 'ENRICHMENT_BAD_REQUEST'
+const INPUT_INVALID = 'ENRICHMENT_INPUT_INVALID'
+const NOT_IMPLEMENTED = 'ENRICHMENT_NOT_IMPLEMENTED'
+
+/** Reject reason code for a 501: the variant exists in the product but is not offered to us. */
+export const NOT_IMPLEMENTED_REASON = 'NOT_IMPLEMENTED'
+/** Reject reason code for a transfer scheme without a findBy variant (decided locally, no call). */
+export const UNSUPPORTED_SCHEME_REASON = 'UNSUPPORTED_TRANSFER_SCHEME'
+
+const MAX_MESSAGE = 500
+
+interface ApiErrorLike {
+  code?: string
+  message?: string
+  parameter?: string
+}
+
+export function classifyLookupError(err: unknown): LookupFailure {
+  if (err instanceof PipelineError) {
+    const apiError = (err as { apiError?: ApiErrorLike }).apiError
+    if (err.code === BAD_REQUEST && (err as { recordScoped?: boolean }).recordScoped !== false) {
+      return {
+        kind: 'rejected',
+        reason: rejectReason(apiError?.code ?? BAD_REQUEST, apiError, err.message, 400),
+      }
+    }
+    if (err.code === INPUT_INVALID) {
+      // Refused by the client before sending: the input breaks a rule the API would enforce.
+      return { kind: 'rejected', reason: rejectReason(INPUT_INVALID, undefined, err.message, null) }
+    }
+    if (err.code === NOT_IMPLEMENTED) {
+      return { kind: 'rejected', reason: rejectReason(NOT_IMPLEMENTED_REASON, apiError, err.message, 501) }
+    }
+  }
+  return { kind: 'systemic', error: toSystemic(err) }
+}
+
+/** Reason for a batch entry the API answered with `result: "invalid"`. */
+export function invalidEntryReason(error: {
+  code?: string | undefined
+  message?: string | undefined
+  parameter?: string | undefined
+}): RejectReason {
+  return rejectReason(error.code ?? BAD_REQUEST, error, 'the API marked this batch entry invalid', 400)
+}
+
+export function toSystemic(err: unknown): SystemicLookupError {
+  if (err instanceof SystemicLookupError) return err
+  const code = err instanceof PipelineError ? err.code : 'ENRICHMENT_SYSTEMIC_FAILURE'
+  const message = err instanceof Error ? err.message : String(err)
+  const retryAfterMs = err instanceof PipelineError ? err.details.retryAfterMs : undefined
+  return new SystemicLookupError(
+    `enrichment API call failed for a reason that is not about the record (${code}): ${message}`,
+    {
+      code,
+      cause: err,
+      details: { causeCode: code, ...(typeof retryAfterMs === 'number' ? { retryAfterMs } : {}) },
+    },
+  )
+}
+
+function rejectReason(
+  code: string,
+  apiError: ApiErrorLike | undefined,
+  fallback: string,
+  httpStatus: number | null,
+): RejectReason {
+  const text = apiError?.message ?? fallback
+  const withParameter = apiError?.parameter === undefined ? text : `${text} (parameter ${apiError.parameter})`
+  return {
+    code,
+    message:
+      withParameter.length > MAX_MESSAGE ? `${withParameter.slice(0, MAX_MESSAGE - 1)}…` : withParameter,
+    httpStatus,
+  }
+}

@@ -1,0 +1,121 @@
+import { hostname } from 'node:os'
+import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
+import { createEnrichmentClient } from '@tep/enrichment-client'
+import { createKafka, createSchemaRegistry, ensureTopics, TOPIC_CATALOG } from '@tep/kafka'
+import {
+  createLogger,
+  createMetricsRegistry,
+  GracefulShutdown,
+  Readiness,
+  startHealthServer,
+} from '@tep/observability'
+import { INGEST_ENV } from './config.ts'
+import { startTransactionIngest } from './transaction-ingest.ts'
+
+const SERVICE = 'transaction-ingest'
+
+handleHelp({
+  name: SERVICE,
+  summary:
+    'enriches every raw transaction of transactions.raw.v1 exactly once: one findBy lookup per record (single or micro-batched), ' +
+    'shop and merchant details from a local table fed by merchant.shops.v1/merchant.merchants.v1 (API on a miss), ' +
+    'results to transactions.enriched.v1 and undecodable records to transactions.dlq.v1 in one Kafka transaction with the offsets.',
+  env: INGEST_ENV,
+})
+
+let cfg
+try {
+  cfg = loadConfig(SERVICE, INGEST_ENV)
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(2)
+}
+const auth = resolveEnrichmentAuth(cfg)
+if ('problem' in auth) {
+  process.stderr.write(
+    `invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`,
+  )
+  process.exit(2)
+}
+
+const instanceId = cfg.INGEST_INSTANCE_ID ?? `${hostname()}-${process.pid}`
+const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL, base: { instance: instanceId } })
+const metricsRegistry = createMetricsRegistry({ service: SERVICE })
+const readiness = new Readiness()
+const shutdown = new GracefulShutdown({ logger }).install()
+
+const health = await startHealthServer({
+  port: cfg.METRICS_PORT,
+  registry: metricsRegistry,
+  readiness,
+  logger,
+})
+shutdown.add('health server', () => health.close())
+
+const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: `${SERVICE}-${instanceId}` }, logger)
+const topics = {
+  input: cfg.INGEST_INPUT_TOPIC,
+  enriched: cfg.INGEST_ENRICHED_TOPIC,
+  dlq: cfg.INGEST_DLQ_TOPIC,
+  fetched: cfg.INGEST_FETCHED_TOPIC,
+  shops: cfg.INGEST_SHOPS_TOPIC,
+  merchants: cfg.INGEST_MERCHANTS_TOPIC,
+}
+// Topics named as in the catalog are created (or checked) here; renamed ones
+// (tests, side-by-side deployments) must exist already.
+const catalogTopics = TOPIC_CATALOG.filter((t) => (Object.values(topics) as string[]).includes(t.name))
+if (catalogTopics.length > 0) {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await ensureTopics(admin, catalogTopics, { logger })
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+const client = createEnrichmentClient({
+  baseUrl: cfg.ENRICHMENT_API_URL,
+  ...(auth.kind === 'oauth' ? { tokenUrl: auth.tokenUrl } : {}),
+  credentials:
+    auth.kind === 'oauth'
+      ? { type: 'oauth', clientId: auth.clientId, clientSecret: auth.clientSecret }
+      : { type: 'basic', username: auth.user, password: auth.password },
+  limits: { maxConcurrent: cfg.INGEST_API_MAX_CONCURRENT },
+  retry: { retries: cfg.INGEST_API_RETRIES },
+  timeouts: { headersMs: cfg.INGEST_API_TIMEOUT, bodyMs: cfg.INGEST_API_TIMEOUT },
+  logger,
+})
+shutdown.add('enrichment client', () => client.close())
+
+const ingest = await startTransactionIngest({
+  kafka,
+  schemaRegistry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }),
+  client,
+  topics,
+  lookupMode: cfg.INGEST_LOOKUP_MODE,
+  batchMax: cfg.INGEST_BATCH_MAX,
+  batchLingerMs: cfg.INGEST_BATCH_LINGER,
+  concurrency: cfg.INGEST_CONCURRENCY,
+  partitionsConcurrently: cfg.INGEST_PARTITIONS_CONCURRENTLY,
+  maxRecordsPerTransaction: cfg.INGEST_MAX_RECORDS_PER_TRANSACTION,
+  invalidationsEnabled: cfg.INVALIDATIONS_ENABLED,
+  groupId: cfg.INGEST_GROUP_ID,
+  transactionalIdPrefix: cfg.INGEST_TRANSACTIONAL_ID_PREFIX,
+  instanceId,
+  logger,
+  metricsRegistry,
+  readiness,
+})
+shutdown.add('transaction-ingest', () => ingest.stop())
+logger.info(
+  {
+    topics,
+    lookupMode: cfg.INGEST_LOOKUP_MODE,
+    shops: ingest.tables.shops.size,
+    merchants: ingest.tables.merchants.size,
+    metricsPort: health.port,
+  },
+  'transaction-ingest running',
+)

@@ -1,0 +1,293 @@
+import { PipelineError } from '@tep/errors'
+import type { Merchant, MerchantDataFetched, Shop } from '@tep/schemas'
+import { SingleFlight } from '@tep/http'
+import type { ApiMerchant, ApiShop, EnrichmentPort } from './enrichment-port.ts'
+import { toSystemic } from './lookup-outcome.ts'
+import { timed, type IngestMetrics } from './metrics.ts'
+import type { MerchantTables, SnapshotTable } from './snapshot-table.ts'
+
+export type DetailSource = 'TABLE' | 'API'
+
+export interface ResolvedDetails {
+  shop: Shop | null
+  merchant: Merchant | null
+  /** From the shop snapshot; null when the shop is unknown or has no merchant. */
+  merchantUid: string | null
+  shopSource: DetailSource | null
+  merchantSource: DetailSource | null
+  /** What was read from the API for this record, to hand to the refresher in the same transaction. */
+  fetched: MerchantDataFetched[]
+}
+
+export interface MerchantDetailsOptions {
+  tables: MerchantTables
+  client: EnrichmentPort
+  /** Written into MerchantDataFetched.fetchedBy. */
+  instanceId: string
+  metrics?: IngestMetrics
+  now?: () => number
+  /**
+   * A fetched snapshot is handed to the refresher with the records that waited
+   * for the fetch. If none of those transactions commits (abort, crash) and the
+   * compacted topic has not confirmed it after this long, the next record using
+   * it carries it again. Default 30 s.
+   */
+  republishAfterMs?: number
+  /** Bound on remembered unconfirmed fetches (oldest forgotten first). Default 100,000. */
+  maxPending?: number
+}
+
+interface Fetch<T> {
+  snapshot: T | null
+  event: MerchantDataFetched
+}
+
+interface PendingConfirmation {
+  event: MerchantDataFetched
+  fetchedAt: number
+  attachedAt: number
+}
+
+const NOT_FOUND = 'ENRICHMENT_NOT_FOUND'
+/** A 404 for a path that does not exist means a wrong base URL, not a missing shop. */
+const ROUTE_NOT_FOUND = 'ROUTE_NOT_FOUND'
+
+const resultLabel = (err: unknown): string => (err instanceof PipelineError ? err.code : 'UNEXPECTED')
+
+/**
+ * Shop and merchant details for a matched record: from the local table, or on a
+ * miss from the API with one request per uid in flight however many records wait
+ * for it (single-flight). A fetched snapshot is used at once, stored in the local
+ * table (unless the table already has newer data) and returned in `fetched` so
+ * the caller publishes it to the refresher in the same Kafka transaction as the
+ * enriched record.
+ */
+export class MerchantDetails {
+  readonly #tables: MerchantTables
+  readonly #client: EnrichmentPort
+  readonly #instanceId: string
+  readonly #metrics: IngestMetrics | undefined
+  readonly #now: () => number
+  readonly #republishAfterMs: number
+  readonly #maxPending: number
+  readonly #shopFlight = new SingleFlight<string, Fetch<Shop>>()
+  readonly #merchantFlight = new SingleFlight<string, Fetch<Merchant>>()
+  readonly #pending = new Map<string, PendingConfirmation>()
+
+  constructor(options: MerchantDetailsOptions) {
+    this.#tables = options.tables
+    this.#client = options.client
+    this.#instanceId = options.instanceId
+    this.#metrics = options.metrics
+    this.#now = options.now ?? Date.now
+    this.#republishAfterMs = options.republishAfterMs ?? 30_000
+    this.#maxPending = options.maxPending ?? 100_000
+  }
+
+  async resolve(shopUid: string): Promise<ResolvedDetails> {
+    const fetched: MerchantDataFetched[] = []
+    const shop = await this.#resolve(
+      'SHOP',
+      shopUid,
+      this.#tables.shops,
+      this.#shopFlight,
+      (uid) => this.#fetchShop(uid),
+      fetched,
+    )
+    const merchantUid = shop.snapshot?.merchantUid ?? null
+    const merchant =
+      merchantUid === null || merchantUid === ''
+        ? { snapshot: null, source: null }
+        : await this.#resolve(
+            'MERCHANT',
+            merchantUid,
+            this.#tables.merchants,
+            this.#merchantFlight,
+            (uid) => this.#fetchMerchant(uid),
+            fetched,
+          )
+    return {
+      shop: shop.snapshot,
+      merchant: merchant.snapshot,
+      merchantUid: merchantUid === '' ? null : merchantUid,
+      shopSource: shop.source,
+      merchantSource: merchant.source,
+      fetched,
+    }
+  }
+
+  /**
+   * Called by the table reader for every record of the compacted topics: once the
+   * refresher has stored what we fetched (or something newer, or a tombstone),
+   * there is nothing left to hand over.
+   */
+  confirm(entity: 'SHOP' | 'MERCHANT', uid: string, fetchedAt: number | null): void {
+    const key = `${entity}:${uid}`
+    const pending = this.#pending.get(key)
+    if (pending === undefined) return
+    if (fetchedAt === null || fetchedAt >= pending.fetchedAt) this.#pending.delete(key)
+  }
+
+  /** Fetched snapshots not yet seen on the compacted topics. */
+  get unconfirmed(): number {
+    return this.#pending.size
+  }
+
+  async #resolve<T extends Shop | Merchant>(
+    entity: 'SHOP' | 'MERCHANT',
+    uid: string,
+    table: SnapshotTable<T>,
+    flight: SingleFlight<string, Fetch<T>>,
+    fetch: (uid: string) => Promise<Fetch<T>>,
+    fetched: MerchantDataFetched[],
+  ): Promise<{ snapshot: T | null; source: DetailSource | null }> {
+    const label = entity === 'SHOP' ? 'shops' : 'merchants'
+    const local = table.get(uid)
+    if (local !== undefined) {
+      this.#metrics?.tableHits.inc({ table: label })
+      this.#reattachIfDue(entity, uid, fetched)
+      return { snapshot: local, source: 'TABLE' }
+    }
+    this.#metrics?.tableMisses.inc({
+      table: label,
+      reason: table.fetchedAtOf(uid) === undefined ? 'absent' : 'stale',
+    })
+    const result = await flight.run(uid, async () => {
+      const got = await fetch(uid)
+      if (got.snapshot !== null) table.putFetched(got.snapshot)
+      else table.delete(uid)
+      this.#remember(entity, uid, got)
+      return got
+    })
+    fetched.push(result.event)
+    return { snapshot: result.snapshot, source: result.snapshot === null ? null : 'API' }
+  }
+
+  #remember(entity: 'SHOP' | 'MERCHANT', uid: string, got: Fetch<Shop | Merchant>): void {
+    const key = `${entity}:${uid}`
+    this.#pending.delete(key)
+    this.#pending.set(key, {
+      event: got.event,
+      fetchedAt: got.snapshot?.fetchedAt ?? 0,
+      attachedAt: this.#now(),
+    })
+    if (this.#pending.size > this.#maxPending) {
+      const oldest = this.#pending.keys().next().value
+      if (oldest !== undefined) this.#pending.delete(oldest)
+    }
+  }
+
+  #reattachIfDue(entity: 'SHOP' | 'MERCHANT', uid: string, fetched: MerchantDataFetched[]): void {
+    if (this.#pending.size === 0) return
+    const pending = this.#pending.get(`${entity}:${uid}`)
+    if (pending === undefined) return
+    const now = this.#now()
+    if (now - pending.attachedAt < this.#republishAfterMs) return
+    pending.attachedAt = now
+    fetched.push(pending.event)
+  }
+
+  async #fetchShop(uid: string): Promise<Fetch<Shop>> {
+    try {
+      const api = await timed(this.#metrics, 'getShop', () => this.#client.getShop(uid), resultLabel)
+      const snapshot = shopSnapshot(api, uid, this.#now())
+      return { snapshot, event: this.#event('SHOP', uid, { shop: snapshot }) }
+    } catch (err) {
+      if (isEntityNotFound(err))
+        return { snapshot: null, event: this.#event('SHOP', uid, { notFound: true }) }
+      throw toSystemic(err)
+    }
+  }
+
+  async #fetchMerchant(uid: string): Promise<Fetch<Merchant>> {
+    try {
+      const api = await timed(this.#metrics, 'getMerchant', () => this.#client.getMerchant(uid), resultLabel)
+      const snapshot = merchantSnapshot(api, uid, this.#now())
+      return { snapshot, event: this.#event('MERCHANT', uid, { merchant: snapshot }) }
+    } catch (err) {
+      if (isEntityNotFound(err))
+        return { snapshot: null, event: this.#event('MERCHANT', uid, { notFound: true }) }
+      throw toSystemic(err)
+    }
+  }
+
+  #event(
+    entityType: 'SHOP' | 'MERCHANT',
+    uid: string,
+    body: { shop?: Shop; merchant?: Merchant; notFound?: boolean },
+  ): MerchantDataFetched {
+    return {
+      entityType,
+      uid,
+      shop: body.shop ?? null,
+      merchant: body.merchant ?? null,
+      notFound: body.notFound ?? false,
+      fetchedBy: this.#instanceId,
+    }
+  }
+}
+
+function isEntityNotFound(err: unknown): boolean {
+  if (!(err instanceof PipelineError) || err.code !== NOT_FOUND) return false
+  const apiCode = (err as { apiError?: { code?: string } }).apiError?.code
+  return apiCode !== ROUTE_NOT_FOUND
+}
+
+/**
+ * The API may omit any value (spec rule 6); the snapshot says "not returned" with
+ * null. The uid asked for is kept as the key even if the answer names another
+ * (a handle would resolve to a uid; we only ever ask by uid).
+ */
+export function shopSnapshot(api: ApiShop, uid: string, fetchedAt: number): Shop {
+  const address = api.location?.address
+  const coordinates = api.location?.coordinates
+  return {
+    uid,
+    type: api.type ?? null,
+    tags: api.tags ?? null,
+    merchantUid: api.merchantUid ?? null,
+    category:
+      api.category === undefined
+        ? null
+        : { name: api.category.name ?? null, logo: api.category.logo ?? null },
+    location:
+      api.location === undefined
+        ? null
+        : {
+            address:
+              address === undefined
+                ? null
+                : {
+                    street: address.street ?? null,
+                    city: address.city ?? null,
+                    zip: address.zip ?? null,
+                    country: address.country ?? null,
+                    areas: address.areas ?? null,
+                  },
+            coordinates:
+              coordinates === undefined
+                ? null
+                : {
+                    type: coordinates.type ?? null,
+                    lat: coordinates.lat ?? null,
+                    long: coordinates.long ?? null,
+                  },
+          },
+    url: api.url ?? null,
+    googlePlaceId: api.googlePlaceId ?? null,
+    fetchedAt,
+    invalidationItemId: null,
+  }
+}
+
+export function merchantSnapshot(api: ApiMerchant, uid: string, fetchedAt: number): Merchant {
+  return {
+    uid,
+    name: api.name ?? null,
+    logo: api.logo ?? null,
+    url: api.url ?? null,
+    categoryName: api.category?.name ?? null,
+    fetchedAt,
+    invalidationItemId: null,
+  }
+}

@@ -1,0 +1,110 @@
+import {
+  counter,
+  gauge,
+  histogram,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type Registry,
+} from '@tep/observability'
+
+/** Every metric transaction-ingest exposes, created once per instance on its registry. */
+export interface IngestMetrics {
+  recordsIn: Counter<string>
+  /** outcome: MATCHED, NOT_FOUND, REJECTED, DLQ. */
+  recordsOut: Counter<string>
+  /** operation: findByCardTransaction, findByCardTransactionBatch, findByBankTransfer/<scheme>, getShop, getMerchant; result: ok, rejected, or the error code. */
+  apiDuration: Histogram<string>
+  batchSize: Histogram<string>
+  /** Whole-batch 400s answered by falling back to single calls. */
+  batchFallbacks: Counter<string>
+  /** Pipeline retries of a Kafka batch after a systemic failure. */
+  retries: Counter<string>
+  /** Consumer pauses, by reason (error code). */
+  pauses: Counter<string>
+  consumerLag: Gauge<string>
+  /** table: shops, merchants; reason: absent, stale. */
+  tableMisses: Counter<string>
+  tableHits: Counter<string>
+  /** MerchantDataFetched records produced for the refresher, by entity. */
+  fetchedPublished: Counter<string>
+}
+
+const SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 200, 300, 400, 500]
+
+export function createIngestMetrics(registry: Registry): IngestMetrics {
+  return {
+    recordsIn: counter(
+      registry,
+      'ingest_records_in_total',
+      'Raw records taken from transactions.raw.v1 (counted once per processing attempt)',
+    ),
+    recordsOut: counter(
+      registry,
+      'ingest_records_out_total',
+      'Results produced, by outcome (MATCHED, NOT_FOUND, REJECTED, DLQ); counted when the transaction commits',
+      ['outcome'],
+    ),
+    apiDuration: histogram(
+      registry,
+      'ingest_api_request_duration_seconds',
+      'Enrichment API call latency by operation and result',
+      ['operation', 'result'],
+    ),
+    batchSize: histogram(
+      registry,
+      'ingest_api_batch_entries',
+      'Entries per findByCardTransactionBatch call',
+      [],
+      SIZE_BUCKETS,
+    ),
+    batchFallbacks: counter(
+      registry,
+      'ingest_batch_fallbacks_total',
+      'Whole-batch 400 answers isolated by falling back to single lookups',
+    ),
+    retries: counter(registry, 'ingest_retries_total', 'Kafka batches re-processed after a systemic failure'),
+    pauses: counter(
+      registry,
+      'ingest_pauses_total',
+      'Consumer pauses caused by systemic failures, by error code',
+      ['reason'],
+    ),
+    consumerLag: gauge(
+      registry,
+      'ingest_consumer_lag',
+      'Records between the last processed offset and the high watermark',
+      ['topic', 'partition'],
+    ),
+    tableMisses: counter(registry, 'ingest_table_misses_total', 'Table lookups that had to go to the API', [
+      'table',
+      'reason',
+    ]),
+    tableHits: counter(registry, 'ingest_table_hits_total', 'Table lookups answered locally', ['table']),
+    fetchedPublished: counter(
+      registry,
+      'ingest_fetched_published_total',
+      'Fetched snapshots handed to the refresher',
+      ['entity'],
+    ),
+  }
+}
+
+/** Times `call` into the API latency histogram. */
+export async function timed<T>(
+  metrics: IngestMetrics | undefined,
+  operation: string,
+  call: () => Promise<T>,
+  resultOf: (err: unknown) => string,
+): Promise<T> {
+  if (metrics === undefined) return call()
+  const end = metrics.apiDuration.startTimer({ operation })
+  try {
+    const value = await call()
+    end({ result: 'ok' })
+    return value
+  } catch (err) {
+    end({ result: resultOf(err) })
+    throw err
+  }
+}

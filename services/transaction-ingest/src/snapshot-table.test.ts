@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { avroSchema, exampleMerchant, exampleShop, type Shop } from '@tep/schemas'
+import { createMerchantTables, MAX_AGE_WITHOUT_INVALIDATIONS_MS } from './snapshot-table.ts'
+
+const DAY = 24 * 3_600_000
+
+function shop(uid: string, fetchedAt: number, overrides: Partial<Shop> = {}): Shop {
+  return { ...exampleShop(), uid, fetchedAt, ...overrides }
+}
+
+describe('shop and merchant tables', () => {
+  it('round-trips every field of random Shop and Merchant values exactly', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
+    const shopType = avroSchema('Shop').type
+    const merchantType = avroSchema('Merchant').type
+    for (let i = 0; i < 300; i++) {
+      // avsc's random values cover nulls, empty arrays/maps and every branch over many draws.
+      const s = { ...(shopType.random() as unknown as Shop), uid: `s${i}`, fetchedAt: 1_700_000_000_000 + i }
+      tables.shops.applyFromTopic(s.uid, s)
+      expect(shopType.toBuffer(tables.shops.get(s.uid))).toEqual(shopType.toBuffer(s))
+      const m = {
+        ...(merchantType.random() as unknown as ReturnType<typeof exampleMerchant>),
+        uid: `m${i}@cz`,
+        fetchedAt: 1_700_000_000_000 + i,
+      }
+      tables.merchants.applyFromTopic(m.uid, m)
+      expect(tables.merchants.get(m.uid)).toEqual(m)
+    }
+  })
+
+  it('deletes an entry on a tombstone', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
+    tables.shops.applyFromTopic('s1', shop('s1', 1))
+    tables.shops.applyFromTopic('s1', null)
+    expect(tables.shops.get('s1')).toBeUndefined()
+    expect(tables.shops.size).toBe(0)
+  })
+
+  it('applies topic records in order even when older, but never lets an API read replace newer data', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
+    tables.shops.applyFromTopic('s1', shop('s1', 2000, { url: 'https://new.example' }))
+    expect(tables.shops.putFetched(shop('s1', 1000, { url: 'https://old.example' }))).toBe(false)
+    expect(tables.shops.get('s1')?.url).toBe('https://new.example')
+    expect(tables.shops.putFetched(shop('s1', 3000, { url: 'https://newest.example' }))).toBe(true)
+    expect(tables.shops.get('s1')?.url).toBe('https://newest.example')
+    // The refresher is the single writer: its record wins even if its fetchedAt is older.
+    tables.shops.applyFromTopic('s1', shop('s1', 2500, { url: 'https://refresher.example' }))
+    expect(tables.shops.get('s1')?.url).toBe('https://refresher.example')
+  })
+
+  it('treats entries older than 7 days as misses only when invalidations are off', () => {
+    let now = 100 * DAY
+    const off = createMerchantTables({ invalidationsEnabled: false, now: () => now })
+    const on = createMerchantTables({ invalidationsEnabled: true, now: () => now })
+    for (const t of [off, on]) {
+      t.shops.applyFromTopic('fresh', shop('fresh', now - MAX_AGE_WITHOUT_INVALIDATIONS_MS))
+      t.shops.applyFromTopic('stale', shop('stale', now - MAX_AGE_WITHOUT_INVALIDATIONS_MS - 1))
+    }
+    expect(off.shops.get('fresh')).toBeDefined()
+    expect(off.shops.get('stale')).toBeUndefined()
+    expect(off.shops.fetchedAtOf('stale')).toBe(now - MAX_AGE_WITHOUT_INVALIDATIONS_MS - 1)
+    expect(on.shops.get('stale')).toBeDefined()
+    now += 1
+    expect(off.shops.get('fresh')).toBeUndefined()
+  })
+})

@@ -1,0 +1,396 @@
+import { hostname } from 'node:os'
+import { errorCode, isRetriable } from '@tep/errors'
+import {
+  AvroSerde,
+  createTransactionalPipeline,
+  TOPICS,
+  type KafkaLogger,
+  type OutputRecord,
+  type PipelineRecord,
+  type RetryPolicy,
+  type TransactionalPipeline,
+} from '@tep/kafka'
+import { createMetricsRegistry, Gauge, Readiness, type Registry } from '@tep/observability'
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
+import type { Admin, Kafka } from 'kafkajs'
+import type { EnrichmentPort } from './enrichment-port.ts'
+import { Enricher, validateRaw } from './enricher.ts'
+import { Lookups, type LookupMode } from './lookups.ts'
+import { MerchantDetails } from './merchant-details.ts'
+import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
+import { OutcomeTracker } from './outcome-tracker.ts'
+import { createMerchantTables, type MerchantTables } from './snapshot-table.ts'
+import { TableReader } from './table-reader.ts'
+
+export interface IngestTopics {
+  input: string
+  enriched: string
+  dlq: string
+  fetched: string
+  shops: string
+  merchants: string
+}
+
+export const DEFAULT_TOPICS: Readonly<IngestTopics> = Object.freeze({
+  input: TOPICS.transactionsRaw,
+  enriched: TOPICS.transactionsEnriched,
+  dlq: TOPICS.transactionsDlq,
+  fetched: TOPICS.merchantFetched,
+  shops: TOPICS.merchantShops,
+  merchants: TOPICS.merchantMerchants,
+})
+
+export interface TransactionIngestOptions {
+  kafka: Kafka
+  schemaRegistry: SchemaRegistry
+  /** The enrichment API client (an EnrichmentClient of @tep/enrichment-client). */
+  client: EnrichmentPort
+  topics?: Partial<IngestTopics>
+  lookupMode?: LookupMode
+  /** Entries per batch call (1..500); default 500. */
+  batchMax?: number
+  /** Linger of a partly filled batch, ms; default 5. */
+  batchLingerMs?: number
+  /** Records of one partition in flight; default 500. */
+  concurrency?: number
+  /** Partitions processed at once; default 4. */
+  partitionsConcurrently?: number
+  /** Input records per Kafka transaction; default 500. */
+  maxRecordsPerTransaction?: number
+  /** Default true. False: table entries older than 7 days are misses (spec limit 4). */
+  invalidationsEnabled?: boolean
+  groupId?: string
+  transactionalIdPrefix?: string
+  /** Default `<hostname>-<pid>`. */
+  instanceId?: string
+  /** Backoff of the pipeline after a systemic failure. */
+  retryPolicy?: Partial<RetryPolicy>
+  /** Consumer timings (tests use shorter ones). */
+  consumer?: {
+    sessionTimeout?: number
+    heartbeatInterval?: number
+    maxWaitTimeInMs?: number
+    rebalanceTimeout?: number
+  }
+  /** How often the input lag gauge is refreshed, ms; default 10 000. */
+  lagIntervalMs?: number
+  /** How long stop() lets in-flight API calls finish before aborting them, ms; default 5 000. */
+  stopGraceMs?: number
+  logger?: KafkaLogger
+  metricsRegistry?: Registry
+  readiness?: Readiness
+  now?: () => number
+}
+
+export interface TransactionIngest {
+  readonly readiness: Readiness
+  readonly metricsRegistry: Registry
+  readonly metrics: IngestMetrics
+  readonly tables: MerchantTables
+  readonly topics: IngestTopics
+  /** The pipeline's view: state, assigned and paused partitions. */
+  status(): ReturnType<TransactionalPipeline['status']>
+  /** Stops consuming (in-flight work commits or aborts), then every client. Idempotent. */
+  stop(): Promise<void>
+}
+
+export const CONSUMER_CHECK = 'consumer'
+
+/**
+ * Starts one ingest instance in-process: loads the shop/merchant table from the
+ * compacted topics (ready once caught up), then runs the transactional
+ * consume-enrich-produce pipeline from the raw topic. Resolves once consuming.
+ */
+export async function startTransactionIngest(options: TransactionIngestOptions): Promise<TransactionIngest> {
+  const topics: IngestTopics = { ...DEFAULT_TOPICS, ...options.topics }
+  const logger = options.logger
+  const now = options.now ?? Date.now
+  const instanceId = options.instanceId ?? `${hostname()}-${process.pid}`
+  const groupId = options.groupId ?? 'transaction-ingest'
+  const readiness = options.readiness ?? new Readiness()
+  const metricsRegistry = options.metricsRegistry ?? createMetricsRegistry({ service: 'transaction-ingest' })
+  const metrics = createIngestMetrics(metricsRegistry)
+  readiness.register(CONSUMER_CHECK, 'waiting for the table before consuming')
+
+  const serde = new AvroSerde({
+    registry: options.schemaRegistry,
+    ...(logger === undefined ? {} : { logger }),
+  })
+  const rawCodec = serde.topic(topics.input, 'RawTransaction')
+  const enrichedCodec = serde.topic(topics.enriched, 'EnrichedTransaction')
+  const fetchedCodec = serde.topic(topics.fetched, 'MerchantDataFetched')
+  // encodeSync in the transform needs the ids; registering up front also fails
+  // fast on an incompatible schema instead of at the first record.
+  await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
+
+  const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
+  registerTableGauges(metricsRegistry, tables)
+
+  // API calls of this instance stop waiting when stop() gives up on them.
+  const apiAbort = new AbortController()
+  const client = withSignal(options.client, apiAbort.signal)
+  const details = new MerchantDetails({ tables, client, instanceId, metrics, now })
+  const lookups = new Lookups({
+    client,
+    mode: options.lookupMode ?? 'batch',
+    batchMax: options.batchMax ?? 500,
+    lingerMs: options.batchLingerMs ?? 5,
+    metrics,
+  })
+  const enricher = new Enricher({ lookups, details, now })
+
+  const tableReader = new TableReader({
+    kafka: options.kafka,
+    tables,
+    shops: { topic: topics.shops, codec: serde.topic(topics.shops, 'Shop') },
+    merchants: { topic: topics.merchants, codec: serde.topic(topics.merchants, 'Merchant') },
+    groupPrefix: `${groupId}-table`,
+    readiness,
+    ...(logger === undefined ? {} : { logger }),
+    ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
+    onApplied: (entity, uid, fetchedAt) => details.confirm(entity, uid, fetchedAt),
+    onSkipped: (topic, err) =>
+      logger?.error({ err, topic }, 'table record skipped: it does not decode as its schema'),
+  })
+
+  const outcomes = new OutcomeTracker()
+  const paused = new Map<string, string>()
+  const updateConsumerCheck = (): void => {
+    if (paused.size === 0) readiness.set(CONSUMER_CHECK, true, 'consuming')
+    else
+      readiness.set(CONSUMER_CHECK, false, `paused by a systemic failure: ${[...paused.values()].join('; ')}`)
+  }
+
+  const transform = async (record: PipelineRecord): Promise<OutputRecord[]> => {
+    metrics.recordsIn.inc()
+    const raw = await rawCodec.decode(record.value)
+    validateRaw(raw)
+    const { enriched, fetched } = await enricher.enrich(raw)
+    const outputs: OutputRecord[] = [
+      // Same key as the raw record, so the result lands on the matching partition.
+      {
+        topic: topics.enriched,
+        key: record.key ?? raw.transactionId,
+        value: enrichedCodec.encodeSync(enriched),
+      },
+    ]
+    for (const f of fetched)
+      outputs.push({ topic: topics.fetched, key: f.uid, value: fetchedCodec.encodeSync(f) })
+    outcomes.note(record.topic, record.partition, record.offset, enriched.status)
+    return outputs
+  }
+
+  const pipeline = createTransactionalPipeline({
+    kafka: options.kafka,
+    groupId,
+    topics: [topics.input],
+    transactionalIdPrefix: options.transactionalIdPrefix ?? 'transaction-ingest',
+    transform,
+    dlqTopic: topics.dlq,
+    concurrency: options.concurrency ?? 500,
+    partitionsConsumedConcurrently: options.partitionsConcurrently ?? 4,
+    maxRecordsPerTransaction: options.maxRecordsPerTransaction ?? 500,
+    ...(options.retryPolicy === undefined ? {} : { retryPolicy: options.retryPolicy }),
+    ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
+    ...(logger === undefined ? {} : { logger }),
+    hooks: {
+      onCommitted: (e) => {
+        for (const [status, n] of outcomes.committed(e.topic, e.partition, e.lastOffset))
+          metrics.recordsOut.inc({ outcome: status }, n)
+        if (paused.delete(`${e.topic}/${e.partition}`)) {
+          logger?.info(
+            { topic: e.topic, partition: e.partition },
+            'partition recovered from a systemic failure',
+          )
+          updateConsumerCheck()
+        }
+      },
+      onDeadLettered: () => metrics.recordsOut.inc({ outcome: 'DLQ' }),
+      onPaused: (e) => {
+        metrics.pauses.inc({ reason: e.code })
+        metrics.retries.inc()
+        const message = e.error instanceof Error ? e.error.message : String(e.error)
+        paused.set(
+          `${e.topic}/${e.partition}`,
+          `${e.topic}/${e.partition} ${e.code} (attempt ${e.attempt}, retry in ${e.delayMs} ms): ${message}`,
+        )
+        updateConsumerCheck()
+      },
+      onAssigned: (e) => {
+        outcomes.retain(e.partitions)
+        for (const key of [...paused.keys()])
+          if (!e.partitions.some((tp) => `${tp.topic}/${tp.partition}` === key)) paused.delete(key)
+        updateConsumerCheck()
+      },
+    },
+  })
+  new Gauge({
+    name: 'ingest_partitions_paused',
+    help: 'Input partitions currently paused by a systemic failure',
+    registers: [metricsRegistry],
+    collect() {
+      this.set(paused.size)
+    },
+  })
+
+  let lagMonitor: LagMonitor | undefined
+  let stopping: Promise<void> | undefined
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const grace = options.stopGraceMs ?? 5_000
+      const pipelineStopped = pipeline.stop()
+      lookups.flush()
+      const timer = setTimeout(() => apiAbort.abort(new Error('transaction-ingest is stopping')), grace)
+      timer.unref()
+      try {
+        await pipelineStopped
+      } finally {
+        clearTimeout(timer)
+        apiAbort.abort(new Error('transaction-ingest stopped'))
+      }
+      await lagMonitor?.stop()
+      await tableReader.stop()
+      readiness.set(CONSUMER_CHECK, false, 'stopped')
+    })()
+    return stopping
+  }
+
+  try {
+    await tableReader.start()
+    await tableReader.whenCaughtUp()
+    logger?.info(
+      { shops: tables.shops.size, merchants: tables.merchants.size },
+      'table caught up; starting the pipeline',
+    )
+    await pipeline.start()
+    updateConsumerCheck()
+    lagMonitor = new LagMonitor(
+      options.kafka.admin(),
+      groupId,
+      topics.input,
+      metrics,
+      options.lagIntervalMs ?? 10_000,
+      logger,
+    )
+    await lagMonitor.start()
+  } catch (err) {
+    await stop().catch(() => undefined)
+    throw err
+  }
+
+  return {
+    readiness,
+    metricsRegistry,
+    metrics,
+    tables,
+    topics,
+    status: () => pipeline.status(),
+    stop,
+  }
+}
+
+function registerTableGauges(registry: Registry, tables: MerchantTables): void {
+  new Gauge({
+    name: 'ingest_table_entries',
+    help: 'Entries in the local shop/merchant table',
+    labelNames: ['table'],
+    registers: [registry],
+    collect() {
+      this.set({ table: 'shops' }, tables.shops.size)
+      this.set({ table: 'merchants' }, tables.merchants.size)
+    },
+  })
+  new Gauge({
+    name: 'ingest_table_bytes',
+    help: 'Bytes held by the local table (arena chunks and hash index)',
+    labelNames: ['table'],
+    registers: [registry],
+    collect() {
+      this.set({ table: 'shops' }, tables.shops.memoryBytes)
+      this.set({ table: 'merchants' }, tables.merchants.memoryBytes)
+    },
+  })
+}
+
+/** Every call of the port gets the instance's abort signal (the real client takes `{ signal }`). */
+function withSignal(client: EnrichmentPort, signal: AbortSignal): EnrichmentPort {
+  const options = { signal }
+  return {
+    findByCardTransaction: (input) => client.findByCardTransaction(input, options),
+    findByCardTransactionBatch: (inputs) => client.findByCardTransactionBatch(inputs, options),
+    findByBankTransfer: (scheme, input) => client.findByBankTransfer(scheme, input, options),
+    getShop: (uid) => client.getShop(uid, options),
+    getMerchant: (uid) => client.getMerchant(uid, options),
+  }
+}
+
+/**
+ * Lag of the group on the input topic from committed offsets (what survives a
+ * crash), refreshed on an interval rather than per scrape so /metrics stays cheap.
+ */
+class LagMonitor {
+  readonly #admin: Admin
+  readonly #groupId: string
+  readonly #topic: string
+  readonly #metrics: IngestMetrics
+  readonly #intervalMs: number
+  readonly #logger: KafkaLogger | undefined
+  #timer: NodeJS.Timeout | undefined
+  #running: Promise<void> | undefined
+
+  constructor(
+    admin: Admin,
+    groupId: string,
+    topic: string,
+    metrics: IngestMetrics,
+    intervalMs: number,
+    logger: KafkaLogger | undefined,
+  ) {
+    this.#admin = admin
+    this.#groupId = groupId
+    this.#topic = topic
+    this.#metrics = metrics
+    this.#intervalMs = intervalMs
+    this.#logger = logger
+  }
+
+  async start(): Promise<void> {
+    await this.#admin.connect()
+    await this.#refresh()
+    this.#timer = setInterval(() => {
+      this.#running ??= this.#refresh().finally(() => {
+        this.#running = undefined
+      })
+    }, this.#intervalMs)
+    this.#timer.unref()
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer)
+    await this.#running
+    await this.#admin.disconnect()
+  }
+
+  async #refresh(): Promise<void> {
+    try {
+      const [ends, committed] = await Promise.all([
+        this.#admin.fetchTopicOffsets(this.#topic),
+        this.#admin.fetchOffsets({ groupId: this.#groupId, topics: [this.#topic] }),
+      ])
+      const byPartition = new Map(
+        (committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]),
+      )
+      for (const end of ends) {
+        const done = byPartition.get(end.partition)
+        const from = done === undefined || done < 0n ? BigInt(end.low) : done
+        const lag = BigInt(end.high) - from
+        this.#metrics.consumerLag.set(
+          { topic: this.#topic, partition: String(end.partition) },
+          Number(lag < 0n ? 0n : lag),
+        )
+      }
+    } catch (err) {
+      this.#logger?.debug({ err: errorCode(err), retriable: isRetriable(err) }, 'consumer lag refresh failed')
+    }
+  }
+}
