@@ -7,7 +7,7 @@ import { startEnrichmentSim, type EnrichmentSim, type EnrichmentSimOptions } fro
 import { SYSTEM_CLOCK, type HttpClock } from '@tep/http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { request as undiciRequest } from 'undici'
+import { Agent, request as undiciRequest } from 'undici'
 
 /**
  * Shared pieces of the enrichment client tests: an in-process simulator on an
@@ -34,17 +34,24 @@ export async function admin<T = Record<string, unknown>>(
   path: string,
   body?: unknown,
 ): Promise<T> {
-  const res = await fetch(`${sim.url}${path}`, {
-    method,
-    headers: {
-      accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`admin ${method} ${path} answered ${res.status}: ${text}`)
-  return JSON.parse(text) as T
+  // An HTTPS simulator has a self-signed certificate: trust exactly that one.
+  const dispatcher = sim.ca === undefined ? undefined : new Agent({ connect: { ca: sim.ca } })
+  try {
+    const res = await undiciRequest(`${sim.url}${path}`, {
+      method: method as 'GET',
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(dispatcher === undefined ? {} : { dispatcher }),
+    })
+    const text = await res.body.text()
+    if (res.statusCode >= 300) throw new Error(`admin ${method} ${path} answered ${res.statusCode}: ${text}`)
+    return JSON.parse(text) as T
+  } finally {
+    await dispatcher?.close()
+  }
 }
 
 export interface SimStats {
