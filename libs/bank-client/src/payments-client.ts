@@ -72,10 +72,11 @@ function assertReturnUrl(returnUrl: string): void {
   } catch {
     url = undefined
   }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+  // It travels in a header as given: the URL parser would drop line breaks, the header must not carry them.
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !/^[\x21-\x7e]+$/.test(returnUrl)) {
     throw new BankInvalidArgumentError(
       'returnUrl',
-      `returnUrl must be an absolute http(s) URL, got ${JSON.stringify(returnUrl)}`,
+      `returnUrl must be an absolute http(s) URL of printable ASCII without spaces, got ${JSON.stringify(returnUrl)}`,
     )
   }
 }

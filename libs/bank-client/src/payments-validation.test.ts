@@ -83,6 +83,9 @@ describe('checks before sending', () => {
     await expect(client.payments.signPayment('p', 's', '/back')).rejects.toThrow(
       /returnUrl must be an absolute http\(s\) URL/,
     )
+    await expect(client.payments.signPayment('p', 's', 'https://app.example/r\r\nX-Evil: 1')).rejects.toThrow(
+      BankInvalidArgumentError,
+    )
     const check = {
       exchangeIdentification: 'x1',
       card: { maskedPan: '4111 1111 1111 1111' },
