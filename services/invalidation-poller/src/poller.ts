@@ -137,10 +137,7 @@ export class InvalidationPoller {
     this.needsRecovery = false
     if (stored) {
       this.setCursor(stored)
-      logger.info(
-        { feed: feedKey, lastItemId: stored.lastItemId },
-        'resuming the invalidation feed after the stored cursor',
-      )
+      logger.info({ lastItemId: stored.lastItemId }, 'resuming the invalidation feed after the stored cursor')
       return stored
     }
     const startAt = this.deps.startAt()
@@ -155,7 +152,7 @@ export class InvalidationPoller {
     // would derive the start again from a later moment and miss what came between.
     await this.commit([], initial)
     logger.info(
-      { feed: feedKey, startAt: startAt.toISOString(), lastItemId: initial.lastItemId, head: range.toId },
+      { startAt: startAt.toISOString(), lastItemId: initial.lastItemId, head: range.toId },
       'no stored cursor: starting the invalidation feed from item/range',
     )
     return initial
