@@ -63,7 +63,9 @@ function collectDefinitions(
     const ns = typeof schema.namespace === 'string' ? schema.namespace : namespace
     const fullName = qualify(schema.name, ns)
     if (into.has(fullName)) {
-      throw new Error(`Avro type ${fullName} is defined twice (second time in ${file}); define it once and refer to it by name`)
+      throw new Error(
+        `Avro type ${fullName} is defined twice (second time in ${file}); define it once and refer to it by name`,
+      )
     }
     into.set(fullName, { definition: schema, namespace: ns })
     if ((kind === 'record' || kind === 'error') && Array.isArray(schema.fields)) {
@@ -93,7 +95,8 @@ class Inliner {
       const fullName = qualify(schema, namespace)
       if (this.defined.has(fullName)) return fullName
       const found = this.definitions.get(fullName)
-      if (found === undefined) throw new Error(`Avro type ${fullName} is referred to but defined in no schemas/avro/*.avsc file`)
+      if (found === undefined)
+        throw new Error(`Avro type ${fullName} is referred to but defined in no schemas/avro/*.avsc file`)
       return this.inline(found.definition, found.namespace)
     }
     if (!isObject(schema)) return schema
@@ -164,7 +167,9 @@ export function loadAvroSchemaSet(directory: URL): Map<string, LoadedSchema> {
     try {
       type = parseAvroSchema(schema)
     } catch (err) {
-      throw new Error(`schemas/avro/${file} is not a valid Avro schema: ${(err as Error).message}`, { cause: err })
+      throw new Error(`schemas/avro/${file} is not a valid Avro schema: ${(err as Error).message}`, {
+        cause: err,
+      })
     }
     const name = json.name as string
     result.set(name, { name, fullName: schema.name as string, schema, type })

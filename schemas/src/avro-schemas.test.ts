@@ -18,7 +18,8 @@ function fieldsOf(schema: AvroJson, out: { record: string; field: AvroSchemaJson
         fieldsOf(f.type ?? null, out)
       }
     } else {
-      for (const key of ['type', 'items', 'values'] as const) if (key in schema) fieldsOf(schema[key] ?? null, out)
+      for (const key of ['type', 'items', 'values'] as const)
+        if (key in schema) fieldsOf(schema[key] ?? null, out)
     }
   }
   return out
@@ -42,7 +43,9 @@ describe('current Avro schemas', () => {
   })
 
   it('keeps logical types in the registered JSON (avsc would drop them on export)', () => {
-    const occurredAt = fieldsOf(avroSchemas.RawTransaction.schema).find(({ field }) => field.name === 'occurredAt')
+    const occurredAt = fieldsOf(avroSchemas.RawTransaction.schema).find(
+      ({ field }) => field.name === 'occurredAt',
+    )
     expect(occurredAt?.field.type).toEqual({ type: 'long', logicalType: 'timestamp-millis' })
   })
 
@@ -58,36 +61,71 @@ describe('current Avro schemas', () => {
     expect(wrong).toEqual([])
     // An empty string and null are different values on the wire.
     const card = avroSchemas.RawTransaction.type
-    const base = { transactionId: 't', source: 'CARD_PROCESSOR', sourceReference: null, customerId: null, accountId: null, occurredAt: 1, receivedAt: 1, amount: '1', currency: 'CZK', creditDebit: 'DEBIT', refresh: false, transfer: null }
-    const cardFields = Object.fromEntries(inputs.filter(({ record }) => record.endsWith('CardTransaction')).map(({ field }) => [field.name, null]))
-    const absent = card.fromBuffer(card.toBuffer({ ...base, card: { ...cardFields } })) as { card: Record<string, unknown> }
-    const empty = card.fromBuffer(card.toBuffer({ ...base, card: { ...cardFields, terminalId: '' } })) as { card: Record<string, unknown> }
+    const base = {
+      transactionId: 't',
+      source: 'CARD_PROCESSOR',
+      sourceReference: null,
+      customerId: null,
+      accountId: null,
+      occurredAt: 1,
+      receivedAt: 1,
+      amount: '1',
+      currency: 'CZK',
+      creditDebit: 'DEBIT',
+      refresh: false,
+      transfer: null,
+    }
+    const cardFields = Object.fromEntries(
+      inputs
+        .filter(({ record }) => record.endsWith('CardTransaction'))
+        .map(({ field }) => [field.name, null]),
+    )
+    const absent = card.fromBuffer(card.toBuffer({ ...base, card: { ...cardFields } })) as {
+      card: Record<string, unknown>
+    }
+    const empty = card.fromBuffer(card.toBuffer({ ...base, card: { ...cardFields, terminalId: '' } })) as {
+      card: Record<string, unknown>
+    }
     expect(absent.card.terminalId).toBeNull()
     expect(empty.card.terminalId).toBe('')
   })
 
   it('has no field that could carry a full card number', () => {
-    const names = fieldsOf(avroSchemas.RawTransaction.schema).map(({ field }) => String(field.name).toLowerCase())
+    const names = fieldsOf(avroSchemas.RawTransaction.schema).map(({ field }) =>
+      String(field.name).toLowerCase(),
+    )
     expect(names.filter((n) => /pan|cardnumber/.test(n))).toEqual([])
   })
 })
 
 describe('released versions', () => {
-  it.each(SCHEMA_NAMES)('%s has a released v1 and the current schema reads every released version', (name) => {
-    const released = loadReleasedSchemas(name)
-    expect(released.map((r) => r.version)[0]).toBe(1)
-    const reader = avroSchemas[name].type
-    for (const { type: writer, version } of released) {
-      // BACKWARD: the current schema must resolve data written with any released version.
-      expect(() => reader.createResolver(writer), `${name} cannot read its released v${version}`).not.toThrow()
-    }
-  })
+  it.each(SCHEMA_NAMES)(
+    '%s has a released v1 and the current schema reads every released version',
+    (name) => {
+      const released = loadReleasedSchemas(name)
+      expect(released.map((r) => r.version)[0]).toBe(1)
+      const reader = avroSchemas[name].type
+      for (const { type: writer, version } of released) {
+        // BACKWARD: the current schema must resolve data written with any released version.
+        expect(
+          () => reader.createResolver(writer),
+          `${name} cannot read its released v${version}`,
+        ).not.toThrow()
+      }
+    },
+  )
 
   it('the resolver check rejects an incompatible change (a new field without a default)', () => {
     const v1 = avroSchemas.Invalidation.schema
     const fields = v1.fields as AvroSchemaJson[]
-    const broken = parseAvroSchema({ ...v1, fields: [...fields, { name: 'mandatory', type: 'string', doc: 'no default' }] })
-    const compatible = parseAvroSchema({ ...v1, fields: [...fields, { name: 'optional', type: ['null', 'string'], default: null, doc: 'default' }] })
+    const broken = parseAvroSchema({
+      ...v1,
+      fields: [...fields, { name: 'mandatory', type: 'string', doc: 'no default' }],
+    })
+    const compatible = parseAvroSchema({
+      ...v1,
+      fields: [...fields, { name: 'optional', type: ['null', 'string'], default: null, doc: 'default' }],
+    })
     const writer = parseAvroSchema(v1)
     expect(() => broken.createResolver(writer)).toThrow(/mandatory/)
     expect(() => compatible.createResolver(writer)).not.toThrow()
@@ -104,8 +142,22 @@ describe('loadAvroSchemaSet', () => {
   it('inlines a type from another file at its first use and refers to it by name afterwards', () => {
     const set = loadAvroSchemaSet(
       dirWith({
-        'Inner.avsc': { type: 'record', name: 'Inner', namespace: 'n', fields: [{ name: 'x', type: { type: 'enum', name: 'E', symbols: ['A'] } }] },
-        'Outer.avsc': { type: 'record', name: 'Outer', namespace: 'n', fields: [{ name: 'a', type: 'Inner' }, { name: 'b', type: ['null', 'n.Inner'], default: null }, { name: 'e', type: 'n.E' }] },
+        'Inner.avsc': {
+          type: 'record',
+          name: 'Inner',
+          namespace: 'n',
+          fields: [{ name: 'x', type: { type: 'enum', name: 'E', symbols: ['A'] } }],
+        },
+        'Outer.avsc': {
+          type: 'record',
+          name: 'Outer',
+          namespace: 'n',
+          fields: [
+            { name: 'a', type: 'Inner' },
+            { name: 'b', type: ['null', 'n.Inner'], default: null },
+            { name: 'e', type: 'n.E' },
+          ],
+        },
       }),
     )
     const outer = set.get('Outer')!.schema
@@ -116,7 +168,14 @@ describe('loadAvroSchemaSet', () => {
   })
 
   it('names the file and the type when a reference is dangling', () => {
-    const dir = dirWith({ 'Outer.avsc': { type: 'record', name: 'Outer', namespace: 'n', fields: [{ name: 'a', type: 'n.Missing' }] } })
+    const dir = dirWith({
+      'Outer.avsc': {
+        type: 'record',
+        name: 'Outer',
+        namespace: 'n',
+        fields: [{ name: 'a', type: 'n.Missing' }],
+      },
+    })
     expect(() => loadAvroSchemaSet(dir)).toThrow(/n\.Missing is referred to but defined in no/)
   })
 

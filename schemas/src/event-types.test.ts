@@ -13,20 +13,32 @@ import { keySubject, valueSubject } from './subjects.ts'
  */
 function keyDrift(type: avro.Type, value: unknown, path = '$'): string[] {
   if (value === null || value === undefined) return []
-  const t = type as unknown as { typeName: string; fields?: { name: string; type: avro.Type }[]; types?: avro.Type[]; itemsType?: avro.Type; valuesType?: avro.Type }
+  const t = type as unknown as {
+    typeName: string
+    fields?: { name: string; type: avro.Type }[]
+    types?: avro.Type[]
+    itemsType?: avro.Type
+    valuesType?: avro.Type
+  }
   if (t.typeName === 'record') {
     const declared = t.fields!.map((f) => f.name).sort()
     const actual = Object.keys(value as object).sort()
-    const drift = [...declared.filter((k) => !actual.includes(k)).map((k) => `${path}.${k} missing`), ...actual.filter((k) => !declared.includes(k)).map((k) => `${path}.${k} undeclared`)]
-    for (const f of t.fields!) drift.push(...keyDrift(f.type, (value as Record<string, unknown>)[f.name], `${path}.${f.name}`))
+    const drift = [
+      ...declared.filter((k) => !actual.includes(k)).map((k) => `${path}.${k} missing`),
+      ...actual.filter((k) => !declared.includes(k)).map((k) => `${path}.${k} undeclared`),
+    ]
+    for (const f of t.fields!)
+      drift.push(...keyDrift(f.type, (value as Record<string, unknown>)[f.name], `${path}.${f.name}`))
     return drift
   }
   if (t.typeName === 'union:unwrapped') {
     const branch = t.types!.find((b) => b.typeName !== 'null' && b.isValid(value))
     return branch === undefined ? [] : keyDrift(branch, value, path)
   }
-  if (t.typeName === 'array') return (value as unknown[]).flatMap((v, i) => keyDrift(t.itemsType!, v, `${path}[${i}]`))
-  if (t.typeName === 'map') return Object.entries(value as object).flatMap(([k, v]) => keyDrift(t.valuesType!, v, `${path}.${k}`))
+  if (t.typeName === 'array')
+    return (value as unknown[]).flatMap((v, i) => keyDrift(t.itemsType!, v, `${path}[${i}]`))
+  if (t.typeName === 'map')
+    return Object.entries(value as object).flatMap(([k, v]) => keyDrift(t.valuesType!, v, `${path}.${k}`))
   return []
 }
 
@@ -81,22 +93,32 @@ describe('rawTransactionProblems', () => {
   it('requires exactly one of card or transfer', () => {
     const both = { ...examples.exampleRawCardTransaction(), transfer: examples.exampleBankTransfer() }
     const neither = { ...examples.exampleRawCardTransaction(), card: null }
-    expect(rawTransactionProblems(both)).toEqual(['exactly one of card or transfer must be set, both are set'])
-    expect(rawTransactionProblems(neither)).toEqual(['exactly one of card or transfer must be set, both are null'])
+    expect(rawTransactionProblems(both)).toEqual([
+      'exactly one of card or transfer must be set, both are set',
+    ])
+    expect(rawTransactionProblems(neither)).toEqual([
+      'exactly one of card or transfer must be set, both are null',
+    ])
   })
 
   it('rejects float-like or signed amounts and lower-case currencies', () => {
     for (const amount of ['1e3', '-5.00', '12,50', '.5', '']) {
-      expect(rawTransactionProblems({ ...examples.exampleRawCardTransaction(), amount })[0]).toMatch(/^amount must be/)
+      expect(rawTransactionProblems({ ...examples.exampleRawCardTransaction(), amount })[0]).toMatch(
+        /^amount must be/,
+      )
     }
-    expect(rawTransactionProblems({ ...examples.exampleRawCardTransaction(), currency: 'czk' })[0]).toMatch(/^currency/)
+    expect(rawTransactionProblems({ ...examples.exampleRawCardTransaction(), currency: 'czk' })[0]).toMatch(
+      /^currency/,
+    )
   })
 
   it('refuses anything longer than a BIN without echoing it, and allows null and empty', () => {
     const pan = '4761739001010119'
     const raw = examples.exampleRawCardTransaction()
     const problems = rawTransactionProblems({ ...raw, card: { ...raw.card!, cardBin: pan } })
-    expect(problems).toEqual(['card.cardBin must be exactly the first 6 digits of the card number (or null/""), got 16 characters'])
+    expect(problems).toEqual([
+      'card.cardBin must be exactly the first 6 digits of the card number (or null/""), got 16 characters',
+    ])
     expect(problems.join()).not.toContain(pan)
     expect(rawTransactionProblems({ ...raw, card: { ...raw.card!, cardBin: null } })).toEqual([])
     expect(rawTransactionProblems({ ...raw, card: { ...raw.card!, cardBin: '' } })).toEqual([])

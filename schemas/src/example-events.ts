@@ -105,7 +105,13 @@ export function exampleShop(uid = 'A987AKnMPJ0CR9PZo1Jy5A'): Shop {
     merchantUid: '538VqZ4gn33tVJJWEYa8d3@cz',
     category: { name: 'Groceries', logo: 'https://cdn.example.test/categories/groceries.png' },
     location: {
-      address: { street: 'Vodickova 1', city: 'Praha', zip: '11000', country: 'CZ', areas: { '10': 'Praha' } },
+      address: {
+        street: 'Vodickova 1',
+        city: 'Praha',
+        zip: '11000',
+        country: 'CZ',
+        areas: { '10': 'Praha' },
+      },
       coordinates: { type: 'rooftop', lat: 50.0812, long: 14.4253 },
     },
     url: 'https://albert.example.test',
@@ -142,12 +148,24 @@ export function exampleEnrichedTransaction(): EnrichedTransaction {
     shop,
     merchant,
     enrichedAt: T0 + 300,
-    lookup: { operation: 'findByCardTransactionBatch', attempts: 1, shopSource: 'TABLE', merchantSource: 'API' },
+    lookup: {
+      operation: 'findByCardTransactionBatch',
+      attempts: 1,
+      shopSource: 'TABLE',
+      merchantSource: 'API',
+    },
   }
 }
 
 export function exampleInvalidation(): Invalidation {
-  return { itemId: 1001, level: 'SHOP', type: 'update', entityKey: 'A987AKnMPJ0CR9PZo1Jy5A', seenAt: T0, feedCurrentTime: '2026-01-31T14:30:00Z' }
+  return {
+    itemId: 1001,
+    level: 'SHOP',
+    type: 'update',
+    entityKey: 'A987AKnMPJ0CR9PZo1Jy5A',
+    seenAt: T0,
+    feedCurrentTime: '2026-01-31T14:30:00Z',
+  }
 }
 
 export function exampleInvalidationCursor(): InvalidationCursor {
@@ -155,12 +173,20 @@ export function exampleInvalidationCursor(): InvalidationCursor {
 }
 
 export function exampleMerchantDataFetched(): MerchantDataFetched {
-  return { entityType: 'SHOP', uid: 'A987AKnMPJ0CR9PZo1Jy5A', shop: exampleShop(), merchant: null, notFound: false, fetchedBy: 'ingest-1' }
+  return {
+    entityType: 'SHOP',
+    uid: 'A987AKnMPJ0CR9PZo1Jy5A',
+    shop: exampleShop(),
+    merchant: null,
+    notFound: false,
+    fetchedBy: 'ingest-1',
+  }
 }
 
 export function exampleConsent(): Consent {
   // Shape of a token-cipher envelope (not a real one: example data only).
-  const secret = (seed: number) => `v1.k0123456789abcdef.${'A'.repeat(16)}.${'B'.repeat(seed + 10)}.${'C'.repeat(22)}`
+  const secret = (seed: number) =>
+    `v1.k0123456789abcdef.${'A'.repeat(16)}.${'B'.repeat(seed + 10)}.${'C'.repeat(22)}`
   return {
     consentId: 'consent-1',
     customerId: 'cust-1',
@@ -178,7 +204,14 @@ export function exampleConsent(): Consent {
     expiryNotifiedAt: null,
     authorizationStateHash: null,
     accounts: [
-      { accountId: 'acc-1', currency: 'CZK', lastBookingDate: '2026-01-30', overlapDays: 3, lastSyncedAt: T0, pendingEntryReferences: ['entry-10'] },
+      {
+        accountId: 'acc-1',
+        currency: 'CZK',
+        lastBookingDate: '2026-01-30',
+        overlapDays: 3,
+        lastSyncedAt: T0,
+        pendingEntryReferences: ['entry-10'],
+      },
     ],
     version: 7,
     updatedAt: T0,

@@ -64,7 +64,9 @@ function loadAll(): Record<SchemaName, LoadedSchema> {
   }
   const unknown = [...loaded.keys()].filter((n) => !(SCHEMA_NAMES as readonly string[]).includes(n))
   if (unknown.length > 0) {
-    throw new Error(`schemas/avro has schemas not listed in SCHEMA_NAMES: ${unknown.join(', ')}; add them to @tep/schemas`)
+    throw new Error(
+      `schemas/avro has schemas not listed in SCHEMA_NAMES: ${unknown.join(', ')}; add them to @tep/schemas`,
+    )
   }
   return out
 }

@@ -43,7 +43,9 @@ for (const name of names) {
   console.log(`released ${name} v${version}`)
 }
 if (values.check && changed.length > 0) {
-  console.error(`unreleased schema changes: ${changed.join(', ')} (run node schemas/src/release-cli.ts to freeze them)`)
+  console.error(
+    `unreleased schema changes: ${changed.join(', ')} (run node schemas/src/release-cli.ts to freeze them)`,
+  )
   process.exit(1)
 }
 if (changed.length === 0) console.log('every schema equals its latest released version')

@@ -10,7 +10,14 @@ import {
   UNDECODABLE_CODES,
   UndecodableRecordError,
 } from '@tep/kafka'
-import { avroSchemas, exampleEnrichedTransaction, exampleRawCardTransaction, parseAvroSchema, valueSubject, type AvroSchemaJson } from '@tep/schemas'
+import {
+  avroSchemas,
+  exampleEnrichedTransaction,
+  exampleRawCardTransaction,
+  parseAvroSchema,
+  valueSubject,
+  type AvroSchemaJson,
+} from '@tep/schemas'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 
 const kit = createKafkaTestKit()
@@ -37,14 +44,26 @@ describe('Avro through the schema registry', () => {
     const topic = uniqueName('avro-enriched')
     const admin = kit.admin()
     await admin.connect()
-    await ensureTopics(admin, [{ name: topic, partitions: 1, cleanupPolicy: 'delete', valueSchema: 'EnrichedTransaction', key: 'transactionId', configs: {}, description: 'test' }])
+    await ensureTopics(admin, [
+      {
+        name: topic,
+        partitions: 1,
+        cleanupPolicy: 'delete',
+        valueSchema: 'EnrichedTransaction',
+        key: 'transactionId',
+        configs: {},
+        description: 'test',
+      },
+    ])
     const serde = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) })
     const codec = serde.topic(topic, 'EnrichedTransaction')
     const event = exampleEnrichedTransaction()
     const value = await codec.encode(event)
 
     expect(value[0]).toBe(0)
-    const registeredId = (await (await fetch(`${registryUrl}/subjects/${valueSubject(topic)}/versions/latest`)).json()) as { id: number }
+    const registeredId = (await (
+      await fetch(`${registryUrl}/subjects/${valueSubject(topic)}/versions/latest`)
+    ).json()) as { id: number }
     expect(value.readInt32BE(1)).toBe(registeredId.id)
     expect(await subjectLevel(valueSubject(topic))).toBe('BACKWARD')
 
@@ -53,7 +72,10 @@ describe('Avro through the schema registry', () => {
     await producer.send({ topic, messages: [{ key: event.transactionId, value }] })
     const [received] = await kit.collect(topic, 1)
     // A fresh serde has no cache: the writer schema comes from the registry by id.
-    const fresh = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) }).topic(topic, 'EnrichedTransaction')
+    const fresh = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) }).topic(
+      topic,
+      'EnrichedTransaction',
+    )
     const decoded = await fresh.decode(received!.value)
     expect(JSON.parse(JSON.stringify(decoded))).toEqual(JSON.parse(JSON.stringify(event)))
   })
@@ -63,7 +85,12 @@ describe('Avro through the schema registry', () => {
     const registry = createSchemaRegistry({ url: registryUrl })
     const current = avroSchemas.RawTransaction.schema
     // An "older" RawTransaction: the same without the optional customerId and accountId fields.
-    const older = { ...current, fields: (current.fields as AvroSchemaJson[]).filter((f) => f.name !== 'customerId' && f.name !== 'accountId') }
+    const older = {
+      ...current,
+      fields: (current.fields as AvroSchemaJson[]).filter(
+        (f) => f.name !== 'customerId' && f.name !== 'accountId',
+      ),
+    }
     const olderId = await registerSubjectSchema(registry, valueSubject(topic), older)
     const serde = new AvroSerde({ registry })
     const codec = serde.topic(topic, 'RawTransaction')
@@ -87,7 +114,10 @@ describe('Avro through the schema registry', () => {
     // The plain client trips over the 200-instead-of-404 answer; this is the bug the wrapper exists for.
     const registry = createSchemaRegistry({ url: registryUrl })
     await expect(
-      registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject, compatibility: COMPATIBILITY.BACKWARD }),
+      registry.register(
+        { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+        { subject, compatibility: COMPATIBILITY.BACKWARD },
+      ),
     ).rejects.toThrow(/Compatibility does not match/)
 
     const id = await registerSubjectSchema(registry, subject, schema)
@@ -97,7 +127,9 @@ describe('Avro through the schema registry', () => {
 
   it('reports an unreachable registry as a retriable failure, never as an undecodable record', async () => {
     // Port 1 on loopback refuses connections: the real client's way of failing (an HTTP 400 carrying ECONNREFUSED).
-    const codec = new AvroSerde({ registry: createSchemaRegistry({ url: 'http://127.0.0.1:1/apis/ccompat/v7', retries: 0 }) }).topic(uniqueName('avro-down'), 'Shop')
+    const codec = new AvroSerde({
+      registry: createSchemaRegistry({ url: 'http://127.0.0.1:1/apis/ccompat/v7', retries: 0 }),
+    }).topic(uniqueName('avro-down'), 'Shop')
     const decodeError = await codec.decode(confluentFrame(1, Buffer.from([2, 65]))).catch((e: unknown) => e)
     expect(decodeError).toBeInstanceOf(SchemaRegistryUnavailableError)
     expect((decodeError as SchemaRegistryUnavailableError).retriable).toBe(true)
@@ -106,8 +138,13 @@ describe('Avro through the schema registry', () => {
   })
 
   it('reports an unknown schema id as an undecodable record, not a registry outage', async () => {
-    const codec = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) }).topic(uniqueName('avro-unknown'), 'Shop')
-    const error = await codec.decode(confluentFrame(2_000_000_000, Buffer.from([2, 65]))).catch((e: unknown) => e)
+    const codec = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) }).topic(
+      uniqueName('avro-unknown'),
+      'Shop',
+    )
+    const error = await codec
+      .decode(confluentFrame(2_000_000_000, Buffer.from([2, 65])))
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(UndecodableRecordError)
     expect((error as UndecodableRecordError).code).toBe(UNDECODABLE_CODES.unknownSchemaId)
   })

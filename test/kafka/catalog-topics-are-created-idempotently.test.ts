@@ -41,16 +41,23 @@ describe('ensureTopics', () => {
 
     const metadata = await admin.fetchTopicMetadata({ topics: catalog.map((t) => t.name) })
     for (const spec of catalog) {
-      expect(metadata.topics.find((t) => t.name === spec.name)?.partitions.length, spec.name).toBe(spec.partitions)
+      expect(metadata.topics.find((t) => t.name === spec.name)?.partitions.length, spec.name).toBe(
+        spec.partitions,
+      )
     }
     const shops = catalog.find((t) => t.name.startsWith(`${TOPICS.merchantShops}.`))!
-    expect(await configsOf(shops.name, ['cleanup.policy', 'min.cleanable.dirty.ratio', 'segment.ms'])).toEqual({
+    expect(
+      await configsOf(shops.name, ['cleanup.policy', 'min.cleanable.dirty.ratio', 'segment.ms']),
+    ).toEqual({
       'cleanup.policy': 'compact',
       'min.cleanable.dirty.ratio': '0.1',
       'segment.ms': '3600000',
     })
     const raw = catalog.find((t) => t.name.startsWith(`${TOPICS.transactionsRaw}.`))!
-    expect(await configsOf(raw.name, ['cleanup.policy', 'retention.ms'])).toEqual({ 'cleanup.policy': 'delete', 'retention.ms': String(7 * 86_400_000) })
+    expect(await configsOf(raw.name, ['cleanup.policy', 'retention.ms'])).toEqual({
+      'cleanup.policy': 'delete',
+      'retention.ms': String(7 * 86_400_000),
+    })
     const cursor = catalog.find((t) => t.name.startsWith(`${TOPICS.merchantInvalidationsCursor}.`))!
     expect(metadata.topics.find((t) => t.name === cursor.name)?.partitions.length).toBe(1)
   })
@@ -69,14 +76,18 @@ describe('ensureTopics', () => {
     const error = await ensureTopics(admin, [spec]).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TopicConfigMismatchError)
     expect((error as Error).message).toContain(`${spec.name} has 1 partitions, the catalog says 3`)
-    expect((error as Error).message).toContain(`${spec.name} has cleanup.policy=delete, the catalog says compact`)
+    expect((error as Error).message).toContain(
+      `${spec.name} has cleanup.policy=delete, the catalog says compact`,
+    )
   })
 
   it('reports other config drift without changing it', async () => {
     const spec = uniqueCatalog().find((t) => t.name.startsWith(`${TOPICS.transactionsRaw}.`))!
     await ensureTopics(admin, [{ ...spec, configs: { 'retention.ms': '3600000' } }])
     const report = await ensureTopics(admin, [spec])
-    expect(report.drift).toEqual([{ topic: spec.name, config: 'retention.ms', expected: String(7 * 86_400_000), actual: '3600000' }])
+    expect(report.drift).toEqual([
+      { topic: spec.name, config: 'retention.ms', expected: String(7 * 86_400_000), actual: '3600000' },
+    ])
     expect((await configsOf(spec.name, ['retention.ms']))['retention.ms']).toBe('3600000')
   })
 })

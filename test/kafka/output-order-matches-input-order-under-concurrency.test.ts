@@ -1,7 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { TransactionalPipeline } from '@tep/kafka'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
-import { CommitCounter, pipelineKafka, pipelineTopics, produceInputs, startPipeline } from './pipeline-harness.ts'
+import {
+  CommitCounter,
+  pipelineKafka,
+  pipelineTopics,
+  produceInputs,
+  startPipeline,
+} from './pipeline-harness.ts'
 import { readTopic, valuesByPartition } from './read-topic.ts'
 
 const kit = createKafkaTestKit()
@@ -56,7 +62,9 @@ describe('output order', () => {
     const inputs = valuesByPartition(await readTopic(kit.kafka, topics.input))
     const outputs = valuesByPartition(await readTopic(kit.kafka, topics.output))
     for (const [partition, values] of inputs) {
-      expect(outputs.get(partition), `partition ${partition}`).toEqual(values.flatMap((v) => [`out:${v}`, `out2:${v}`]))
+      expect(outputs.get(partition), `partition ${partition}`).toEqual(
+        values.flatMap((v) => [`out:${v}`, `out2:${v}`]),
+      )
     }
   })
 })

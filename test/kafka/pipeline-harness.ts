@@ -17,13 +17,19 @@ import {
 import { inject } from 'vitest'
 import { uniqueName, type KafkaTestKit } from '../support/kafka-test-kit.ts'
 
-export const PIPELINE_TEST_CONSUMER = { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 } as const
+export const PIPELINE_TEST_CONSUMER = {
+  sessionTimeout: 10_000,
+  heartbeatInterval: 1_000,
+  maxWaitTimeInMs: 200,
+} as const
 
 /** Keeps warnings and errors in memory; printed by a failing assertion when useful. */
 export function memoryLogger(): KafkaLogger & { lines: string[] } {
   const lines: string[] = []
   const push = (level: string) => (obj: object, msg?: string) => {
-    lines.push(`${level} ${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? v.message : v))}`)
+    lines.push(
+      `${level} ${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? v.message : v))}`,
+    )
   }
   return { lines, debug: () => {}, info: () => {}, warn: push('warn'), error: push('error') }
 }
@@ -36,14 +42,32 @@ export interface PipelineTopics {
   prefix: string
 }
 
-export async function pipelineTopics(kit: KafkaTestKit, name: string, partitions: number): Promise<PipelineTopics> {
+export async function pipelineTopics(
+  kit: KafkaTestKit,
+  name: string,
+  partitions: number,
+): Promise<PipelineTopics> {
   const base = uniqueName(name)
-  const t = { input: `${base}.in`, output: `${base}.out`, dlq: `${base}.dlq`, groupId: `${base}.group`, prefix: `${base}.tx` }
+  const t = {
+    input: `${base}.in`,
+    output: `${base}.out`,
+    dlq: `${base}.dlq`,
+    groupId: `${base}.group`,
+    prefix: `${base}.tx`,
+  }
   // ensureTopics rather than the kit: it waits out a broker that is slow to publish new topics' metadata.
   const admin = kit.admin()
   await admin.connect()
   try {
-    const spec = (name: string, n: number): TopicSpec => ({ name, partitions: n, cleanupPolicy: 'delete', valueSchema: null, key: 'test', configs: {}, description: 'test' })
+    const spec = (name: string, n: number): TopicSpec => ({
+      name,
+      partitions: n,
+      cleanupPolicy: 'delete',
+      valueSchema: null,
+      key: 'test',
+      configs: {},
+      description: 'test',
+    })
     await ensureTopics(admin, [spec(t.input, partitions), spec(t.output, partitions), spec(t.dlq, 1)])
   } finally {
     await admin.disconnect()
@@ -75,7 +99,13 @@ export class CommitCounter {
   reach(total: number, timeoutMs = 60_000): Promise<void> {
     if (this.committed >= total) return Promise.resolve()
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${this.committed} of ${total} input records committed within ${timeoutMs} ms`)), timeoutMs)
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`only ${this.committed} of ${total} input records committed within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      )
       this.waiters.push({
         total,
         resolve: () => {
@@ -108,7 +138,12 @@ export function startPipeline(
 }
 
 /** Produces `count` records keyed `k<i>` with values `v<i>` (non-transactional). */
-export async function produceInputs(kit: KafkaTestKit, topic: string, count: number, from = 0): Promise<string[]> {
+export async function produceInputs(
+  kit: KafkaTestKit,
+  topic: string,
+  count: number,
+  from = 0,
+): Promise<string[]> {
   const producer = kit.producer()
   await producer.connect()
   const values = Array.from({ length: count }, (_, i) => `v${from + i}`)

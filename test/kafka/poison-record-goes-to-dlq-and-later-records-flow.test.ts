@@ -1,5 +1,13 @@
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { AvroSerde, confluentFrame, createSchemaRegistry, DLQ_HEADERS, readDlqHeaders, UNDECODABLE_CODES, type TransactionalPipeline } from '@tep/kafka'
+import {
+  AvroSerde,
+  confluentFrame,
+  createSchemaRegistry,
+  DLQ_HEADERS,
+  readDlqHeaders,
+  UNDECODABLE_CODES,
+  type TransactionalPipeline,
+} from '@tep/kafka'
 import { avroSchemas, exampleRawCardTransaction, rawTransactionProblems } from '@tep/schemas'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { CommitCounter, pipelineKafka, pipelineTopics, startPipeline } from './pipeline-harness.ts'
@@ -18,16 +26,35 @@ describe('poison records', () => {
     const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
     const raw = serde.topic(topics.input, 'RawTransaction', { validate: rawTransactionProblems })
 
-    const good = async (i: number) => ({ key: `tx-${i}`, value: await raw.encode(exampleRawCardTransaction(`tx-${i}`)) })
+    const good = async (i: number) => ({
+      key: `tx-${i}`,
+      value: await raw.encode(exampleRawCardTransaction(`tx-${i}`)),
+    })
     const body = avroSchemas.RawTransaction.type.toBuffer(exampleRawCardTransaction('tx-bad'))
     const schemaId = await raw.register()
     const bothNull = { ...exampleRawCardTransaction('tx-neither'), card: null }
     const poison = {
-      badMagic: { key: 'tx-magic', value: Buffer.concat([Buffer.from([7, 0, 0, 0, 1]), body]), headers: { traceparent: 'keep-me' } },
+      badMagic: {
+        key: 'tx-magic',
+        value: Buffer.concat([Buffer.from([7, 0, 0, 0, 1]), body]),
+        headers: { traceparent: 'keep-me' },
+      },
       unknownId: { key: 'tx-unknown', value: confluentFrame(2_000_000_001, body) },
-      contract: { key: 'tx-neither', value: confluentFrame(schemaId, avroSchemas.RawTransaction.type.toBuffer(bothNull)) },
+      contract: {
+        key: 'tx-neither',
+        value: confluentFrame(schemaId, avroSchemas.RawTransaction.type.toBuffer(bothNull)),
+      },
     }
-    const messages = [await good(0), poison.badMagic, await good(1), poison.unknownId, await good(2), poison.contract, await good(3), await good(4)]
+    const messages = [
+      await good(0),
+      poison.badMagic,
+      await good(1),
+      poison.unknownId,
+      await good(2),
+      poison.contract,
+      await good(3),
+      await good(4),
+    ]
     const producer = kit.producer()
     await producer.connect()
     await producer.send({ topic: topics.input, messages })
@@ -55,12 +82,26 @@ describe('poison records', () => {
 
     const dlq = await readTopic(kit.kafka, topics.dlq)
     expect(dlq.map((m) => m.key?.toString())).toEqual(['tx-magic', 'tx-unknown', 'tx-neither'])
-    expect(dlq.map((m) => m.value)).toEqual([poison.badMagic.value, poison.unknownId.value, poison.contract.value])
+    expect(dlq.map((m) => m.value)).toEqual([
+      poison.badMagic.value,
+      poison.unknownId.value,
+      poison.contract.value,
+    ])
     const headers = dlq.map((m) => readDlqHeaders(m.headers))
-    expect(headers.map((h) => h.errorCode)).toEqual([UNDECODABLE_CODES.badMagicByte, UNDECODABLE_CODES.unknownSchemaId, UNDECODABLE_CODES.schemaInvalid])
+    expect(headers.map((h) => h.errorCode)).toEqual([
+      UNDECODABLE_CODES.badMagicByte,
+      UNDECODABLE_CODES.unknownSchemaId,
+      UNDECODABLE_CODES.schemaInvalid,
+    ])
     expect(headers.map((h) => h.sourceOffset)).toEqual(['1', '3', '5'])
     for (const h of headers) {
-      expect(h).toMatchObject({ sourceTopic: topics.input, sourcePartition: '0', attempts: '1', consumerGroup: topics.groupId, errorName: 'UndecodableRecordError' })
+      expect(h).toMatchObject({
+        sourceTopic: topics.input,
+        sourcePartition: '0',
+        attempts: '1',
+        consumerGroup: topics.groupId,
+        errorName: 'UndecodableRecordError',
+      })
       expect(Number.isNaN(Date.parse(h.failedAt ?? ''))).toBe(false)
       expect(h.sourceTimestamp).toMatch(/^\d+$/)
     }

@@ -13,7 +13,11 @@ export interface ReadTopicOptions {
   timeoutMs?: number
 }
 
-export async function readTopic(kafka: Kafka, topic: string, options: ReadTopicOptions = {}): Promise<CollectedMessage[]> {
+export async function readTopic(
+  kafka: Kafka,
+  topic: string,
+  options: ReadTopicOptions = {},
+): Promise<CollectedMessage[]> {
   const admin = kafka.admin()
   await admin.connect()
   let ends: Map<number, bigint>
@@ -39,7 +43,11 @@ export async function readTopic(kafka: Kafka, topic: string, options: ReadTopicO
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const where = [...ends].map(([p, end]) => `p${p} at ${positions.get(p)}/${end}`).join(', ')
-        reject(new Error(`reading ${topic} to its end did not finish within ${timeoutMs} ms (${where}); an open transaction blocks read-committed readers`))
+        reject(
+          new Error(
+            `reading ${topic} to its end did not finish within ${timeoutMs} ms (${where}); an open transaction blocks read-committed readers`,
+          ),
+        )
       }, timeoutMs)
       // END_BATCH_PROCESS also fires for batches made only of control or aborted
       // records, which never reach eachMessage but still move the position.
@@ -59,7 +67,14 @@ export async function readTopic(kafka: Kafka, topic: string, options: ReadTopicO
         .run({
           eachMessage: async ({ partition, message }) => {
             if (BigInt(message.offset) >= (ends.get(partition) ?? 0n)) return
-            received.push({ topic, partition, offset: message.offset, key: message.key, value: message.value, headers: message.headers ?? {} })
+            received.push({
+              topic,
+              partition,
+              offset: message.offset,
+              key: message.key,
+              value: message.value,
+              headers: message.headers ?? {},
+            })
           },
         })
         .catch((err: unknown) => {
@@ -76,7 +91,9 @@ export async function readTopic(kafka: Kafka, topic: string, options: ReadTopicO
 /** Values of `messages` as UTF-8 strings, grouped by partition in offset order. */
 export function valuesByPartition(messages: CollectedMessage[]): Map<number, string[]> {
   const out = new Map<number, string[]>()
-  for (const m of [...messages].sort((a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)))) {
+  for (const m of [...messages].sort(
+    (a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)),
+  )) {
     const list = out.get(m.partition) ?? []
     list.push(m.value?.toString('utf8') ?? '<null>')
     out.set(m.partition, list)

@@ -2,7 +2,14 @@ import { spawn } from 'node:child_process'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { transactionalProducerConfig, type TransactionalPipeline } from '@tep/kafka'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
-import { CommitCounter, memoryLogger, pipelineKafka, pipelineTopics, produceInputs, startPipeline } from './pipeline-harness.ts'
+import {
+  CommitCounter,
+  memoryLogger,
+  pipelineKafka,
+  pipelineTopics,
+  produceInputs,
+  startPipeline,
+} from './pipeline-harness.ts'
 import { readTopic, valuesByPartition } from './read-topic.ts'
 
 const kit = createKafkaTestKit()
@@ -38,7 +45,8 @@ async function inputOrder(topic: string): Promise<Map<number, string[]>> {
 
 function expectOutputsMirrorInputs(outputs: Map<number, string[]>, inputs: Map<number, string[]>): void {
   expect([...outputs.keys()].sort()).toEqual([...inputs.keys()].sort())
-  for (const [partition, values] of inputs) expect(outputs.get(partition), `partition ${partition}`).toEqual(values.map((v) => `out:${v}`))
+  for (const [partition, values] of inputs)
+    expect(outputs.get(partition), `partition ${partition}`).toEqual(values.map((v) => `out:${v}`))
 }
 
 describe('transactional consume-transform-produce step', () => {
@@ -46,13 +54,21 @@ describe('transactional consume-transform-produce step', () => {
     const topics = await pipelineTopics(kit, 'txn-basic', 3)
     await produceInputs(kit, topics.input, 90)
     const counter = new CommitCounter()
-    const { pipeline, started } = startPipeline(pipelineKafka(), topics, { transform: echo(topics.output), maxRecordsPerTransaction: 7 }, { onCommitted: counter.hook })
+    const { pipeline, started } = startPipeline(
+      pipelineKafka(),
+      topics,
+      { transform: echo(topics.output), maxRecordsPerTransaction: 7 },
+      { onCommitted: counter.hook },
+    )
     running.push(pipeline)
     await started
     await counter.reach(90)
     await pipeline.stop()
 
-    expectOutputsMirrorInputs(valuesByPartition(await readTopic(kit.kafka, topics.output)), await inputOrder(topics.input))
+    expectOutputsMirrorInputs(
+      valuesByPartition(await readTopic(kit.kafka, topics.output)),
+      await inputOrder(topics.input),
+    )
     // The group's committed offset of each partition is its end: nothing left, nothing skipped.
     expect(await committedOffsets(topics.groupId, topics.input)).toEqual(await endOffsets(topics.input))
     // Several transactions per partition (7 records each) were committed.
@@ -67,21 +83,33 @@ describe('transactional consume-transform-produce step', () => {
       process.execPath,
       [
         new URL('./fixtures/crash-mid-transaction.ts', import.meta.url).pathname,
-        JSON.stringify({ brokers: inject('kafkaBrokers'), ...topics, commitsBeforeCrash: 2, maxRecordsPerTransaction: 10 }),
+        JSON.stringify({
+          brokers: inject('kafkaBrokers'),
+          ...topics,
+          commitsBeforeCrash: 2,
+          maxRecordsPerTransaction: 10,
+        }),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     )
     let childOutput = ''
     child.stdout.on('data', (d: Buffer) => (childOutput += d.toString()))
     child.stderr.on('data', (d: Buffer) => (childOutput += d.toString()))
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)))
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, sig) => resolve(sig)),
+    )
     expect(signal, childOutput).toBe('SIGKILL')
     expect(childOutput).toContain('CRASHING')
 
     // Two transactions (20 inputs) committed before the kill; the third sent its outputs and offsets but never committed.
     const restart = new CommitCounter()
     const logger = memoryLogger()
-    const { pipeline, started } = startPipeline(pipelineKafka(), topics, { transform: echo(topics.output), logger }, { onCommitted: restart.hook })
+    const { pipeline, started } = startPipeline(
+      pipelineKafka(),
+      topics,
+      { transform: echo(topics.output), logger },
+      { onCommitted: restart.hook },
+    )
     running.push(pipeline)
     await started
     await restart.reach(20)
@@ -100,11 +128,19 @@ describe('transactional consume-transform-produce step', () => {
     const topics = await pipelineTopics(kit, 'txn-zombie', 1)
     await produceInputs(kit, topics.input, 30)
     // The previous owner of partition 0, still alive: it processed v0..v9 and is about to commit.
-    const zombie = kit.producer(transactionalProducerConfig(`${topics.prefix}-${topics.input}-0`, { transactionTimeout: 60_000 }))
+    const zombie = kit.producer(
+      transactionalProducerConfig(`${topics.prefix}-${topics.input}-0`, { transactionTimeout: 60_000 }),
+    )
     await zombie.connect()
     const zombieTx = await zombie.transaction()
-    await zombieTx.send({ topic: topics.output, messages: Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `out:v${i}` })) })
-    await zombieTx.sendOffsets({ consumerGroupId: topics.groupId, topics: [{ topic: topics.input, partitions: [{ partition: 0, offset: '10' }] }] })
+    await zombieTx.send({
+      topic: topics.output,
+      messages: Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `out:v${i}` })),
+    })
+    await zombieTx.sendOffsets({
+      consumerGroupId: topics.groupId,
+      topics: [{ topic: topics.input, partitions: [{ partition: 0, offset: '10' }] }],
+    })
 
     // The new owner has fetched offset 0 and holds a batch from v0. The zombie commits
     // right before the new owner's first transaction (its fence) starts.
@@ -124,7 +160,12 @@ describe('transactional consume-transform-produce step', () => {
       return producer
     }
     const counter = new CommitCounter()
-    const { pipeline, started } = startPipeline(kafka, topics, { transform: echo(topics.output) }, { onCommitted: counter.hook })
+    const { pipeline, started } = startPipeline(
+      kafka,
+      topics,
+      { transform: echo(topics.output) },
+      { onCommitted: counter.hook },
+    )
     running.push(pipeline)
     await started
     await counter.reach(20)
@@ -132,7 +173,10 @@ describe('transactional consume-transform-produce step', () => {
 
     expect(zombieCommitted).toBe(true)
     expect(counter.events[0]?.firstOffset).toBe('10')
-    expectOutputsMirrorInputs(valuesByPartition(await readTopic(kit.kafka, topics.output)), await inputOrder(topics.input))
+    expectOutputsMirrorInputs(
+      valuesByPartition(await readTopic(kit.kafka, topics.output)),
+      await inputOrder(topics.input),
+    )
   })
 
   it('stop() lets the batch in flight commit what finished; a restart does the rest exactly once', async () => {
@@ -170,12 +214,20 @@ describe('transactional consume-transform-produce step', () => {
     expect((await committedOffsets(topics.groupId, topics.input)).get(0)).toBe('6')
 
     const second = new CommitCounter()
-    const again = startPipeline(pipelineKafka(), topics, { transform: echo(topics.output) }, { onCommitted: second.hook })
+    const again = startPipeline(
+      pipelineKafka(),
+      topics,
+      { transform: echo(topics.output) },
+      { onCommitted: second.hook },
+    )
     running.push(again.pipeline)
     await again.started
     await second.reach(24)
     await again.pipeline.stop()
-    expectOutputsMirrorInputs(valuesByPartition(await readTopic(kit.kafka, topics.output)), await inputOrder(topics.input))
+    expectOutputsMirrorInputs(
+      valuesByPartition(await readTopic(kit.kafka, topics.output)),
+      await inputOrder(topics.input),
+    )
   })
 
   it('stop() while start() is still connecting leaves no member in the group', async () => {
@@ -199,11 +251,21 @@ describe('transactional consume-transform-produce step', () => {
       await new Promise((r) => setTimeout(r, 2))
       return echo(topics.output)(record)
     }
-    const a = startPipeline(pipelineKafka(), topics, { transform: slowEcho, maxRecordsPerTransaction: 10 }, { onCommitted: counter.hook })
+    const a = startPipeline(
+      pipelineKafka(),
+      topics,
+      { transform: slowEcho, maxRecordsPerTransaction: 10 },
+      { onCommitted: counter.hook },
+    )
     running.push(a.pipeline)
     await a.started
     await counter.reach(40)
-    const b = startPipeline(pipelineKafka(), topics, { transform: slowEcho, maxRecordsPerTransaction: 10 }, { onCommitted: counter.hook })
+    const b = startPipeline(
+      pipelineKafka(),
+      topics,
+      { transform: slowEcho, maxRecordsPerTransaction: 10 },
+      { onCommitted: counter.hook },
+    )
     running.push(b.pipeline)
     await b.started
     const bAssigned = await b.pipeline.whenAssigned()
@@ -212,6 +274,9 @@ describe('transactional consume-transform-produce step', () => {
     await Promise.all([a.pipeline.stop(), b.pipeline.stop()])
 
     expect(counter.committed).toBe(400)
-    expectOutputsMirrorInputs(valuesByPartition(await readTopic(kit.kafka, topics.output)), await inputOrder(topics.input))
+    expectOutputsMirrorInputs(
+      valuesByPartition(await readTopic(kit.kafka, topics.output)),
+      await inputOrder(topics.input),
+    )
   })
 })

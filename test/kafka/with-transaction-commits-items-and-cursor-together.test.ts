@@ -14,8 +14,24 @@ describe('withTransaction', () => {
     const admin = kit.admin()
     await admin.connect()
     await ensureTopics(admin, [
-      { name: items, partitions: 2, cleanupPolicy: 'delete', valueSchema: null, key: 'entity', configs: {}, description: 'test items' },
-      { name: cursor, partitions: 1, cleanupPolicy: 'compact', valueSchema: null, key: 'feed', configs: {}, description: 'test cursor' },
+      {
+        name: items,
+        partitions: 2,
+        cleanupPolicy: 'delete',
+        valueSchema: null,
+        key: 'entity',
+        configs: {},
+        description: 'test items',
+      },
+      {
+        name: cursor,
+        partitions: 1,
+        cleanupPolicy: 'compact',
+        valueSchema: null,
+        key: 'feed',
+        configs: {},
+        description: 'test cursor',
+      },
     ])
     const producer = kit.producer(transactionalProducerConfig(`${base}.tx`, { transactionTimeout: 10_000 }))
     await producer.connect()
@@ -49,7 +65,9 @@ describe('withTransaction', () => {
     expect(committedItems).toEqual(['item 101', 'item 102'])
     expect(committedCursor).toEqual(['102', '102-confirmed'])
     // The aborted records were written, but only a read-uncommitted reader sees them.
-    const allCursor = (await readTopic(kit.kafka, cursor, { readUncommitted: true })).map((m) => m.value?.toString())
+    const allCursor = (await readTopic(kit.kafka, cursor, { readUncommitted: true })).map((m) =>
+      m.value?.toString(),
+    )
     expect(allCursor).toEqual(['102', '103', '102-confirmed'])
   })
 })

@@ -10,7 +10,9 @@ const subjects: string[] = []
 afterAll(async () => {
   // Test subjects only; the registry is shared with other tests and tools.
   for (const subject of subjects) {
-    await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}`, { method: 'DELETE' }).catch(() => undefined)
+    await fetch(`${registryUrl}/subjects/${encodeURIComponent(subject)}`, { method: 'DELETE' }).catch(
+      () => undefined,
+    )
   }
 })
 
@@ -28,7 +30,9 @@ describe('every event schema registers with BACKWARD compatibility after its rel
     for (const version of released) await registerSubjectSchema(registry, subject, version.schema)
     const id = await registerSubjectSchema(registry, subject, avroSchemas[name].schema)
     expect(id).toBeGreaterThan(0)
-    const config = (await (await fetch(`${registryUrl}/config/${encodeURIComponent(subject)}`)).json()) as { compatibilityLevel: string }
+    const config = (await (await fetch(`${registryUrl}/config/${encodeURIComponent(subject)}`)).json()) as {
+      compatibilityLevel: string
+    }
     expect(config.compatibilityLevel).toBe('BACKWARD')
   })
 })
@@ -38,7 +42,13 @@ describe('the registry check is real', () => {
     const subject = freshSubject('broken')
     const v1 = avroSchemas.Invalidation.schema
     await registerSubjectSchema(registry, subject, v1)
-    const broken: AvroSchemaJson = { ...v1, fields: [...(v1.fields as AvroSchemaJson[]), { name: 'mandatory', type: 'string', doc: 'no default: old records have no value for it' }] }
+    const broken: AvroSchemaJson = {
+      ...v1,
+      fields: [
+        ...(v1.fields as AvroSchemaJson[]),
+        { name: 'mandatory', type: 'string', doc: 'no default: old records have no value for it' },
+      ],
+    }
     const error = await registerSubjectSchema(registry, subject, broken).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(SchemaRegistrationError)
     expect((error as SchemaRegistrationError).retriable).toBe(false)
@@ -49,7 +59,13 @@ describe('the registry check is real', () => {
     const subject = freshSubject('evolved')
     const v1 = avroSchemas.Invalidation.schema
     await registerSubjectSchema(registry, subject, v1)
-    const evolved: AvroSchemaJson = { ...v1, fields: [...(v1.fields as AvroSchemaJson[]), { name: 'optional', type: ['null', 'string'], default: null, doc: 'defaulted' }] }
+    const evolved: AvroSchemaJson = {
+      ...v1,
+      fields: [
+        ...(v1.fields as AvroSchemaJson[]),
+        { name: 'optional', type: ['null', 'string'], default: null, doc: 'defaulted' },
+      ],
+    }
     await expect(registerSubjectSchema(registry, subject, evolved)).resolves.toBeGreaterThan(0)
   })
 })

@@ -8,7 +8,8 @@ import { SchemaRegistryUnavailableError, UNDECODABLE_CODES, UndecodableRecordErr
 function fakeRegistry(behaviour: 'ok' | 'down' = 'ok'): SchemaRegistry {
   return {
     getSchema: async (id: number) => {
-      if (behaviour === 'down') throw Object.assign(new Error('Error, status 400: connect ECONNREFUSED 127.0.0.1:1'), { status: 400 })
+      if (behaviour === 'down')
+        throw Object.assign(new Error('Error, status 400: connect ECONNREFUSED 127.0.0.1:1'), { status: 400 })
       if (id === 7) return avroSchemas.Shop.type
       if (id === 8) return avroSchemas.RawTransaction.type
       throw Object.assign(new Error(`Schema ${id} not found.`), { status: 404 })
@@ -49,9 +50,13 @@ describe('AvroSerde decoding', () => {
     const body = avroSchemas.Shop.type.toBuffer(exampleShop())
     expect(await codeOf(shops.decode(null))).toBe(UNDECODABLE_CODES.emptyValue)
     expect(await codeOf(shops.decode(Buffer.from([0, 0, 0])))).toBe(UNDECODABLE_CODES.emptyValue)
-    expect(await codeOf(shops.decode(Buffer.concat([Buffer.from([1, 0, 0, 0, 7]), body])))).toBe(UNDECODABLE_CODES.badMagicByte)
+    expect(await codeOf(shops.decode(Buffer.concat([Buffer.from([1, 0, 0, 0, 7]), body])))).toBe(
+      UNDECODABLE_CODES.badMagicByte,
+    )
     expect(await codeOf(shops.decode(confluentFrame(99, body)))).toBe(UNDECODABLE_CODES.unknownSchemaId)
-    expect(await codeOf(shops.decode(confluentFrame(7, body.subarray(0, 10))))).toBe(UNDECODABLE_CODES.corruptPayload)
+    expect(await codeOf(shops.decode(confluentFrame(7, body.subarray(0, 10))))).toBe(
+      UNDECODABLE_CODES.corruptPayload,
+    )
     const raw = avroSchemas.RawTransaction.type.toBuffer(exampleRawCardTransaction())
     expect(await codeOf(shops.decode(confluentFrame(8, raw)))).toBe(UNDECODABLE_CODES.incompatibleSchema)
   })
@@ -102,13 +107,17 @@ describe('AvroSerde encoding', () => {
     const [a, b] = await Promise.all([shops.encode(exampleShop()), shops.encode(exampleShop('other'))])
     expect(calls).toEqual(['GET config', 'PUT config BACKWARD', 'register BACKWARD'])
     expect(confluentUnframe(a!).schemaId).toBe(7)
-    expect({ ...(avroSchemas.Shop.type.fromBuffer(confluentUnframe(b!).body) as object) }).toEqual(exampleShop('other'))
+    expect({ ...(avroSchemas.Shop.type.fromBuffer(confluentUnframe(b!).body) as object) }).toEqual(
+      exampleShop('other'),
+    )
     expect(confluentUnframe(shops.encodeSync(exampleShop())).schemaId).toBe(7)
   })
 
   it('refuses a value that breaks the schema, naming field paths but not values', async () => {
     const shops = new AvroSerde({ registry: registeringRegistry([]) }).topic('merchant.shops.v1', 'Shop')
-    const bad = { ...exampleShop(), fetchedAt: 'yesterday-secret' } as unknown as ReturnType<typeof exampleShop>
+    const bad = { ...exampleShop(), fetchedAt: 'yesterday-secret' } as unknown as ReturnType<
+      typeof exampleShop
+    >
     const err = await shops.encode(bad).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(InvalidEventError)
     expect((err as InvalidEventError).retriable).toBe(false)

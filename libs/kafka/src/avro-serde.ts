@@ -1,5 +1,12 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
-import { avroSchemas, valueSubject, type AvroSchemaJson, type EventTypes, type LoadedSchema, type SchemaName } from '@tep/schemas'
+import {
+  avroSchemas,
+  valueSubject,
+  type AvroSchemaJson,
+  type EventTypes,
+  type LoadedSchema,
+  type SchemaName,
+} from '@tep/schemas'
 import type avro from 'avsc'
 import {
   KafkaLibError,
@@ -111,7 +118,9 @@ export class AvroSerde {
       },
       encodeSync: (value) => {
         if (schemaId === undefined) {
-          throw new KafkaLibError(`encodeSync on ${topic} before register() resolved`, { code: 'SERDE_NOT_READY' })
+          throw new KafkaLibError(`encodeSync on ${topic} before register() resolved`, {
+            code: 'SERDE_NOT_READY',
+          })
         }
         return confluentFrame(schemaId, toAvro(schema, value))
       },
@@ -120,9 +129,13 @@ export class AvroSerde {
         const decoded = (await this.decodeWith(schema.type, value)) as EventTypes[N]
         const problems = options.validate?.(decoded) ?? []
         if (problems.length > 0) {
-          throw new UndecodableRecordError(`${schemaName} on ${topic} breaks its contract: ${problems.join('; ')}`, UNDECODABLE_CODES.schemaInvalid, {
-            details: { problems },
-          })
+          throw new UndecodableRecordError(
+            `${schemaName} on ${topic} breaks its contract: ${problems.join('; ')}`,
+            UNDECODABLE_CODES.schemaInvalid,
+            {
+              details: { problems },
+            },
+          )
         }
         return decoded
       },
@@ -194,21 +207,33 @@ export class AvroSerde {
       return (await this.registry.getSchema(schemaId)) as unknown as avro.Type
     } catch (err) {
       if (registryErrorStatus(err) === 404) {
-        throw new UndecodableRecordError(`schema id ${schemaId} is unknown to the schema registry`, UNDECODABLE_CODES.unknownSchemaId, {
-          cause: err,
-          details: { schemaId },
-        })
+        throw new UndecodableRecordError(
+          `schema id ${schemaId} is unknown to the schema registry`,
+          UNDECODABLE_CODES.unknownSchemaId,
+          {
+            cause: err,
+            details: { schemaId },
+          },
+        )
       }
       if (isRegistryUnavailable(err)) {
-        throw new SchemaRegistryUnavailableError(`schema registry unavailable while fetching schema id ${schemaId}: ${(err as Error).message}`, err, {
-          schemaId,
-        })
+        throw new SchemaRegistryUnavailableError(
+          `schema registry unavailable while fetching schema id ${schemaId}: ${(err as Error).message}`,
+          err,
+          {
+            schemaId,
+          },
+        )
       }
       // Anything else (an unexpected answer) is treated as a registry problem, not the record's fault.
       this.logger.warn({ schemaId, err: (err as Error).message }, 'unexpected schema registry answer')
-      throw new SchemaRegistryUnavailableError(`schema registry gave an unexpected answer for schema id ${schemaId}: ${(err as Error).message}`, err, {
-        schemaId,
-      })
+      throw new SchemaRegistryUnavailableError(
+        `schema registry gave an unexpected answer for schema id ${schemaId}: ${(err as Error).message}`,
+        err,
+        {
+          schemaId,
+        },
+      )
     }
   }
 }

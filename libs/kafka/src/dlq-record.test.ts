@@ -1,6 +1,12 @@
 import { PipelineError } from '@tep/errors'
 import { describe, expect, it } from 'vitest'
-import { buildDlqHeaders, createDlqRecord, DLQ_HEADERS, DLQ_MESSAGE_MAX_CHARS, readDlqHeaders } from './dlq-record.ts'
+import {
+  buildDlqHeaders,
+  createDlqRecord,
+  DLQ_HEADERS,
+  DLQ_MESSAGE_MAX_CHARS,
+  readDlqHeaders,
+} from './dlq-record.ts'
 import { UNDECODABLE_CODES, UndecodableRecordError } from './errors.ts'
 
 const source = {
@@ -17,7 +23,12 @@ const failedAt = new Date('2026-01-31T14:30:00.000Z')
 describe('createDlqRecord', () => {
   it('keeps key, value and own headers untouched and adds the dlq.* headers', () => {
     const error = new UndecodableRecordError('bad magic byte', UNDECODABLE_CODES.badMagicByte)
-    const record = createDlqRecord('transactions.dlq.v1', source, { error, attempts: 2, consumerGroup: 'ingest', failedAt })
+    const record = createDlqRecord('transactions.dlq.v1', source, {
+      error,
+      attempts: 2,
+      consumerGroup: 'ingest',
+      failedAt,
+    })
     expect(record.topic).toBe('transactions.dlq.v1')
     expect(record.key).toBe(source.key)
     expect(record.value).toBe(source.value)
@@ -37,14 +48,20 @@ describe('createDlqRecord', () => {
   })
 
   it('replaces dlq.* headers from an earlier trip to the DLQ', () => {
-    const record = createDlqRecord('dlq', source, { error: new PipelineError('x', { code: 'NEW' }), attempts: 1, failedAt })
+    const record = createDlqRecord('dlq', source, {
+      error: new PipelineError('x', { code: 'NEW' }),
+      attempts: 1,
+      failedAt,
+    })
     expect(record.headers[DLQ_HEADERS.errorCode]).toBe('NEW')
   })
 })
 
 describe('buildDlqHeaders', () => {
   it('uses UNEXPECTED for foreign errors and an explicit code when given', () => {
-    expect(buildDlqHeaders(source, { error: new TypeError('boom'), attempts: 1, failedAt })[DLQ_HEADERS.errorCode]).toBe('UNEXPECTED')
+    expect(
+      buildDlqHeaders(source, { error: new TypeError('boom'), attempts: 1, failedAt })[DLQ_HEADERS.errorCode],
+    ).toBe('UNEXPECTED')
     expect(buildDlqHeaders(source, { error: 'text', code: 'MY_CODE', attempts: 1, failedAt })).toMatchObject({
       [DLQ_HEADERS.errorCode]: 'MY_CODE',
       [DLQ_HEADERS.errorMessage]: 'text',
@@ -53,7 +70,9 @@ describe('buildDlqHeaders', () => {
   })
 
   it('truncates long messages to a bounded header', () => {
-    const message = buildDlqHeaders(source, { error: new Error('x'.repeat(5000)), attempts: 1, failedAt })[DLQ_HEADERS.errorMessage]!
+    const message = buildDlqHeaders(source, { error: new Error('x'.repeat(5000)), attempts: 1, failedAt })[
+      DLQ_HEADERS.errorMessage
+    ]!
     expect(message.length).toBe(DLQ_MESSAGE_MAX_CHARS - 14 + '...[truncated]'.length)
     expect(message.endsWith('...[truncated]')).toBe(true)
   })

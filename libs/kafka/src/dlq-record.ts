@@ -51,11 +51,16 @@ export interface DlqRecord {
 
 function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error)
-  return text.length <= DLQ_MESSAGE_MAX_CHARS ? text : `${text.slice(0, DLQ_MESSAGE_MAX_CHARS - 14)}...[truncated]`
+  return text.length <= DLQ_MESSAGE_MAX_CHARS
+    ? text
+    : `${text.slice(0, DLQ_MESSAGE_MAX_CHARS - 14)}...[truncated]`
 }
 
 /** The dlq.* headers for a failure of `source`. */
-export function buildDlqHeaders(source: Omit<DlqSource, 'key' | 'value' | 'headers'>, failure: DlqFailure): Record<string, string> {
+export function buildDlqHeaders(
+  source: Omit<DlqSource, 'key' | 'value' | 'headers'>,
+  failure: DlqFailure,
+): Record<string, string> {
   const headers: Record<string, string> = {
     [DLQ_HEADERS.errorCode]: failure.code ?? errorCode(failure.error),
     [DLQ_HEADERS.errorMessage]: messageOf(failure.error),
@@ -86,7 +91,9 @@ export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: Dl
 }
 
 /** Reads the dlq.* headers of a consumed DLQ record back into strings (for tools and tests). */
-export function readDlqHeaders(headers: IHeaders | undefined): Partial<Record<keyof typeof DLQ_HEADERS, string>> {
+export function readDlqHeaders(
+  headers: IHeaders | undefined,
+): Partial<Record<keyof typeof DLQ_HEADERS, string>> {
   const out: Partial<Record<keyof typeof DLQ_HEADERS, string>> = {}
   for (const [field, name] of Object.entries(DLQ_HEADERS) as [keyof typeof DLQ_HEADERS, string][]) {
     const raw = headers?.[name]

@@ -54,7 +54,9 @@ export async function ensureTopics(
           topic: t.name,
           numPartitions: t.partitions,
           replicationFactor,
-          configEntries: Object.entries({ ...t.configs, 'cleanup.policy': t.cleanupPolicy }).map(([name, value]) => ({ name, value })),
+          configEntries: Object.entries({ ...t.configs, 'cleanup.policy': t.cleanupPolicy }).map(
+            ([name, value]) => ({ name, value }),
+          ),
         })),
       })
     } catch (err) {
@@ -79,7 +81,10 @@ export async function ensureTopics(
   }))
   const partitionsByTopic = new Map(metadata.topics.map((t) => [t.name, t.partitions.length]))
   const configsByTopic = new Map(
-    described.resources.map((r) => [r.resourceName, new Map(r.configEntries.map((e) => [e.configName, e.configValue]))]),
+    described.resources.map((r) => [
+      r.resourceName,
+      new Map(r.configEntries.map((e) => [e.configName, e.configValue])),
+    ]),
   )
 
   const mismatches: string[] = []
@@ -87,12 +92,16 @@ export async function ensureTopics(
   for (const spec of catalog) {
     const partitions = partitionsByTopic.get(spec.name)
     if (partitions !== spec.partitions) {
-      mismatches.push(`${spec.name} has ${partitions ?? 'no'} partitions, the catalog says ${spec.partitions}`)
+      mismatches.push(
+        `${spec.name} has ${partitions ?? 'no'} partitions, the catalog says ${spec.partitions}`,
+      )
     }
     const configs = configsByTopic.get(spec.name) ?? new Map<string, string>()
     const policy = configs.get('cleanup.policy') ?? null
     if (policy !== spec.cleanupPolicy) {
-      mismatches.push(`${spec.name} has cleanup.policy=${policy ?? '(unknown)'}, the catalog says ${spec.cleanupPolicy}`)
+      mismatches.push(
+        `${spec.name} has cleanup.policy=${policy ?? '(unknown)'}, the catalog says ${spec.cleanupPolicy}`,
+      )
     }
     for (const [config, expected] of Object.entries(spec.configs)) {
       const actual = configs.get(config) ?? null
@@ -110,7 +119,11 @@ export async function ensureTopics(
   return { created, existing: catalog.map((t) => t.name).filter((n) => existingBefore.has(n)), drift }
 }
 
-const METADATA_NOT_READY = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION'])
+const METADATA_NOT_READY = new Set([
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'NOT_LEADER_FOR_PARTITION',
+])
 
 function isMetadataNotReady(err: unknown): boolean {
   // KafkaJS may wrap the protocol error once its own retries are spent.
@@ -120,10 +133,16 @@ function isMetadataNotReady(err: unknown): boolean {
 }
 
 /** The metadata, or a LEADER_NOT_AVAILABLE-typed error while some partition has no leader yet. */
-function withLeaders<M extends { topics: { name: string; partitions: { partitionId: number; leader: number }[] }[] }>(metadata: M): M {
-  const leaderless = metadata.topics.flatMap((t) => t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`))
+function withLeaders<
+  M extends { topics: { name: string; partitions: { partitionId: number; leader: number }[] }[] },
+>(metadata: M): M {
+  const leaderless = metadata.topics.flatMap((t) =>
+    t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`),
+  )
   if (leaderless.length > 0) {
-    throw Object.assign(new Error(`partitions without a leader yet: ${leaderless.join(', ')}`), { type: 'LEADER_NOT_AVAILABLE' })
+    throw Object.assign(new Error(`partitions without a leader yet: ${leaderless.join(', ')}`), {
+      type: 'LEADER_NOT_AVAILABLE',
+    })
   }
   return metadata
 }

@@ -10,7 +10,11 @@ export class KafkaLibError extends PipelineError {}
  * the pipeline sends the record to the DLQ with `code` as the reason.
  */
 export class UndecodableRecordError extends KafkaLibError {
-  constructor(message: string, code: UndecodableCode, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(
+    message: string,
+    code: UndecodableCode,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(message, { code, retriable: false, cause: options.cause, details: options.details })
   }
 }

@@ -8,15 +8,31 @@ export { ensureTopics } from './ensure-topics.ts'
 export type { EnsureTopicsOptions, EnsureTopicsReport } from './ensure-topics.ts'
 export { createSchemaRegistry, isRegistryUnavailable, registerSubjectSchema } from './schema-registry.ts'
 export type { RegisterOptions, SchemaRegistryConfig } from './schema-registry.ts'
-export { AvroSerde, CONFLUENT_MAGIC_BYTE, confluentFrame, confluentUnframe, InvalidEventError } from './avro-serde.ts'
+export {
+  AvroSerde,
+  CONFLUENT_MAGIC_BYTE,
+  confluentFrame,
+  confluentUnframe,
+  InvalidEventError,
+} from './avro-serde.ts'
 export type { AvroSerdeOptions, TopicCodec } from './avro-serde.ts'
-export { buildDlqHeaders, createDlqRecord, DLQ_HEADERS, DLQ_MESSAGE_MAX_CHARS, readDlqHeaders } from './dlq-record.ts'
+export {
+  buildDlqHeaders,
+  createDlqRecord,
+  DLQ_HEADERS,
+  DLQ_MESSAGE_MAX_CHARS,
+  readDlqHeaders,
+} from './dlq-record.ts'
 export type { DlqFailure, DlqRecord, DlqSource } from './dlq-record.ts'
 export { backoffDelay, DEFAULT_RETRY_POLICY, resolveRetryPolicy } from './retry-policy.ts'
 export type { RetryPolicy } from './retry-policy.ts'
 export { mapInOrder, SKIPPED } from './ordered-map.ts'
 export type { Settled } from './ordered-map.ts'
-export { createTransactionalPipeline, isRecordFailure, runTransactionalPipeline } from './transactional-pipeline.ts'
+export {
+  createTransactionalPipeline,
+  isRecordFailure,
+  runTransactionalPipeline,
+} from './transactional-pipeline.ts'
 export type { TransactionalPipeline, TransactionalPipelineOptions } from './transactional-pipeline.ts'
 export type {
   AbortedEvent,

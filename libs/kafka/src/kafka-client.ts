@@ -1,4 +1,11 @@
-import { Kafka, logLevel, Partitioners, type KafkaConfig, type ProducerConfig, type SASLOptions } from 'kafkajs'
+import {
+  Kafka,
+  logLevel,
+  Partitioners,
+  type KafkaConfig,
+  type ProducerConfig,
+  type SASLOptions,
+} from 'kafkajs'
 import { KafkaConfigError } from './errors.ts'
 import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
 
@@ -17,7 +24,12 @@ export interface KafkaClientConfig {
   retry?: KafkaConfig['retry']
 }
 
-const LEVELS = { error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO, debug: logLevel.DEBUG } as const
+const LEVELS = {
+  error: logLevel.ERROR,
+  warn: logLevel.WARN,
+  info: logLevel.INFO,
+  debug: logLevel.DEBUG,
+} as const
 
 /** Creates a KafkaJS client whose logs go to `logger`. */
 export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SILENT_LOGGER): Kafka {
@@ -26,7 +38,9 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
   }
   const bad = config.brokers.filter((b) => !/^[^\s:]+:\d+$/.test(b))
   if (bad.length > 0) {
-    throw new KafkaConfigError(`brokers must be host:port, got ${bad.map((b) => JSON.stringify(b)).join(', ')}`)
+    throw new KafkaConfigError(
+      `brokers must be host:port, got ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+    )
   }
   if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
   return new Kafka({

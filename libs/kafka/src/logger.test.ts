@@ -17,9 +17,24 @@ describe('pinoLogCreator', () => {
   it('maps KafkaJS levels and keeps structured fields with the namespace', () => {
     const { lines, logger } = recorder()
     const log = pinoLogCreator(logger)(logLevel.INFO)
-    log({ namespace: 'Consumer', level: logLevel.INFO, label: 'INFO', log: { message: 'Starting', timestamp: 't', logger: 'kafkajs', groupId: 'g' } })
-    log({ namespace: 'Producer', level: logLevel.ERROR, label: 'ERROR', log: { message: 'Broker down', timestamp: 't', logger: 'kafkajs' } })
-    log({ namespace: 'Cluster', level: logLevel.DEBUG, label: 'DEBUG', log: { message: 'x', timestamp: 't', logger: 'kafkajs' } })
+    log({
+      namespace: 'Consumer',
+      level: logLevel.INFO,
+      label: 'INFO',
+      log: { message: 'Starting', timestamp: 't', logger: 'kafkajs', groupId: 'g' },
+    })
+    log({
+      namespace: 'Producer',
+      level: logLevel.ERROR,
+      label: 'ERROR',
+      log: { message: 'Broker down', timestamp: 't', logger: 'kafkajs' },
+    })
+    log({
+      namespace: 'Cluster',
+      level: logLevel.DEBUG,
+      label: 'DEBUG',
+      log: { message: 'x', timestamp: 't', logger: 'kafkajs' },
+    })
     expect(lines).toEqual([
       { level: 'info', obj: { kafkajs: 'Consumer', groupId: 'g' }, msg: 'Starting' },
       { level: 'error', obj: { kafkajs: 'Producer' }, msg: 'Broker down' },
@@ -33,7 +48,12 @@ describe('pinoLogCreator', () => {
       namespace: 'Connection',
       level: logLevel.ERROR,
       label: 'ERROR',
-      log: { message: 'Response AddPartitionsToTxn(key: 24, version: 1)', error: 'There is a newer producer... CONCURRENT_TRANSACTIONS', timestamp: 't', logger: 'kafkajs' },
+      log: {
+        message: 'Response AddPartitionsToTxn(key: 24, version: 1)',
+        error: 'There is a newer producer... CONCURRENT_TRANSACTIONS',
+        timestamp: 't',
+        logger: 'kafkajs',
+      },
     })
     expect(lines[0]?.level).toBe('warn')
   })

@@ -21,7 +21,8 @@ export const SILENT_LOGGER: KafkaLogger = {
 
 // KafkaJS logs CONCURRENT_TRANSACTIONS retries and transient coordinator moves at
 // ERROR although it retries them itself; those are noise at error level.
-const RETRIED_BY_KAFKAJS = /CONCURRENT_TRANSACTIONS|NOT_COORDINATOR|COORDINATOR_LOAD_IN_PROGRESS|REBALANCE_IN_PROGRESS/
+const RETRIED_BY_KAFKAJS =
+  /CONCURRENT_TRANSACTIONS|NOT_COORDINATOR|COORDINATOR_LOAD_IN_PROGRESS|REBALANCE_IN_PROGRESS/
 
 /**
  * Routes KafkaJS's own log lines to a pino-compatible logger, keeping KafkaJS's
@@ -35,7 +36,8 @@ export function pinoLogCreator(logger: KafkaLogger): logCreator {
       const text = String(message)
       switch (level) {
         case logLevel.ERROR:
-          if (RETRIED_BY_KAFKAJS.test(text) || RETRIED_BY_KAFKAJS.test(String(rest.error ?? ''))) logger.warn(fields, text)
+          if (RETRIED_BY_KAFKAJS.test(text) || RETRIED_BY_KAFKAJS.test(String(rest.error ?? '')))
+            logger.warn(fields, text)
           else logger.error(fields, text)
           break
         case logLevel.WARN:

@@ -39,7 +39,10 @@ export interface TransformContext {
  *   nothing of this record or later ones is committed, the partition is paused, backs off and
  *   is redone. Transforms must therefore be safe to run more than once for the same record.
  */
-export type Transform = (record: PipelineRecord, context: TransformContext) => Promise<OutputRecord[] | OutputRecord | undefined | void>
+export type Transform = (
+  record: PipelineRecord,
+  context: TransformContext,
+) => Promise<OutputRecord[] | OutputRecord | undefined | void>
 
 export interface TopicPartition {
   topic: string

@@ -7,7 +7,9 @@ describe('backoffDelay', () => {
 
   it('grows exponentially up to the cap without jitter', () => {
     const noJitter = () => 0
-    expect([1, 2, 3, 4, 5, 6].map((a) => backoffDelay(policy, a, noJitter))).toEqual([100, 200, 400, 800, 1000, 1000])
+    expect([1, 2, 3, 4, 5, 6].map((a) => backoffDelay(policy, a, noJitter))).toEqual([
+      100, 200, 400, 800, 1000, 1000,
+    ])
   })
 
   it('jitters down by at most the jitter fraction', () => {
@@ -34,6 +36,8 @@ describe('resolveRetryPolicy', () => {
       caught = err
     }
     expect(caught).toBeInstanceOf(KafkaConfigError)
-    expect((caught as Error).message).toMatch(/maxDelayMs must be >= initialDelayMs.*multiplier must be >= 1.*jitter must be between 0 and 1/)
+    expect((caught as Error).message).toMatch(
+      /maxDelayMs must be >= initialDelayMs.*multiplier must be >= 1.*jitter must be between 0 and 1/,
+    )
   })
 })

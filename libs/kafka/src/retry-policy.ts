@@ -28,11 +28,15 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   const policy = { ...DEFAULT_RETRY_POLICY, ...overrides }
   const problems: string[] = []
-  if (!(policy.initialDelayMs >= 0)) problems.push(`initialDelayMs must be >= 0, got ${policy.initialDelayMs}`)
-  if (!(policy.maxDelayMs >= policy.initialDelayMs)) problems.push(`maxDelayMs must be >= initialDelayMs, got ${policy.maxDelayMs}`)
+  if (!(policy.initialDelayMs >= 0))
+    problems.push(`initialDelayMs must be >= 0, got ${policy.initialDelayMs}`)
+  if (!(policy.maxDelayMs >= policy.initialDelayMs))
+    problems.push(`maxDelayMs must be >= initialDelayMs, got ${policy.maxDelayMs}`)
   if (!(policy.multiplier >= 1)) problems.push(`multiplier must be >= 1, got ${policy.multiplier}`)
-  if (!(policy.jitter >= 0 && policy.jitter <= 1)) problems.push(`jitter must be between 0 and 1, got ${policy.jitter}`)
-  if (problems.length > 0) throw new KafkaConfigError(`invalid retry policy: ${problems.join('; ')}`, { policy })
+  if (!(policy.jitter >= 0 && policy.jitter <= 1))
+    problems.push(`jitter must be between 0 and 1, got ${policy.jitter}`)
+  if (problems.length > 0)
+    throw new KafkaConfigError(`invalid retry policy: ${problems.join('; ')}`, { policy })
   return policy
 }
 
@@ -40,7 +44,12 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryP
  * Delay before retry number `attempt` (1 = first retry). `retryAfterMs`, when a
  * server asked for it (Retry-After), is a floor; the cap still applies.
  */
-export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random, retryAfterMs?: number): number {
+export function backoffDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+  retryAfterMs?: number,
+): number {
   const exponent = Math.max(0, attempt - 1)
   const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.multiplier ** exponent)
   const jittered = base * (1 - policy.jitter * random())

@@ -7,8 +7,12 @@ describe('isRegistryUnavailable', () => {
   it('treats 5xx, 429 and socket failures (which the client reports as 400) as unavailable', () => {
     expect(isRegistryUnavailable(httpError(503, 'Service Unavailable'))).toBe(true)
     expect(isRegistryUnavailable(httpError(429, 'Too Many Requests'))).toBe(true)
-    expect(isRegistryUnavailable(httpError(400, 'Error, status 400: connect ECONNREFUSED 127.0.0.1:1'))).toBe(true)
-    expect(isRegistryUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true)
+    expect(isRegistryUnavailable(httpError(400, 'Error, status 400: connect ECONNREFUSED 127.0.0.1:1'))).toBe(
+      true,
+    )
+    expect(isRegistryUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(
+      true,
+    )
   })
 
   it('treats refusals of the schema itself as not unavailable', () => {

@@ -24,7 +24,8 @@ const BACKWARD_OR_STRICTER = new Set(['BACKWARD', 'BACKWARD_TRANSITIVE', 'FULL',
 
 // The registry client reports a refused connection as a 400 whose message holds
 // the socket error, so network failures are told apart by their message.
-const NETWORK_FAILURE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|EHOSTUNREACH|EPIPE|socket hang up|timeout|network/i
+const NETWORK_FAILURE =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|EHOSTUNREACH|EPIPE|socket hang up|timeout|network/i
 
 interface HttpishError {
   status?: number
@@ -98,10 +99,12 @@ export async function registerSubjectSchema(
     } catch (err) {
       if (statusOf(err) !== 404) throw err
     }
-    const acceptable = level !== undefined && (level === wanted || (wanted === 'BACKWARD' && BACKWARD_OR_STRICTER.has(level)))
+    const acceptable =
+      level !== undefined && (level === wanted || (wanted === 'BACKWARD' && BACKWARD_OR_STRICTER.has(level)))
     if (!acceptable) {
       await api.Subject.updateConfig({ subject, body: { compatibility: wanted } })
-      if (level !== undefined) logger.warn({ subject, from: level, to: wanted }, 'schema subject compatibility level set')
+      if (level !== undefined)
+        logger.warn({ subject, from: level, to: wanted }, 'schema subject compatibility level set')
       level = wanted
     }
     const { id } = await registry.register(

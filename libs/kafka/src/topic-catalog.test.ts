@@ -11,8 +11,17 @@ describe('topic catalog', () => {
   })
 
   it('follows ARCHITECTURE §3 for cleanup policies', () => {
-    const compacted = TOPIC_CATALOG.filter((t) => t.cleanupPolicy === 'compact').map((t) => t.name).sort()
-    expect(compacted).toEqual([TOPICS.bankConsents, TOPICS.merchantInvalidationsCursor, TOPICS.merchantMerchants, TOPICS.merchantShops].sort())
+    const compacted = TOPIC_CATALOG.filter((t) => t.cleanupPolicy === 'compact')
+      .map((t) => t.name)
+      .sort()
+    expect(compacted).toEqual(
+      [
+        TOPICS.bankConsents,
+        TOPICS.merchantInvalidationsCursor,
+        TOPICS.merchantMerchants,
+        TOPICS.merchantShops,
+      ].sort(),
+    )
     for (const t of TOPIC_CATALOG.filter((t) => t.cleanupPolicy === 'compact')) {
       expect(t.configs).toMatchObject({ 'min.cleanable.dirty.ratio': '0.1', 'segment.ms': '3600000' })
       expect(t.configs['retention.ms']).toBeUndefined()
@@ -28,7 +37,10 @@ describe('topic catalog', () => {
 
   it('sizes partitions by option but keeps the cursor topic on one partition', () => {
     const small = topicCatalog({ partitions: 2, retentionMs: 1000 })
-    expect(small.find((t) => t.name === TOPICS.transactionsRaw)).toMatchObject({ partitions: 2, configs: { 'retention.ms': '1000' } })
+    expect(small.find((t) => t.name === TOPICS.transactionsRaw)).toMatchObject({
+      partitions: 2,
+      configs: { 'retention.ms': '1000' },
+    })
     expect(small.find((t) => t.name === TOPICS.merchantInvalidationsCursor)?.partitions).toBe(1)
   })
 

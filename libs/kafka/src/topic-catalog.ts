@@ -96,7 +96,8 @@ export function topicCatalog(options: CatalogOptions = {}): TopicSpec[] {
       valueSchema: null,
       key: 'original key',
       configs: dlqRetention,
-      description: 'Records that could not be processed: original key and value bytes, dlq.* headers say why.',
+      description:
+        'Records that could not be processed: original key and value bytes, dlq.* headers say why.',
     },
     {
       name: TOPICS.merchantInvalidations,
@@ -150,7 +151,8 @@ export function topicCatalog(options: CatalogOptions = {}): TopicSpec[] {
       valueSchema: 'MerchantDataFetched',
       key: 'shop or merchant uid',
       configs: { 'retention.ms': String(DAY_MS) },
-      description: 'Internal: shops and merchants transaction-ingest fetched on a cache miss, for the refresher.',
+      description:
+        'Internal: shops and merchants transaction-ingest fetched on a cache miss, for the refresher.',
     },
     {
       name: TOPICS.merchantInvalidationsCursor,
@@ -159,7 +161,8 @@ export function topicCatalog(options: CatalogOptions = {}): TopicSpec[] {
       valueSchema: 'InvalidationCursor',
       key: 'feed name',
       configs: COMPACTED,
-      description: 'Internal: position of the invalidation poller, written in the same transaction as the items.',
+      description:
+        'Internal: position of the invalidation poller, written in the same transaction as the items.',
     },
   ]
 }
@@ -170,7 +173,10 @@ export const TOPIC_CATALOG: readonly TopicSpec[] = topicCatalog()
 export function topicSpec(name: string, catalog: readonly TopicSpec[] = TOPIC_CATALOG): TopicSpec {
   const spec = catalog.find((t) => t.name === name)
   if (spec === undefined) {
-    throw new KafkaConfigError(`topic ${name} is not in the catalog; known topics: ${catalog.map((t) => t.name).join(', ')}`, { topic: name })
+    throw new KafkaConfigError(
+      `topic ${name} is not in the catalog; known topics: ${catalog.map((t) => t.name).join(', ')}`,
+      { topic: name },
+    )
   }
   return spec
 }

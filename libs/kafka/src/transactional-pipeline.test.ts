@@ -2,7 +2,11 @@ import { PipelineError } from '@tep/errors'
 import type { Kafka } from 'kafkajs'
 import { describe, expect, it } from 'vitest'
 import { KafkaConfigError } from './errors.ts'
-import { createTransactionalPipeline, isRecordFailure, type TransactionalPipelineOptions } from './transactional-pipeline.ts'
+import {
+  createTransactionalPipeline,
+  isRecordFailure,
+  type TransactionalPipelineOptions,
+} from './transactional-pipeline.ts'
 
 const base: TransactionalPipelineOptions = {
   kafka: {} as Kafka,
@@ -26,7 +30,13 @@ describe('createTransactionalPipeline options', () => {
   it('names every invalid option at once', () => {
     let caught: unknown
     try {
-      createTransactionalPipeline({ ...base, topics: ['in', 'dlq'], transactionalIdPrefix: '', concurrency: 0, maxRecordsPerTransaction: 1.5 })
+      createTransactionalPipeline({
+        ...base,
+        topics: ['in', 'dlq'],
+        transactionalIdPrefix: '',
+        concurrency: 0,
+        maxRecordsPerTransaction: 1.5,
+      })
     } catch (err) {
       caught = err
     }

@@ -1,5 +1,15 @@
 import { PipelineError, errorCode } from '@tep/errors'
-import type { Admin, Consumer, ConsumerConfig, EachBatchPayload, Kafka, KafkaMessage, Message, Producer, TopicMessages } from 'kafkajs'
+import type {
+  Admin,
+  Consumer,
+  ConsumerConfig,
+  EachBatchPayload,
+  Kafka,
+  KafkaMessage,
+  Message,
+  Producer,
+  TopicMessages,
+} from 'kafkajs'
 import { createDlqRecord } from './dlq-record.ts'
 import { KafkaConfigError, PipelineStoppedError } from './errors.ts'
 import { transactionalProducerConfig } from './kafka-client.ts'
@@ -86,7 +96,12 @@ type Outcome =
  */
 const PRODUCER_RETRY = { initialRetryTime: 5, maxRetryTime: 5_000, retries: 15 }
 
-const DEFAULTS = { concurrency: 16, partitionsConsumedConcurrently: 1, maxRecordsPerTransaction: 500, transactionTimeoutMs: 60_000 }
+const DEFAULTS = {
+  concurrency: 16,
+  partitionsConsumedConcurrently: 1,
+  maxRecordsPerTransaction: 500,
+  transactionTimeoutMs: 60_000,
+}
 
 /** True for failures that belong to one record (DLQ); everything else is systemic (pause, back off, redo). */
 export function isRecordFailure(error: unknown): boolean {
@@ -115,12 +130,15 @@ function validate(options: TransactionalPipelineOptions): void {
   if (options.groupId.length === 0) problems.push('groupId must not be empty')
   if (options.transactionalIdPrefix.length === 0) problems.push('transactionalIdPrefix must not be empty')
   if (options.dlqTopic.length === 0) problems.push('dlqTopic must not be empty')
-  if (options.topics.includes(options.dlqTopic)) problems.push(`dlqTopic ${options.dlqTopic} must not be an input topic`)
+  if (options.topics.includes(options.dlqTopic))
+    problems.push(`dlqTopic ${options.dlqTopic} must not be an input topic`)
   for (const key of ['concurrency', 'partitionsConsumedConcurrently', 'maxRecordsPerTransaction'] as const) {
     const value = options[key]
-    if (value !== undefined && (!Number.isInteger(value) || value < 1)) problems.push(`${key} must be a positive integer, got ${value}`)
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      problems.push(`${key} must be a positive integer, got ${value}`)
   }
-  if (problems.length > 0) throw new KafkaConfigError(`invalid transactional pipeline options: ${problems.join('; ')}`)
+  if (problems.length > 0)
+    throw new KafkaConfigError(`invalid transactional pipeline options: ${problems.join('; ')}`)
 }
 
 /**
@@ -193,7 +211,11 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     if (producer !== undefined) {
       // A transaction left open is aborted by the broker when the next owner
       // initialises the same transactional id, or after transactionTimeout.
-      await producer.disconnect().catch((err: unknown) => logger.warn({ err, transactionalId: ps.transactionalId }, 'producer disconnect failed'))
+      await producer
+        .disconnect()
+        .catch((err: unknown) =>
+          logger.warn({ err, transactionalId: ps.transactionalId }, 'producer disconnect failed'),
+        )
     }
   }
 
@@ -207,10 +229,15 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
   }
 
   /** Producer of the partition for the current generation, plus the committed offset read after fencing. */
-  async function ensureProducer(ps: PartitionState): Promise<{ producer: Producer; committedFloor: bigint | undefined }> {
-    if (ps.producer !== undefined && ps.producerGeneration === generation) return { producer: ps.producer, committedFloor: undefined }
+  async function ensureProducer(
+    ps: PartitionState,
+  ): Promise<{ producer: Producer; committedFloor: bigint | undefined }> {
+    if (ps.producer !== undefined && ps.producerGeneration === generation)
+      return { producer: ps.producer, committedFloor: undefined }
     if (ps.producer !== undefined) await closeProducer(ps)
-    const producer = kafka.producer(transactionalProducerConfig(ps.transactionalId, { transactionTimeout, retry: PRODUCER_RETRY }))
+    const producer = kafka.producer(
+      transactionalProducerConfig(ps.transactionalId, { transactionTimeout, retry: PRODUCER_RETRY }),
+    )
     await producer.connect()
     ps.producer = producer
     ps.producerGeneration = generation
@@ -218,9 +245,14 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     const probe = await producer.transaction()
     await probe.abort()
     const offsets = await admin!.fetchOffsets({ groupId, topics: [ps.topic] })
-    const committed = offsets.find((t) => t.topic === ps.topic)?.partitions.find((p) => p.partition === ps.partition)?.offset
+    const committed = offsets
+      .find((t) => t.topic === ps.topic)
+      ?.partitions.find((p) => p.partition === ps.partition)?.offset
     const floor = committed === undefined || BigInt(committed) < 0n ? undefined : BigInt(committed)
-    logger.debug({ transactionalId: ps.transactionalId, committed }, 'transactional producer ready (previous owner fenced)')
+    logger.debug(
+      { transactionalId: ps.transactionalId, committed },
+      'transactional producer ready (previous owner fenced)',
+    )
     return { producer, committedFloor: floor }
   }
 
@@ -245,7 +277,13 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     return [...byTopic].map(([topic, messages]) => ({ topic, messages }))
   }
 
-  async function commitOutcomes(ps: PartitionState, producer: Producer, outcomes: Outcome[], payload: EachBatchPayload, started: number): Promise<void> {
+  async function commitOutcomes(
+    ps: PartitionState,
+    producer: Producer,
+    outcomes: Outcome[],
+    payload: EachBatchPayload,
+    started: number,
+  ): Promise<void> {
     const writes: { topic: string; message: Message }[] = []
     let outputs = 0
     const deadLettered: { record: PipelineRecord; code: string; message: string }[] = []
@@ -255,9 +293,17 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         outputs += outcome.outputs.length
       } else {
         const { record, error } = outcome
-        const dlq = createDlqRecord(dlqTopic, record, { error, attempts: ps.failures + 1, consumerGroup: groupId })
+        const dlq = createDlqRecord(dlqTopic, record, {
+          error,
+          attempts: ps.failures + 1,
+          consumerGroup: groupId,
+        })
         writes.push({ topic: dlq.topic, message: { key: dlq.key, value: dlq.value, headers: dlq.headers } })
-        deadLettered.push({ record, code: errorCode(error), message: error instanceof Error ? error.message : String(error) })
+        deadLettered.push({
+          record,
+          code: errorCode(error),
+          message: error instanceof Error ? error.message : String(error),
+        })
       }
     }
     const first = outcomes[0]!.record
@@ -267,9 +313,14 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       if (writes.length > 0) await tx.sendBatch({ topicMessages: groupByTopic(writes) })
       await tx.sendOffsets({
         consumerGroupId: groupId,
-        topics: [{ topic: ps.topic, partitions: [{ partition: ps.partition, offset: nextOffset(last.offset) }] }],
+        topics: [
+          { topic: ps.topic, partitions: [{ partition: ps.partition, offset: nextOffset(last.offset) }] },
+        ],
       })
-      if (payload.isStale()) throw new PipelineStoppedError(`partition ${ps.topic}/${ps.partition} was sought or revoked during the batch`)
+      if (payload.isStale())
+        throw new PipelineStoppedError(
+          `partition ${ps.topic}/${ps.partition} was sought or revoked during the batch`,
+        )
       await tx.commit()
     } catch (err) {
       await tx.abort().catch(() => undefined)
@@ -281,8 +332,17 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     ps.pausedSince = undefined
     ps.pausedCode = ''
     for (const d of deadLettered) {
-      logger.warn({ topic: ps.topic, partition: ps.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
-      hooks.onDeadLettered?.({ topic: ps.topic, partition: ps.partition, offset: d.record.offset, code: d.code, message: d.message })
+      logger.warn(
+        { topic: ps.topic, partition: ps.partition, offset: d.record.offset, code: d.code, error: d.message },
+        'record sent to the DLQ',
+      )
+      hooks.onDeadLettered?.({
+        topic: ps.topic,
+        partition: ps.partition,
+        offset: d.record.offset,
+        code: d.code,
+        message: d.message,
+      })
     }
     hooks.onCommitted?.({
       topic: ps.topic,
@@ -296,10 +356,18 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     })
   }
 
-  function pauseAndBackOff(ps: PartitionState, payload: EachBatchPayload, fromOffset: string, error: unknown): void {
+  function pauseAndBackOff(
+    ps: PartitionState,
+    payload: EachBatchPayload,
+    fromOffset: string,
+    error: unknown,
+  ): void {
     ps.failures += 1
     const code = errorCode(error)
-    const retryAfterMs = error instanceof PipelineError && typeof error.details.retryAfterMs === 'number' ? error.details.retryAfterMs : undefined
+    const retryAfterMs =
+      error instanceof PipelineError && typeof error.details.retryAfterMs === 'number'
+        ? error.details.retryAfterMs
+        : undefined
     const delayMs = backoffDelay(policy, ps.failures, random, retryAfterMs)
     const tp = { topic: ps.topic, partition: ps.partition }
     // Re-read from the first record whose outcome was not committed.
@@ -316,15 +384,25 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       logger.info({ ...tp, attempt: ps.failures }, 'partition resumed after backoff')
     }, delayMs)
     ps.resumeTimer.unref?.()
-    logger.warn({ ...tp, offset: fromOffset, code, attempt: ps.failures, delayMs, err: error }, 'systemic failure: partition paused, will redo')
+    logger.warn(
+      { ...tp, offset: fromOffset, code, attempt: ps.failures, delayMs, err: error },
+      'systemic failure: partition paused, will redo',
+    )
     hooks.onPaused?.({ ...tp, offset: fromOffset, error, code, attempt: ps.failures, delayMs })
   }
 
-  async function processChunk(ps: PartitionState, producer: Producer, records: PipelineRecord[], payload: EachBatchPayload): Promise<'done' | 'failed'> {
+  async function processChunk(
+    ps: PartitionState,
+    producer: Producer,
+    records: PipelineRecord[],
+    payload: EachBatchPayload,
+  ): Promise<'done' | 'failed'> {
     const started = Date.now()
     let systemic = false
     const heartbeat = setInterval(() => {
-      payload.heartbeat().catch((err: unknown) => logger.debug({ err }, 'heartbeat during batch failed (rebalance pending)'))
+      payload
+        .heartbeat()
+        .catch((err: unknown) => logger.debug({ err }, 'heartbeat during batch failed (rebalance pending)'))
     }, 1_000)
     let settled: Settled<OutputRecord[] | OutputRecord | undefined | void>[]
     try {
@@ -357,7 +435,10 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       } else if (s.error !== SKIPPED && isRecordFailure(s.error)) {
         outcomes.push({ kind: 'dead-letter', record, error: s.error })
       } else {
-        failure = { index: i, error: s.error === SKIPPED ? new PipelineStoppedError('pipeline is stopping') : s.error }
+        failure = {
+          index: i,
+          error: s.error === SKIPPED ? new PipelineStoppedError('pipeline is stopping') : s.error,
+        }
         break
       }
     }
@@ -391,7 +472,8 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       ready = await ensureProducer(ps)
     } catch (error) {
       await closeProducer(ps)
-      if (state === 'running' && !payload.isStale()) pauseAndBackOff(ps, payload, batch.messages[0]!.offset, error)
+      if (state === 'running' && !payload.isStale())
+        pauseAndBackOff(ps, payload, batch.messages[0]!.offset, error)
       return
     }
     let records = batch.messages.map((m) => toRecord(batch.topic, batch.partition, m))
@@ -400,7 +482,10 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       const skipped = records.filter((r) => BigInt(r.offset) < floor)
       if (skipped.length > 0) {
         // A previous owner committed these after this instance fetched its start offset.
-        logger.info({ topic: ps.topic, partition: ps.partition, skipped: skipped.length, committed: floor.toString() }, 'skipping records committed by the previous owner')
+        logger.info(
+          { topic: ps.topic, partition: ps.partition, skipped: skipped.length, committed: floor.toString() },
+          'skipping records committed by the previous owner',
+        )
         payload.resolveOffset(skipped[skipped.length - 1]!.offset)
         records = records.filter((r) => BigInt(r.offset) >= floor)
       }
@@ -414,7 +499,9 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
 
   function onGroupJoin(memberAssignment: Record<string, number[]>): void {
     generation += 1
-    const now: TopicPartition[] = Object.entries(memberAssignment).flatMap(([topic, ps]) => ps.map((partition) => ({ topic, partition })))
+    const now: TopicPartition[] = Object.entries(memberAssignment).flatMap(([topic, ps]) =>
+      ps.map((partition) => ({ topic, partition })),
+    )
     const keep = new Set(now.map((tp) => keyOf(tp.topic, tp.partition)))
     for (const [key, ps] of partitions) {
       if (keep.has(key)) continue
@@ -456,12 +543,14 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         await consumer.connect()
         await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true })
         // stop() may have been called while connecting; it owns the shutdown then.
-        if (currentState() !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
+        if (currentState() !== 'starting')
+          throw new PipelineStoppedError('the pipeline was stopped while it was starting')
         state = 'running'
         await consumer.run({
           autoCommit: false,
           eachBatchAutoResolve: false,
-          partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? DEFAULTS.partitionsConsumedConcurrently,
+          partitionsConsumedConcurrently:
+            options.partitionsConsumedConcurrently ?? DEFAULTS.partitionsConsumedConcurrently,
           eachBatch,
         })
       } catch (err) {
@@ -508,14 +597,22 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         assigned: [...assigned],
         paused: [...partitions.values()]
           .filter((ps) => ps.pausedSince !== undefined)
-          .map((ps) => ({ topic: ps.topic, partition: ps.partition, since: ps.pausedSince!, attempt: ps.failures, code: ps.pausedCode })),
+          .map((ps) => ({
+            topic: ps.topic,
+            partition: ps.partition,
+            since: ps.pausedSince!,
+            attempt: ps.failures,
+            code: ps.pausedCode,
+          })),
       }
     },
   }
 }
 
 /** Starts a transactional pipeline and returns it running. */
-export async function runTransactionalPipeline(options: TransactionalPipelineOptions): Promise<TransactionalPipeline> {
+export async function runTransactionalPipeline(
+  options: TransactionalPipelineOptions,
+): Promise<TransactionalPipeline> {
   const pipeline = createTransactionalPipeline(options)
   await pipeline.start()
   return pipeline

@@ -29,7 +29,14 @@ export async function withTransaction<T>(
       sendOffsets: (args) => tx.sendOffsets(args),
     })
   } catch (err) {
-    await tx.abort().catch((abortErr: unknown) => logger.warn({ err: abortErr }, 'aborting the transaction failed (the broker aborts it on timeout or when the id is re-initialised)'))
+    await tx
+      .abort()
+      .catch((abortErr: unknown) =>
+        logger.warn(
+          { err: abortErr },
+          'aborting the transaction failed (the broker aborts it on timeout or when the id is re-initialised)',
+        ),
+      )
     throw err
   }
   await tx.commit()
