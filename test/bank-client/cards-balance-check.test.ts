@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BankForbiddenError, BankRequestRejectedError, type BalanceCheckRequest } from '@tep/bank-client'
+import {
+  BankForbiddenError,
+  BankRequestRejectedError,
+  formatMinorUnits,
+  toMinorUnits,
+  type BalanceCheckRequest,
+} from '@tep/bank-client'
 import { startHarness, type Harness, type SimAccount } from './support/sim-harness.ts'
 
 let h: Harness
@@ -42,7 +48,7 @@ describe('cards interface: balance check', () => {
     )
     expect(
       await h.bank.cards.cardBalanceCheck(
-        check(czk.iban, (Number(available.amount.value) + 1).toFixed(2)),
+        check(czk.iban, formatMinorUnits(toMinorUnits(available.amount) + 1n, 'CZK')),
         call,
       ),
     ).toBe('DECL')
