@@ -4,6 +4,7 @@ import type { HttpClock } from '@tep/http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { EnrichmentClient, type EnrichmentClientOptions } from './enrichment-client.ts'
 import {
+  EnrichmentAbortedError,
   EnrichmentAuthError,
   EnrichmentBadRequestError,
   EnrichmentInputError,
@@ -59,7 +60,13 @@ async function fakeApi(routes: Record<string, Route>): Promise<{ url: string; se
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
 }
 
@@ -200,6 +207,26 @@ describe('EnrichmentClient auth', () => {
           credentials: { type: 'oauth', clientId: 'a', clientSecret: '' },
         }),
     ).toThrow(/ENRICHMENT_CLIENT_SECRET must both be non-empty/)
+  })
+})
+
+describe('EnrichmentClient abort', () => {
+  it('stops waiting for a slow token when the caller aborts', async () => {
+    const api = await fakeApi({
+      'POST /auth/protocol/openid-connect/token': () => {
+        /* the token endpoint never answers */
+      },
+    })
+    const controller = new AbortController()
+    const pending = client(api.url).getShop('s1', { signal: controller.signal })
+    controller.abort(new Error('shutting down'))
+    const err = await rejection(pending)
+    expect(err).toBeInstanceOf(EnrichmentAbortedError)
+    expect(err).toMatchObject({
+      code: 'ENRICHMENT_ABORTED',
+      operation: 'enrichment.getShop',
+      retriable: false,
+    })
   })
 })
 

@@ -27,6 +27,7 @@ import {
 import { basicAuthorization, requestAccessToken, type EnrichmentCredentials } from './credentials.ts'
 import { parseApiErrorBody, toEnrichmentError } from './error-mapping.ts'
 import {
+  EnrichmentAbortedError,
   EnrichmentInputError,
   EnrichmentInvalidResponseError,
   type EnrichmentUnauthorizedError,
@@ -531,7 +532,7 @@ export class EnrichmentClient {
         return handle(err)
       }
     }
-    const token = await this.#tokens.get()
+    const token = await this.#token(spec)
     try {
       return await request(`Bearer ${token}`)
     } catch (err) {
@@ -542,7 +543,7 @@ export class EnrichmentClient {
       )
       this.#tokens.invalidate(token)
     }
-    const fresh = await this.#tokens.get()
+    const fresh = await this.#token(spec)
     try {
       return await request(`Bearer ${fresh}`)
     } catch (err) {
@@ -553,6 +554,39 @@ export class EnrichmentClient {
       }
       return handle(err)
     }
+  }
+
+  /**
+   * The shared token; a caller whose signal fires stops waiting for it (the
+   * token request itself goes on for the other callers).
+   */
+  async #token(spec: CallSpec): Promise<string> {
+    const pending = this.#tokens!.get()
+    const signal = spec.signal
+    if (signal === undefined) return pending
+    const aborted = (): EnrichmentAbortedError =>
+      new EnrichmentAbortedError(
+        `${spec.operation}: aborted by the caller while waiting for an access token`,
+        {
+          operation: spec.operation,
+          cause: signal.reason,
+        },
+      )
+    if (signal.aborted) throw aborted()
+    return new Promise<string>((resolve, reject) => {
+      const onAbort = (): void => reject(aborted())
+      signal.addEventListener('abort', onAbort, { once: true })
+      pending.then(
+        (token) => {
+          signal.removeEventListener('abort', onAbort)
+          resolve(token)
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(err)
+        },
+      )
+    })
   }
 
   #requireId(operation: string, name: string, value: string): void {
