@@ -332,6 +332,31 @@ describe('payments interface', () => {
     expect((await h.api('GET', '/payments/{paymentId}/status', `/payments/${ok.body.transaction.identification}/status`, t.access_token)).body).toEqual({ instructionStatus: 'ACSC' })
   })
 
+  it('rejects a payment the user cancels (DS02) and one the balance no longer covers at settlement (AM04)', async () => {
+    const t = await h.consent('PISP')
+    const cancelled = await h.api<{ transaction: { identification: string }; signInfo: { signId: string } }>('POST', '/payments', '/payments', t.access_token, { body: domestic('RJ-1') })
+    const id = cancelled.body.transaction.identification
+    const sign = await h.api<{ href: { url: string } }>('POST', '/payments/{paymentId}/sign/{signId}', `/payments/${id}/sign/${cancelled.body.signInfo.signId}`, t.access_token, {
+      headers: { 'tpp-redirect-uri': `${new URL(CLIENT.redirectUris[0] as string).origin}/back` },
+    })
+    const back = await h.raw('POST', new URL(sign.body.href.url).pathname, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=cancel' })
+    expect(new URL(back.headers.get('location') as string).searchParams.get('paymentId')).toBe(id)
+    expect((await h.api('GET', '/payments/{paymentId}/status', `/payments/${id}/status`, t.access_token)).body).toEqual({ instructionStatus: 'RJCT', statusReason: { code: 'DS02', message: expect.any(String) } })
+
+    // The balance check says yes, then a large debit books before the payment settles.
+    const small = { exchangeIdentification: 'B1', debtorAccount: { identification: { iban: czk.iban } }, transactionDetails: { currency: 'CZK', totalAmount: 100 } }
+    expect((await h.api('POST', '/payments/balanceCheck', '/payments/balanceCheck', t.access_token, { body: small })).body).toMatchObject({ response: 'APPR' })
+    const late = await h.api<{ transaction: { identification: string } }>('POST', '/payments', '/payments', t.access_token, { body: domestic('RJ-2', { amount: { instructedAmount: { value: 100, currency: 'CZK' } } }) })
+    await h.admin('POST', '/authorizations', { paymentId: late.body.transaction.identification })
+    expect((await h.api('GET', '/payments/{paymentId}/status', `/payments/${late.body.transaction.identification}/status`, t.access_token)).body).toEqual({ instructionStatus: 'ACSP' })
+    await h.admin('POST', '/transactions', { accountId: czk.id, transactions: [{ type: 'TRANSFER', amount: 50_000_000, creditDebitIndicator: 'DBIT', counterparty: { name: 'Big Purchase' } }] })
+    expect((await h.api('POST', '/payments/balanceCheck', '/payments/balanceCheck', t.access_token, { body: small })).body).toMatchObject({ response: 'DECL' })
+    await h.advance('11m')
+    const status = await h.api<{ instructionStatus: string; statusReason: { code: string } }>('GET', '/payments/{paymentId}/status', `/payments/${late.body.transaction.identification}/status`, t.access_token)
+    expect(status.body).toMatchObject({ instructionStatus: 'RJCT', statusReason: { code: 'AM04' } })
+    await h.admin('POST', '/transactions', { accountId: czk.id, transactions: [{ type: 'TRANSFER', amount: 50_000_000, creditDebitIndicator: 'CRDT', counterparty: { name: 'Refund' } }] })
+  })
+
   it('classifies SEPA and foreign payments and refuses bad requests with COBS codes', async () => {
     const t = await h.consent('PISP')
     const sepa = await h.api('POST', '/payments', '/payments', t.access_token, {
@@ -437,6 +462,23 @@ describe('standing orders', () => {
     expect((await h.api('GET', '/standingorders/{standingOrderId}/status', `/standingorders/${id}/status`, t2.access_token)).body).toMatchObject({ instructionStatus: 'CANC' })
   })
 
+  it('finishes an UNTIL_DATE order after its last execution and drops it from the active list', async () => {
+    const t = await h.consent('PISP')
+    const clock = (await h.admin<{ bankDate: string }>('GET', '/clock')).body
+    const last = new Date(Date.parse(`${clock.bankDate}T00:00:00Z`) + 10 * 86_400_000).toISOString().slice(0, 10)
+    const created = await h.api<{ standingOrderIdentification: { transactionIdentification: string } }>('POST', '/standingorders', '/standingorders', t.access_token, {
+      body: order('SO-UNTIL', { requestedExecutionDate: clock.bankDate, standingOrder: { execution: { interval: 'MONTHLY', mode: 'UNTIL_DATE' }, validity: { lastExecutionDate: last } } }),
+    })
+    const id = created.body.standingOrderIdentification.transactionIdentification
+    await h.admin('POST', '/authorizations', { standingOrderId: id })
+    const status = await h.api<{ instructionStatus: string; realizedPayments: Array<{ date: string }> }>('GET', '/standingorders/{standingOrderId}/status', `/standingorders/${id}/status`, t.access_token)
+    expect(status.body.instructionStatus).toBe('ACSC')
+    expect(status.body.realizedPayments.map((p) => p.date)).toEqual([clock.bankDate])
+    const aisp = await h.consent('AISP')
+    const list = await h.api<{ standingOrders: Array<{ standingOrderIdentification: { transactionIdentification: string } }> }>('GET', '/standingorders', '/standingorders', aisp.access_token)
+    expect(list.body.standingOrders.map((o) => o.standingOrderIdentification.transactionIdentification)).not.toContain(id)
+  })
+
   it('enforces the parameter table', async () => {
     const t = await h.consent('PISP')
     const exec = (execution: Record<string, unknown>, validity?: Record<string, unknown>) => order('SO-BAD', { standingOrder: { execution, ...(validity ? { validity } : {}) } })
@@ -472,6 +514,21 @@ describe('fault injection', () => {
     expect((await h.api('GET', '/accounts', '/accounts', t.access_token)).status).toBe(200)
     const stats = (await h.admin<{ faultsInjected: Record<string, number> }>('GET', '/stats')).body
     expect(stats.faultsInjected).toMatchObject({ throttle: 1, error: 1, reset: 1 })
+  })
+})
+
+describe('reset', () => {
+  it('forgets tokens, payments and injected entries and puts the clock back', async () => {
+    const t = await h.consent('AISP')
+    await h.advance('2d')
+    const before = (await h.admin<{ offsetMs: number }>('GET', '/clock')).body.offsetMs
+    expect(before).toBeGreaterThan(0)
+    await h.admin('PUT', '/faults', { latencyMs: 1 })
+    expect((await h.admin('POST', '/reset')).status).toBe(200)
+    expect((await h.admin<{ offsetMs: number }>('GET', '/clock')).body.offsetMs).toBe(0)
+    expect((await h.admin<{ faults: Record<string, unknown> }>('GET', '/faults')).body.faults).toEqual({})
+    const gone = await h.api('GET', '/accounts', '/accounts', t.access_token)
+    expect(firstError(gone.body)?.parameters).toEqual({ REASON: 'TOKEN_UNKNOWN' })
   })
 })
 

@@ -46,8 +46,11 @@ export interface StandingOrder {
   signing?: { signId: string; state: 'OPEN' | 'DONE' | 'CANCELED'; kind: 'CREATE' | 'UPDATE' | 'DELETE'; pendingTerms?: StandingOrderTerms }
 }
 
-/** Execution time of the day (ASSUMPTION: standing orders run at 05:00 bank time). */
-const EXECUTION_MINUTE = 5 * 60
+/**
+ * Execution time of the day (ASSUMPTION: standing orders run at the start of the
+ * bank day, or at the authorization when that comes later on the first day).
+ */
+const EXECUTION_MINUTE = 0
 
 /**
  * Standing orders: the bank's own (generated with the world, already active) and
