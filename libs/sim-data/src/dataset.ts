@@ -35,7 +35,7 @@ const MAX_TERMINALS = 8
 const MERCHANT_CACHE_SIZE = 4096
 
 // Namespaces keep the random streams of different entity kinds independent.
-const NS = { merchant: 1, shop: 2, shopUid: 3, merchantUid: 4, terminal: 5, merchantId: 6, account: 7, shopUidPerm: 8, merchantUidPerm: 9 } as const
+const NS = { merchant: 1, shop: 2, shopUid: 3, merchantUid: 4, terminal: 5, merchantId: 6, account: 7, shopUidPerm: 8, merchantUidPerm: 9, terminalCount: 10 } as const
 
 const LOGO_BASE = 'https://logos.enrichment-sim.example/'
 
@@ -148,7 +148,23 @@ export class SimDataset {
     const plain = this.#terminalPerm.invert(value)
     const shopIndex = Math.floor(plain / MAX_TERMINALS)
     if (shopIndex >= this.shopCount) return undefined
-    return this.shop(shopIndex).card.terminalIds.includes(id) ? shopIndex : undefined
+    // Checked without generating the whole shop: this is the simulator's hot path.
+    const generated = this.#generateMerchant(this.merchantIndexOfShop(shopIndex))
+    const ordinal = plain % MAX_TERMINALS
+    if (ordinal >= this.#terminalCount(shopIndex, generated.merchant) || !id.startsWith(generated.internals.acquirer.terminalPrefix)) return undefined
+    return shopIndex
+  }
+
+  /** The uid of a shop, without generating the rest of it. */
+  shopUid(index: number): string {
+    this.#checkShop(index)
+    return this.#shopUid(index)
+  }
+
+  /** The card acceptor id (DE 42) of a shop, without generating the rest of it. */
+  merchantIdOfShop(index: number): string {
+    this.#checkShop(index)
+    return this.#merchantIdOf(index, this.#generateMerchant(this.merchantIndexOfShop(index)))
   }
 
   /**
@@ -164,14 +180,13 @@ export class SimDataset {
     if (plain % 2 === 0) {
       const shopIndex = plain / 2
       if (shopIndex >= this.shopCount) return undefined
-      const card = this.shop(shopIndex).card
-      return !card.merchantIdShared && card.merchantId === id ? { shop: shopIndex } : undefined
+      const generated = this.#generateMerchant(this.merchantIndexOfShop(shopIndex))
+      return !generated.internals.sharedMerchantId && this.#merchantIdOf(shopIndex, generated) === id ? { shop: shopIndex } : undefined
     }
     const merchantIndex = (plain - 1) / 2
     if (merchantIndex >= this.merchantCount) return undefined
     const generated = this.#generateMerchant(merchantIndex)
-    const card = this.#buildShop(generated.merchant.firstShop, generated).card
-    return card.merchantIdShared && card.merchantId === id ? { merchant: merchantIndex } : undefined
+    return generated.internals.sharedMerchantId && this.#merchantIdOf(generated.merchant.firstShop, generated) === id ? { merchant: merchantIndex } : undefined
   }
 
   /** The shop whose printed acceptor name and city normalise to the given ones. */
@@ -241,10 +256,9 @@ export class SimDataset {
     const coordinates = online ? undefined : { type: rng.weighted<CoordinatesType>(['rooftop', 'interpolated', 'approximate'], [70, 25, 5]), lat: round6(city.lat + rng.normal() * 0.012), long: round6(city.long + rng.normal() * 0.018) }
     const acceptorCity = printedCity(city)
     const acceptorName = acceptorNameOf(merchant, internals, ordinal, acceptorCity)
-    const terminalCount = online ? 1 : rng.int(1, 4)
+    const terminalCount = this.#terminalCount(index, merchant)
     const terminalIds: string[] = []
     for (let t = 0; t < terminalCount; t++) terminalIds.push(this.#terminalId(index, t, internals.acquirer))
-    const merchantIdPlain = internals.sharedMerchantId ? merchant.index * 2 + 1 : index * 2
     const tags = [...merchant.tags, ...rng.sample(GENERIC_TAGS, rng.int(0, 2))]
     const shop: SimShop = {
       index,
@@ -260,7 +274,7 @@ export class SimDataset {
       url: online || merchant.shopCount === 1 ? merchant.url : `${merchant.url}/${country.storesPath}/${slug(city.district)}-${ordinal + 1}`,
       ...(online ? {} : { googlePlaceId: placeId(rng) }),
       card: {
-        merchantId: `${internals.acquirer.id.slice(0, 3)}00${padDigits(this.#merchantIdPerm.permute(merchantIdPlain), 10)}`,
+        merchantId: this.#merchantIdOf(index, generated),
         merchantIdShared: internals.sharedMerchantId,
         terminalIds,
         acceptorName,
@@ -285,6 +299,15 @@ export class SimDataset {
     const city = this.#shopCity(rngFor(this.seed, NS.shop, index), ordinal, generated.internals)
     const acceptorCity = printedCity(city)
     return acceptorKey(acceptorNameOf(generated.merchant, generated.internals, ordinal, acceptorCity), acceptorCity)
+  }
+
+  #terminalCount(shopIndex: number, merchant: SimMerchant): number {
+    return merchant.online ? 1 : rngFor(this.seed, NS.terminalCount, shopIndex).int(1, 4)
+  }
+
+  #merchantIdOf(shopIndex: number, generated: GeneratedMerchant): string {
+    const plain = generated.internals.sharedMerchantId ? generated.merchant.index * 2 + 1 : shopIndex * 2
+    return `${generated.internals.acquirer.id.slice(0, 3)}00${padDigits(this.#merchantIdPerm.permute(plain), 10)}`
   }
 
   #shopUid(index: number): string {

@@ -32,7 +32,7 @@ export function matchCard(dataset: SimDataset, input: CardMatchInput): CardMatch
   if (terminalId !== undefined) {
     const shopIndex = dataset.shopIndexByTerminalId(terminalId)
     if (shopIndex !== undefined) {
-      const sameAcceptor = merchantId !== undefined && dataset.shop(shopIndex).card.merchantId === merchantId
+      const sameAcceptor = merchantId !== undefined && dataset.merchantIdOfShop(shopIndex) === merchantId
       return { shopIndex, rule: sameAcceptor ? 'merchantId+terminalId' : 'terminalId' }
     }
   }

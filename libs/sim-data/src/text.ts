@@ -4,6 +4,7 @@
  * printed acceptor name against our data compares normalised forms.
  */
 
+const ALREADY_NORMAL = /^(?:[A-Z0-9]+(?: [A-Z0-9]+)*)?$/
 const COMBINING_MARKS = /[\u0300-\u036f]/g
 const SPECIAL_LETTERS: Record<string, string> = { ß: 'ss', Ł: 'L', ł: 'l', Ø: 'O', ø: 'o', Æ: 'AE', æ: 'ae', Đ: 'D', đ: 'd' }
 
@@ -18,6 +19,8 @@ export function toAscii(text: string): string {
  * "ALBERT 0123 PRAHA 5" normalise alike.
  */
 export function normaliseText(text: string): string {
+  // Printed names are mostly normal already; skip the Unicode work for them.
+  if (ALREADY_NORMAL.test(text)) return text
   return toAscii(text)
     .toUpperCase()
     .replace(/[^A-Z0-9]+/g, ' ')

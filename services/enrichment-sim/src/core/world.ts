@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { accountKeyCzech, accountKeyIban, accountKeyUk, matchCard, matchTransfer, normaliseText } from '@tep/sim-data'
 import type { SimCoordinates, SimDataset, TransferScheme } from '@tep/sim-data'
 import type { LookupInput } from './input-validation.ts'
@@ -146,7 +146,7 @@ export class World {
 
   /** Handles are 22 base-62 characters derived from the seed and the normalised input pattern. */
   handleOf(pattern: string): string {
-    const digest = createHash('sha256').update(`${this.data.seed}|${pattern}`).digest()
+    const digest = hash('sha256', `${this.data.seed}|${pattern}`, 'buffer')
     let out = ''
     for (let i = 0; i < 22; i++) out += BASE62.charAt((digest[i] as number) % 62)
     return out

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import formbody from '@fastify/formbody'
-import Fastify from 'fastify'
+import Fastify, { LogController } from 'fastify'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerFactory, HTTPMethods } from 'fastify'
 import { ApiError, EnrichmentSimConfigError, OAuthError } from '../errors.ts'
 import type { SimContext } from './context.ts'
@@ -65,7 +65,7 @@ export function createApp(context: SimContext, logger: FastifyBaseLogger | undef
     ...(logger === undefined ? { logger: false } : { loggerInstance: logger }),
     exposeHeadRoutes: false,
     // Per-request log lines would dominate at benchmark rates; errors are still logged.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // A batch of 500 entries is ~150 kB; leave room without accepting anything.
     bodyLimit: 5 * 1024 * 1024,
     genReqId: () => `req-${++requestCounter}`,

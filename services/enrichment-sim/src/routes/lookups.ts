@@ -14,7 +14,7 @@ type FindResult = { result: 'found' | 'notFound'; handle: string; shop?: unknown
 function render(context: SimContext, resolution: Resolution, complete: boolean): FindResult {
   context.stats.lookups++
   if (resolution.shopIndex === undefined) return { result: 'notFound', handle: resolution.handle }
-  if (!complete) return { result: 'found', handle: resolution.handle, shop: { uid: context.world.data.shop(resolution.shopIndex).uid } }
+  if (!complete) return { result: 'found', handle: resolution.handle, shop: { uid: context.world.data.shopUid(resolution.shopIndex) } }
   const merchantIndex = context.world.data.merchantIndexOfShop(resolution.shopIndex)
   return { result: 'found', handle: resolution.handle, shop: context.world.shopJson(resolution.shopIndex), merchant: context.world.merchantJson(merchantIndex) }
 }
