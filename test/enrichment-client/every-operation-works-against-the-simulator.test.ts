@@ -11,6 +11,7 @@ import {
   admin,
   cardInput,
   newClient,
+  oneSample,
   rejection,
   samples,
   startSim,
@@ -148,6 +149,30 @@ describe('shops and merchants', () => {
     } finally {
       await basic.close()
     }
+  })
+})
+
+describe('observability hooks', () => {
+  it('report each attempt with the operation name, status and duration, the token request included', async () => {
+    const seen: Array<{ operation: string; status: number | undefined; durationMs: number }> = []
+    const observed = newClient(sim, {
+      hooks: {
+        onResponse: (i) => seen.push({ operation: i.operation, status: i.status, durationMs: i.durationMs }),
+      },
+    })
+    try {
+      const sample = await oneSample(sim, { count: 1, kind: 'card', outcome: 'found', seed: 8 })
+      await observed.findByCardTransaction(cardInput(sample))
+      await observed.getShop((sample.expected as SampleFound).shopUid)
+    } finally {
+      await observed.close()
+    }
+    expect(seen.map((s) => [s.operation, s.status])).toEqual([
+      ['enrichment.token', 200],
+      ['enrichment.findByCardTransaction', 200],
+      ['enrichment.getShop', 200],
+    ])
+    expect(seen.every((s) => s.durationMs >= 0)).toBe(true)
   })
 })
 

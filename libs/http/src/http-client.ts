@@ -89,7 +89,10 @@ export interface HttpClientOptions {
   maxResponseBytes?: number
   /** Largest error response body kept for parsing, in bytes (default 64 KiB). */
   maxErrorBodyBytes?: number
-  /** Replace the undici Agent (tests: MockAgent). The client then does not close it. */
+  /**
+   * Replace the undici Agent (tests: MockAgent, interceptors). The client then does not close it,
+   * and the connect timeout, TLS minimum and `tls.ca` are the dispatcher's own.
+   */
   dispatcher?: Dispatcher
   logger?: HttpLogger
   clock?: HttpClock
