@@ -192,6 +192,14 @@ export interface AccountSyncState {
   overlapDays: number
   lastSyncedAt: EpochMillis | null
   pendingEntryReferences: string[]
+  seenEntries: SeenEntry[]
+}
+
+/** An entry bank-sync already published (de-duplication within the overlap window). */
+export interface SeenEntry {
+  entryReference: string
+  /** YYYY-MM-DD. */
+  date: string
 }
 
 /** Value of `bank.consents.v1`. */

@@ -211,6 +211,7 @@ export function exampleConsent(): Consent {
         overlapDays: 3,
         lastSyncedAt: T0,
         pendingEntryReferences: ['entry-10'],
+        seenEntries: [{ entryReference: 'entry-10', date: '2026-01-29' }],
       },
     ],
     version: 7,

@@ -3,6 +3,7 @@ import type { EventTypes } from './event-types.ts'
 
 export type {
   AccountSyncState,
+  SeenEntry,
   BankTransaction,
   BankTransactionChangeType,
   BankTransactionStatus,
