@@ -54,11 +54,20 @@ describe('transactional consume-transform-produce step', () => {
     const topics = await pipelineTopics(kit, 'txn-basic', 3)
     await produceInputs(kit, topics.input, 90)
     const counter = new CommitCounter()
+    const logger = memoryLogger()
+    let paused = 0
     const { pipeline, started } = startPipeline(
       pipelineKafka(),
       topics,
-      { transform: echo(topics.output), maxRecordsPerTransaction: 7 },
-      { onCommitted: counter.hook },
+      { transform: echo(topics.output), maxRecordsPerTransaction: 7, logger },
+      {
+        onCommitted: (event) => {
+          counter.hook(event)
+          // A broken metrics hook must not turn a committed transaction into a "failed" one.
+          throw new Error('metrics exploded')
+        },
+        onPaused: () => paused++,
+      },
     )
     running.push(pipeline)
     await started
@@ -71,8 +80,11 @@ describe('transactional consume-transform-produce step', () => {
     )
     // The group's committed offset of each partition is its end: nothing left, nothing skipped.
     expect(await committedOffsets(topics.groupId, topics.input)).toEqual(await endOffsets(topics.input))
-    // Several transactions per partition (7 records each) were committed.
+    // Several transactions per partition (7 records each) were committed, none redone.
     expect(counter.events.length).toBeGreaterThanOrEqual(Math.ceil(90 / 7))
+    expect(counter.committed).toBe(90)
+    expect(paused).toBe(0)
+    expect(logger.lines.some((l) => l.includes('pipeline hook threw'))).toBe(true)
   })
 
   it('a step killed mid-transaction is invisible to read-committed readers and is redone once after restart', async () => {

@@ -179,6 +179,24 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
   let assignmentWaiters: ((tps: TopicPartition[]) => void)[] = []
   let removeListeners: (() => void)[] = []
 
+  /**
+   * Calls a hook without letting it break the pipeline: a throwing metrics hook
+   * after a commit must not be mistaken for a failed commit (that would redo,
+   * and so duplicate, committed records).
+   */
+  function emit<K extends keyof PipelineHooks>(
+    name: K,
+    event: Parameters<NonNullable<PipelineHooks[K]>>[0],
+  ): void {
+    const hook = hooks[name] as ((e: typeof event) => void) | undefined
+    if (hook === undefined) return
+    try {
+      hook(event)
+    } catch (err) {
+      logger.error({ err, hook: name }, 'pipeline hook threw; ignored')
+    }
+  }
+
   // Read through a function: stop() changes the state while start() awaits, which
   // TypeScript's narrowing inside start() cannot see.
   const currentState = (): PipelineStatus['state'] => state
@@ -336,7 +354,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         { topic: ps.topic, partition: ps.partition, offset: d.record.offset, code: d.code, error: d.message },
         'record sent to the DLQ',
       )
-      hooks.onDeadLettered?.({
+      emit('onDeadLettered', {
         topic: ps.topic,
         partition: ps.partition,
         offset: d.record.offset,
@@ -344,7 +362,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         message: d.message,
       })
     }
-    hooks.onCommitted?.({
+    emit('onCommitted', {
       topic: ps.topic,
       partition: ps.partition,
       records: outcomes.length,
@@ -380,7 +398,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       ps.resumeTimer = undefined
       if (state !== 'running') return
       consumer?.resume([{ topic: ps.topic, partitions: [ps.partition] }])
-      hooks.onResumed?.({ ...tp, attempt: ps.failures })
+      emit('onResumed', { ...tp, attempt: ps.failures })
       logger.info({ ...tp, attempt: ps.failures }, 'partition resumed after backoff')
     }, delayMs)
     ps.resumeTimer.unref?.()
@@ -388,7 +406,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       { ...tp, offset: fromOffset, code, attempt: ps.failures, delayMs, err: error },
       'systemic failure: partition paused, will redo',
     )
-    hooks.onPaused?.({ ...tp, offset: fromOffset, error, code, attempt: ps.failures, delayMs })
+    emit('onPaused', { ...tp, offset: fromOffset, error, code, attempt: ps.failures, delayMs })
   }
 
   async function processChunk(
@@ -448,7 +466,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       } catch (error) {
         // The transaction is aborted: nothing of it is visible. Start over with a
         // new producer (a failed one may be fenced or in an unknown state).
-        hooks.onAborted?.({ topic: ps.topic, partition: ps.partition, reason: 'commit failed', error })
+        emit('onAborted', { topic: ps.topic, partition: ps.partition, reason: 'commit failed', error })
         await closeProducer(ps)
         if (state !== 'running' || payload.isStale()) return 'failed'
         pauseAndBackOff(ps, payload, records[0]!.offset, error)
@@ -512,7 +530,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     }
     assigned = now
     logger.info({ groupId, assigned: now }, 'partitions assigned')
-    hooks.onAssigned?.({ partitions: now })
+    emit('onAssigned', { partitions: now })
     const waiters = assignmentWaiters
     assignmentWaiters = []
     for (const w of waiters) w(now)
@@ -535,7 +553,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         consumer.on(consumer.events.GROUP_JOIN, (e) => onGroupJoin(e.payload.memberAssignment)),
         consumer.on(consumer.events.CRASH, (e) => {
           logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed')
-          hooks.onCrash?.({ error: e.payload.error, restart: e.payload.restart })
+          emit('onCrash', { error: e.payload.error, restart: e.payload.restart })
         }),
       )
       try {
