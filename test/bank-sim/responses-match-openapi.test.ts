@@ -326,7 +326,8 @@ describe('payments interface', () => {
     })
     expect((fromEur.body as Errors).errors.map((e) => e.parameters?.REASON)).toContain('DEBTOR_CURRENCY_NOT_CZK')
 
-    const ok = await h.api<{ transaction: { identification: string } }>('POST', '/payments', '/payments', t.access_token, { body: domestic('INST-5', inst) })
+    // The spec spells the path with a trailing slash (`POST /payments/`).
+    const ok = await h.api<{ transaction: { identification: string } }>('POST', '/payments', '/payments/', t.access_token, { body: domestic('INST-5', inst) })
     expect(ok.status).toBe(201)
     await h.admin('POST', '/authorizations', { paymentId: ok.body.transaction.identification })
     expect((await h.api('GET', '/payments/{paymentId}/status', `/payments/${ok.body.transaction.identification}/status`, t.access_token)).body).toEqual({ instructionStatus: 'ACSC' })

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from 'fastify'
 import formbody from '@fastify/formbody'
 import { bankDate } from './core/bank-dates.ts'
 import { SimClock } from './core/sim-clock.ts'
@@ -97,7 +97,13 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
   }
   const initialRateLimit = context.rateLimiter.limitPerHour
 
-  const app = Fastify(options.logger ? { loggerInstance: options.logger } : { logger: false })
+  // Fastify's own request lines would log raw URLs, and sign-page URLs are bearer links:
+  // requests are logged below by route template instead.
+  // The spec writes `POST /payments/` with a trailing slash; both spellings work.
+  const app = Fastify({
+    routerOptions: { ignoreTrailingSlash: true },
+    ...(options.logger ? { loggerInstance: options.logger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
+  })
   void app.register(formbody)
   // Only JSON and forms: anything else is 415, as the COBS interfaces accept no other media type.
   app.removeContentTypeParser('text/plain')
@@ -144,7 +150,9 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
   })
 
   app.addHook('onResponse', async (req, reply) => {
-    context.stats.record(`${req.method} ${req.routeOptions.url ?? '(unmatched)'}`, reply.statusCode)
+    const route = `${req.method} ${req.routeOptions.url ?? '(unmatched)'}`
+    context.stats.record(route, reply.statusCode)
+    req.log.debug({ route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request')
   })
 
   app.setErrorHandler((err, req, reply) => {
