@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Admin, Consumer, Kafka, Producer } from 'kafkajs'
+import { AvroSerde, PRODUCER_DEFAULTS, createSchemaRegistry, type TopicCodec } from '@tep/kafka'
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+
+export interface BenchContext {
+  kafka: Kafka
+  admin: Admin
+  brokers: string[]
+  registryUrl: string
+  serde: AvroSerde
+  runId: string
+  logDir: string
+  say(line: string): void
+}
+
+export function createSerde(registryUrl: string): AvroSerde {
+  return new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) })
+}
+
+export async function createTopic(ctx: BenchContext, name: string, partitions: number, compact = false): Promise<string> {
+  await ctx.admin.createTopics({
+    waitForLeaders: true,
+    topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1, configEntries: compact ? [{ name: 'cleanup.policy', value: 'compact' }] : [] }],
+  })
+  // createTopics' waitForLeaders is not enough under load: producers can still be
+  // told "does not host this topic-partition" until metadata shows every leader.
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const meta = await ctx.admin.fetchTopicMetadata({ topics: [name] }).catch(() => undefined)
+    const parts = meta?.topics[0]?.partitions ?? []
+    if (parts.length === partitions && parts.every((p) => p.leader >= 0)) return name
+    if (Date.now() > deadline) throw new Error(`topic ${name} has no leader for every partition after 30 s`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** Produces pre-encoded messages as fast as KafkaJS allows, in chunks. */
+export async function produceAll(ctx: BenchContext, topic: string, messages: Array<{ key: string; value: Buffer | null }>, progress?: (n: number) => void): Promise<void> {
+  const producer: Producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
+  await producer.connect()
+  try {
+    const chunk = 2_000
+    const inFlight: Promise<unknown>[] = []
+    for (let i = 0; i < messages.length; i += chunk) {
+      inFlight.push(producer.send({ topic, messages: messages.slice(i, i + chunk) }))
+      if (inFlight.length >= 4) await inFlight.shift()
+      progress?.(Math.min(i + chunk, messages.length))
+    }
+    await Promise.all(inFlight)
+  } finally {
+    await producer.disconnect()
+  }
+}
+
+export interface Observation {
+  count: number
+  firstAt: number
+  lastAt: number
+  /** Values seen per key, for exactly-once checks. */
+  keys: Map<string, number>
+}
+
+/**
+ * A read-committed observer of output topics: counts arrivals (and keys) until
+ * `expected` messages arrived or `timeoutMs` passed without progress.
+ */
+export async function observe(
+  ctx: BenchContext,
+  topics: string[],
+  options: { expected: number; idleTimeoutMs?: number; onMessage?: (topic: string, key: string, value: Buffer | null, arrivedAt: number) => void; started?: () => void },
+): Promise<{ observation: Observation; stop: () => Promise<void>; done: Promise<Observation> }> {
+  const consumer: Consumer = ctx.kafka.consumer({ groupId: `bench-observer-${ctx.runId}-${Math.random().toString(36).slice(2)}`, readUncommitted: false, maxWaitTimeInMs: 50, maxBytesPerPartition: 4 * 1024 * 1024 })
+  await consumer.connect()
+  await consumer.subscribe({ topics, fromBeginning: true })
+  const observation: Observation = { count: 0, firstAt: 0, lastAt: 0, keys: new Map() }
+  let resolveDone!: (o: Observation) => void
+  let rejectDone!: (e: Error) => void
+  const done = new Promise<Observation>((res, rej) => ((resolveDone = res), (rejectDone = rej)))
+  let lastProgress = Date.now()
+  const idle = options.idleTimeoutMs ?? 120_000
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastProgress > idle) rejectDone(new Error(`no output for ${idle / 1000} s: ${observation.count} of ${options.expected} arrived on ${topics.join(', ')}`))
+  }, 1_000)
+  const joined = new Promise<void>((resolve) => {
+    const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+      off()
+      resolve()
+    })
+  })
+  await consumer.run({
+    eachBatch: async ({ batch }) => {
+      const now = Date.now()
+      for (const m of batch.messages) {
+        const key = m.key?.toString() ?? ''
+        observation.keys.set(key, (observation.keys.get(key) ?? 0) + 1)
+        options.onMessage?.(batch.topic, key, m.value, now)
+      }
+      if (observation.count === 0) observation.firstAt = now
+      observation.count += batch.messages.length
+      observation.lastAt = now
+      lastProgress = now
+      if (observation.count >= options.expected) resolveDone(observation)
+    },
+  })
+  await joined
+  options.started?.()
+  const stop = async () => {
+    clearInterval(watchdog)
+    await consumer.disconnect()
+  }
+  void done.finally(() => clearInterval(watchdog)).catch(() => {})
+  return { observation, stop, done }
+}
+
+export interface ChildHandle {
+  child: ChildProcess
+  exited: Promise<number | null>
+  kill(signal?: NodeJS.Signals): Promise<void>
+}
+
+export function spawnNode(ctx: BenchContext, name: string, script: string, args: string[], env: NodeJS.ProcessEnv): ChildHandle {
+  const child = spawn(process.execPath, [script, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  mkdirSync(ctx.logDir, { recursive: true })
+  const log = createWriteStream(path.join(ctx.logDir, `${ctx.runId}-${name}.log`), { flags: 'a' })
+  let tail = ''
+  const keep = (d: Buffer) => {
+    log.write(d)
+    tail = (tail + d.toString()).slice(-4000)
+  }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  const exited = once(child, 'exit').then(([code]) => {
+    if (code !== 0 && code !== null) ctx.say(`  ${name} exited with ${code}: ${tail.split('\n').slice(-5).join(' | ')}`)
+    return code as number | null
+  })
+  return {
+    child,
+    exited,
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill(signal)
+      await exited
+    },
+  }
+}
+
+export async function waitForHttpOk(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url, { signal: AbortSignal.timeout(1_000) })).ok) return
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s`)
+}
+
+/** Resident set size and its peak of a process, from /proc (Linux). */
+export function processMemoryMb(pid: number): { rssMb: number; peakRssMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN)
+  return { rssMb: Math.round(kb('VmRSS') / 102.4) / 10, peakRssMb: Math.round(kb('VmHWM') / 102.4) / 10 }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+export type { TopicCodec }
