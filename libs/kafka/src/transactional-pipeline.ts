@@ -256,9 +256,10 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     const producer = kafka.producer(
       transactionalProducerConfig(ps.transactionalId, { transactionTimeout, retry: PRODUCER_RETRY }),
     )
-    await producer.connect()
+    // Owned by the partition before connecting, so a failure below still closes it.
     ps.producer = producer
     ps.producerGeneration = generation
+    await producer.connect()
     // Fence: the first transaction() runs InitProducerId for this transactional id.
     const probe = await producer.transaction()
     await probe.abort()
