@@ -127,7 +127,7 @@ export class World {
       const match = matchCard(this.data, input)
       shopIndex = match !== undefined && this.isShopLive(match.shopIndex) ? match.shopIndex : undefined
     }
-    this.#remember(handle, shopIndex)
+    this.rememberHandle(handle, shopIndex)
     return { handle, shopIndex }
   }
 
@@ -140,7 +140,7 @@ export class World {
       const match = matchTransfer(this.data, scheme, input)
       shopIndex = match === undefined ? undefined : this.mainShopOf(match.merchantIndex)
     }
-    this.#remember(handle, shopIndex)
+    this.rememberHandle(handle, shopIndex)
     return { handle, shopIndex }
   }
 
@@ -152,7 +152,8 @@ export class World {
     return out
   }
 
-  #remember(handle: string, shopIndex: number | undefined): void {
+  /** Records what a handle maps to, for `/shops/{handle}` and remaps. */
+  rememberHandle(handle: string, shopIndex: number | undefined): void {
     if (this.handles.size < HANDLE_MEMORY_LIMIT || this.handles.has(handle)) this.handles.set(handle, shopIndex ?? -1)
   }
 

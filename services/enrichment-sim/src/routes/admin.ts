@@ -21,6 +21,8 @@ function finiteNumber(value: unknown, name: string): number {
 /**
  * A sample's expected answer in the world as it is now: its shop may have been
  * deleted since start, or its handle remapped. The matching itself is not re-run.
+ * The handle shown is registered as issued (the mapping exists), so that it can be
+ * read with `/v5/shops/{handle}` and remapped before any lookup used it.
  */
 function currentExpectation(world: World, sample: Sample): Record<string, unknown> {
   const expected = sample.expected
@@ -31,6 +33,7 @@ function currentExpectation(world: World, sample: Sample): Record<string, unknow
   if (remapped !== undefined) shopIndex = remapped >= 0 && world.isShopLive(remapped) ? remapped : undefined
   else if (sample.kind === 'transfer') shopIndex = world.mainShopOf(world.data.merchantIndexOfShop(expected.shopIndex))
   else shopIndex = world.isShopLive(expected.shopIndex) ? expected.shopIndex : undefined
+  world.rememberHandle(handle, shopIndex)
   if (shopIndex === undefined) return { outcome: 'notFound', handle }
   const shop = world.data.shop(shopIndex)
   return { outcome: 'found', handle, shopUid: shop.uid, merchantUid: shop.merchantUid, rule: remapped !== undefined ? 'remap' : expected.rule }
