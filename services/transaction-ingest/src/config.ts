@@ -42,6 +42,13 @@ export const INGEST_ENV = {
     'input records committed per Kafka transaction',
     { default: '500' },
   ),
+  INGEST_SESSION_TIMEOUT: envVar(
+    parse.duration,
+    'consumer group session timeout: how long a crashed instance keeps its partitions before the group moves them',
+    {
+      default: '30s',
+    },
+  ),
   INGEST_API_MAX_CONCURRENT: envVar(
     parse.integer(1, 10_000),
     'enrichment API requests in flight at once for this instance (one credential)',

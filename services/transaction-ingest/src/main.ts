@@ -104,6 +104,10 @@ const ingest = await startTransactionIngest({
   groupId: cfg.INGEST_GROUP_ID,
   transactionalIdPrefix: cfg.INGEST_TRANSACTIONAL_ID_PREFIX,
   instanceId,
+  consumer: {
+    sessionTimeout: cfg.INGEST_SESSION_TIMEOUT,
+    heartbeatInterval: Math.max(500, Math.floor(cfg.INGEST_SESSION_TIMEOUT / 10)),
+  },
   logger,
   metricsRegistry,
   readiness,
