@@ -10,9 +10,20 @@ export const DAY_MS = 86_400_000
 const dateFormat = new Intl.DateTimeFormat('en-CA', { timeZone: BANK_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' })
 const offsetFormat = new Intl.DateTimeFormat('en-US', { timeZone: BANK_TIME_ZONE, timeZoneName: 'longOffset' })
 
+// Intl formatting is slow and history generation asks millions of times. Prague's
+// offsets are whole hours, so the local date is constant within each UTC hour.
+const dateByHour = new Map<number, string>()
+
 /** The bank's local date of an instant. */
 export function bankDate(epochMs: number): string {
-  return dateFormat.format(epochMs)
+  const hour = Math.floor(epochMs / 3_600_000)
+  let date = dateByHour.get(hour)
+  if (date === undefined) {
+    date = dateFormat.format(hour * 3_600_000)
+    if (dateByHour.size > 200_000) dateByHour.clear()
+    dateByHour.set(hour, date)
+  }
+  return date
 }
 
 /** Offset of Prague from UTC at an instant, in minutes (60 in winter, 120 in summer). */
@@ -23,13 +34,28 @@ export function pragueOffsetMinutes(epochMs: number): number {
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]))
 }
 
+const dayOffset = new Map<string, number>()
+
 /** The instant of a local wall-clock time (minutes after local midnight) on a bank date. */
 export function bankInstant(date: string, minuteOfDay = 0): number {
   const utcGuess = Date.parse(`${date}T00:00:00Z`) + minuteOfDay * 60_000
-  // Two passes settle the offset also on the days the clocks change.
-  let instant = utcGuess - pragueOffsetMinutes(utcGuess) * 60_000
-  instant = utcGuess - pragueOffsetMinutes(instant) * 60_000
-  return instant
+  // Clocks change at 02:00/03:00 local time; from 04:00 on a day has one offset.
+  if (minuteOfDay >= 240) {
+    let offset = dayOffset.get(date)
+    if (offset === undefined) {
+      offset = exactOffset(Date.parse(`${date}T12:00:00Z`))
+      if (dayOffset.size > 100_000) dayOffset.clear()
+      dayOffset.set(date, offset)
+    }
+    return utcGuess - offset * 60_000
+  }
+  return utcGuess - exactOffset(utcGuess) * 60_000
+}
+
+/** Offset to subtract from a local wall-clock time read as UTC; two passes settle it on the days the clocks change. */
+function exactOffset(utcGuess: number): number {
+  const first = utcGuess - pragueOffsetMinutes(utcGuess) * 60_000
+  return pragueOffsetMinutes(first)
 }
 
 export function isIsoDate(text: string): boolean {

@@ -14,23 +14,31 @@ const PAYEE_SEARCH = 64
 export function simDataMerchantSource(options: DatasetOptions | SimDataset = {}): MerchantSource {
   const dataset = options instanceof SimDataset ? options : new SimDataset(options)
   const czechAccount = (m: SimMerchant) => m.bankAccounts.find((a) => a.scheme === 'certis' && a.currency === 'CZK')
+  // sim-data regenerates a shop on every call; the bank asks for the same shops again and again.
+  const shops = new Map<number, CardShop>()
   return {
     name: `sim-data (seed ${dataset.seed}, ${dataset.shopCount} shops, ${dataset.merchantCount} merchants)`,
     shopCount: () => dataset.shopCount,
     shop(index: number): CardShop {
-      const s = dataset.shop(index % dataset.shopCount)
+      const i = index % dataset.shopCount
+      const cached = shops.get(i)
+      if (cached) return cached
+      const s = dataset.shop(i)
       const terminals = s.card.terminalIds
-      return {
+      const shop: CardShop = {
         shopUid: s.uid,
         merchantUid: s.merchantUid,
         // A shop's terminals all take payments; pick one per shop deterministically.
-        terminalId: terminals[hashKey('terminal', index) % terminals.length] as string,
+        terminalId: terminals[hashKey('terminal', i) % terminals.length] as string,
         cardAcceptorId: s.card.merchantId,
         acceptorName: s.card.acceptorName,
         acceptorCity: s.card.acceptorCity,
         country: s.card.country,
         mcc: s.card.mcc,
       }
+      if (shops.size >= 100_000) shops.clear()
+      shops.set(i, shop)
+      return shop
     },
     payeeCount: () => dataset.merchantCount,
     payee(index: number): MerchantPayee {
