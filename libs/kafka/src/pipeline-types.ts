@@ -97,6 +97,8 @@ export interface PipelineStatus {
   state: 'created' | 'starting' | 'running' | 'stopping' | 'stopped'
   assigned: TopicPartition[]
   paused: (TopicPartition & { since: number; attempt: number; code: string })[]
+  /** Set when the consumer crashed and KafkaJS will not restart it: the pipeline consumes nothing any more. */
+  crashed?: { message: string; at: number }
 }
 
 export interface PipelineLoggerOption {

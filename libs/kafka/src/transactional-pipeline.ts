@@ -174,6 +174,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
   let admin: Admin | undefined
   let generation = 0
   let assigned: TopicPartition[] = []
+  let crashed: PipelineStatus['crashed']
   const partitions = new Map<string, PartitionState>()
   const stopController = new AbortController()
   let assignmentWaiters: ((tps: TopicPartition[]) => void)[] = []
@@ -554,6 +555,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         consumer.on(consumer.events.GROUP_JOIN, (e) => onGroupJoin(e.payload.memberAssignment)),
         consumer.on(consumer.events.CRASH, (e) => {
           logger.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed')
+          if (!e.payload.restart) crashed = { message: e.payload.error.message, at: Date.now() }
           emit('onCrash', { error: e.payload.error, restart: e.payload.restart })
         }),
       )
@@ -623,6 +625,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
             attempt: ps.failures,
             code: ps.pausedCode,
           })),
+        ...(crashed === undefined ? {} : { crashed }),
       }
     },
   }
