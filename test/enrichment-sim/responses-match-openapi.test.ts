@@ -223,6 +223,8 @@ describe('every operation answers as documented', () => {
     const okViaBasic = await call(sim, { ...form({ grant_type: 'client_credentials' }), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('sim-client:sim-secret').toString('base64')}` } })
     expectDocumented('getToken', okViaBasic, 200)
     expect(await call(sim, form({ grant_type: 'password', client_id: 'sim-client', client_secret: 'sim-secret' }))).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } })
+    const malformed = await call(sim, { ...form({ grant_type: 'client_credentials' }), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('sim%ZZclient:x').toString('base64')}` } })
+    expectDocumented('getToken', malformed, 401)
   })
 
   it.each(apiOperations.filter((op) => '403' in op.responses).map((op) => op.id))('%s: 403 for a valid credential without the right', async (operationId) => {

@@ -62,6 +62,18 @@ describe('sample inputs', () => {
     for (const sample of after) await check(sample)
   })
 
+  it('/__admin/shops/{uid} shows the card identifiers that find the shop', async () => {
+    const sample = (await samples(sim, { count: 10, kind: 'card', outcome: 'found', seed: 4 })).find((s) => s.expected.outcome === 'found' && s.expected.rule !== 'remap') as Sample
+    const inside = await admin<{ live: boolean; card: { terminalIds: string[]; acceptorName: string; acceptorCity: string }; merchant: { uid: string } }>(sim, 'GET', `/__admin/shops/${sample.expected.shopUid}`)
+    expect(inside.live).toBe(true)
+    expect(inside.merchant.uid).toBe(sample.expected.merchantUid)
+    for (const terminalId of inside.card.terminalIds) {
+      const res = await call(sim, { path: '/v5/shops/findByCardTransaction', query: { terminalId }, headers: bearer(accessToken) })
+      expect(res.body).toMatchObject({ result: 'found', shop: { uid: sample.expected.shopUid } })
+    }
+    expect((await call(sim, { path: '/__admin/shops/unknown' })).status).toBe(404)
+  })
+
   it('complete lookups carry the same shop and merchant as the entity reads', async () => {
     const found = (await samples(sim, { count: 10, kind: 'card', outcome: 'found', seed: 3 })).filter((s) => s.expected.outcome === 'found')
     for (const sample of found) {

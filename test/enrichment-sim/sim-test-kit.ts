@@ -65,7 +65,7 @@ export interface Sample {
   operation: string
   path: string
   input: Record<string, string>
-  expected: { outcome: 'found' | 'notFound' | 'invalid'; handle?: string; shopUid?: string; merchantUid?: string; code?: string; parameter?: string }
+  expected: { outcome: 'found' | 'notFound' | 'invalid'; handle?: string; shopUid?: string; merchantUid?: string; rule?: string; code?: string; parameter?: string }
 }
 
 export async function samples(sim: EnrichmentSim, query: Record<string, string | number>): Promise<Sample[]> {

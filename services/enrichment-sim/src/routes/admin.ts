@@ -6,7 +6,7 @@ import type { InvalidationItem } from '../core/invalidation-log.ts'
 import { parseMutation } from '../core/mutations.ts'
 import { cardPattern, transferPattern } from '../core/world.ts'
 import type { World } from '../core/world.ts'
-import { EnrichmentSimConfigError } from '../errors.ts'
+import { ApiError, EnrichmentSimConfigError } from '../errors.ts'
 import type { SimContext } from '../http/context.ts'
 
 function itemJson(item: InvalidationItem): Record<string, unknown> {
@@ -111,6 +111,21 @@ export function registerAdminRoutes(app: FastifyInstance, context: SimContext, r
   })
 
   app.get('/__admin/suggestions', async () => ({ suggestions: context.suggestions }))
+
+  // What lies behind a shop: how its terminals identify it and where its merchant is paid.
+  app.get('/__admin/shops/:uid', async (request) => {
+    const { uid } = request.params as { uid: string }
+    const index = context.world.data.shopIndexByUid(uid)
+    if (index === undefined) throw new ApiError(404, 'SHOP_NOT_FOUND', `no shop with uid ${JSON.stringify(uid)} in the data set`)
+    const shop = context.world.data.shop(index)
+    const merchant = context.world.data.merchant(shop.merchantIndex)
+    return {
+      live: context.world.isShopLive(index),
+      shop: context.world.shopJson(index),
+      card: shop.card,
+      merchant: { uid: merchant.uid, name: context.world.merchantJson(shop.merchantIndex).name, shopCount: merchant.shopCount, bankAccounts: merchant.bankAccounts },
+    }
+  })
 
   app.post('/__admin/reset', async () => {
     resetAll()

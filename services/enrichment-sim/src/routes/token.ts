@@ -40,8 +40,13 @@ export function registerTokenRoute(app: FastifyInstance, context: SimContext): v
           if (bodySecret !== undefined) throw new OAuthError(400, 'invalid_request', 'use one client authentication method: HTTP Basic or client_secret in the body, not both')
           const basic = parseBasic(header as string)
           if (basic === undefined) throw new OAuthError(401, 'invalid_client', 'the Basic client credentials are malformed', { 'www-authenticate': 'Basic realm="enrichment-sim"' })
-          id = decodeURIComponent(basic.user)
-          secret = decodeURIComponent(basic.password)
+          // RFC 6749 2.3.1: Basic client credentials are form-urlencoded first.
+          try {
+            id = decodeURIComponent(basic.user.replace(/\+/g, ' '))
+            secret = decodeURIComponent(basic.password.replace(/\+/g, ' '))
+          } catch {
+            throw new OAuthError(401, 'invalid_client', 'the Basic client credentials are not valid form-urlencoded text', { 'www-authenticate': 'Basic realm="enrichment-sim"' })
+          }
         } else {
           id = bodyId
           secret = bodySecret
