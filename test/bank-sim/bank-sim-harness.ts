@@ -24,10 +24,12 @@ export interface Tokens {
 export class BankSimHarness {
   readonly sim: BankSim
   readonly contract: OpenApiContract | undefined
+  readonly adminContract: OpenApiContract | undefined
 
-  constructor(sim: BankSim, contract?: OpenApiContract) {
+  constructor(sim: BankSim, contract?: OpenApiContract, adminContract?: OpenApiContract) {
     this.sim = sim
     this.contract = contract
+    this.adminContract = adminContract
   }
 
   async raw(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
@@ -62,7 +64,9 @@ export class BankSimHarness {
   }
 
   async admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
-    return (await this.raw(method, `/__admin${path}`, body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })) as Answer<T>
+    const answer = await this.raw(method, `/__admin${path}`, body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    this.adminContract?.check(method, `/__admin${path.split('?')[0]}`, answer, answer.body)
+    return answer as Answer<T>
   }
 
   async token(form: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {

@@ -8,6 +8,7 @@ import type { ValidateFunction } from 'ajv'
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void
 
 export const BANK_OPENAPI_PATH = fileURLToPath(new URL('../../schemas/openapi/bank-open-banking.yaml', import.meta.url))
+export const BANK_SIM_ADMIN_OPENAPI_PATH = fileURLToPath(new URL('../../schemas/openapi/bank-sim-admin.yaml', import.meta.url))
 
 type Json = Record<string, unknown>
 

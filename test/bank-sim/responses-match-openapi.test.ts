@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBankSim, type BankSim } from '@tep/bank-sim'
-import { OpenApiContract } from './openapi-contract.ts'
+import { OpenApiContract, BANK_SIM_ADMIN_OPENAPI_PATH } from './openapi-contract.ts'
 import { BankSimHarness, CLIENT } from './bank-sim-harness.ts'
 
 type Errors = { errors: Array<{ error: string; scope: string | null; parameters: Record<string, string> | null }> }
@@ -8,6 +8,7 @@ type Errors = { errors: Array<{ error: string; scope: string | null; parameters:
 let sim: BankSim
 let h: BankSimHarness
 const contract = new OpenApiContract()
+const adminContract = new OpenApiContract(BANK_SIM_ADMIN_OPENAPI_PATH)
 let user1: Awaited<ReturnType<BankSimHarness['users']>>[number]
 let czk: { id: string; iban: string }
 let eur: { id: string; iban: string }
@@ -15,7 +16,7 @@ let card: { id: string; iban: string }
 
 beforeAll(async () => {
   sim = await startBankSim({ seed: 'openapi-contract', clients: 3 })
-  h = new BankSimHarness(sim, contract)
+  h = new BankSimHarness(sim, contract, adminContract)
   user1 = (await h.users())[0] as typeof user1
   czk = user1.accounts.find((a) => a.kind === 'CURRENT' && a.currency === 'CZK') as typeof czk
   eur = user1.accounts.find((a) => a.kind === 'CURRENT' && a.currency === 'EUR') as typeof eur
@@ -533,6 +534,30 @@ describe('reset', () => {
   })
 })
 
+describe('admin API', () => {
+  it('answers as its OpenAPI document says, errors included', async () => {
+    for (const [method, path, body] of [
+      ['GET', '/consents', undefined],
+      ['GET', '/faults', undefined],
+      ['DELETE', '/faults', undefined],
+      ['GET', '/rate-limit', undefined],
+      ['GET', '/stats', undefined],
+    ] as const) {
+      expect((await h.admin(method, path, body)).status).toBe(200)
+    }
+    expect((await h.admin('POST', '/consents', { username: 'nobody', scope: 'AISP' })).status).toBe(400)
+    expect((await h.admin('POST', '/consents', { username: 'user1', scope: 'AISP', accountIds: ['not-mine'] })).status).toBe(400)
+    expect((await h.admin('POST', '/clock', { advance: 'soon' })).status).toBe(400)
+    expect((await h.admin('POST', '/clock', { set: '2000-01-01T00:00:00Z' })).status).toBe(400)
+    expect((await h.admin('PUT', '/faults', { errorRate: 2 })).status).toBe(400)
+    expect((await h.admin('PUT', '/faults', { colour: 'red' })).status).toBe(400)
+    expect((await h.admin('PUT', '/rate-limit', { authorizationPerHour: 0 })).status).toBe(400)
+    expect((await h.admin('POST', '/transactions', { accountId: 'nope', transactions: [{ amount: 1 }] })).status).toBe(400)
+    expect((await h.admin('POST', '/authorizations', {})).status).toBe(400)
+    expect((await h.admin('POST', '/revoke', { consentId: 'nope' })).status).toBe(400)
+  })
+})
+
 describe('coverage', () => {
   it('exercised every operation of the document', () => {
     const operations = Object.entries(contract.doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) =>
@@ -542,5 +567,8 @@ describe('coverage', () => {
     )
     const seenOps = new Set([...contract.seen].map((s) => s.split(' ').slice(0, 2).join(' ')))
     expect(operations.filter((op) => !seenOps.has(op))).toEqual([])
+    const adminOperations = Object.entries(adminContract.doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`))
+    const seenAdmin = new Set([...adminContract.seen].map((s) => s.split(' ').slice(0, 2).join(' ')))
+    expect(adminOperations.filter((op) => !seenAdmin.has(op))).toEqual([])
   })
 })
