@@ -131,6 +131,16 @@ describe('stats', () => {
   })
 })
 
+describe('aggCount', () => {
+  it('adds the records a client collapsed into a transfer lookup to the stats', async () => {
+    const [transfer] = (await samples(sim, { count: 1, kind: 'transfer', outcome: 'found' })) as [Sample]
+    const before = (await admin<{ aggregatedHits: number }>(sim, 'GET', '/__admin/stats')).aggregatedHits
+    const res = await call(sim, { path: transfer.path, query: { ...transfer.input, aggCount: '4' }, headers: bearer(accessToken) })
+    expect(res.status).toBe(200)
+    expect((await admin<{ aggregatedHits: number }>(sim, 'GET', '/__admin/stats')).aggregatedHits).toBe(before + 4)
+  })
+})
+
 describe('the per-credential rate limit', () => {
   it('answers 429 with Retry-After beyond N requests per second, per credential', async () => {
     const limited = await startEnrichmentSim({ seed: 31, shops: 2_000, merchants: 200, rateLimitPerSecond: 5 })

@@ -62,5 +62,7 @@ describe('validateTransferInput', () => {
     expect(rejection(() => validateTransferInput('uk', { sortCode: '60-16-13' }))).toEqual({ status: 400, code: 'MISSING_PARAMETER', parameter: 'accountNumber' })
     expect(rejection(() => validateTransferInput('uk', { sortCode: '60-16-13', accountNumber: '31926819' }))).toBe('accepted')
     expect(rejection(() => validateTransferInput('sepa', { iban: 'cz65 0800 0000 1920 0014 5399' }))).toBe('accepted')
+    expect(rejection(() => validateTransferInput('sepa', { iban: 'CZ6508000000192000145399', aggCount: '3' }))).toBe('accepted')
+    expect(rejection(() => validateTransferInput('sepa', { iban: 'CZ6508000000192000145399', aggCount: '-1' }))).toEqual({ status: 400, code: 'INVALID_PARAMETER', parameter: 'aggCount' })
   })
 })

@@ -43,6 +43,8 @@ export const CARD_FIELDS: Record<string, FieldRule> = {
   refresh: COMMON.refresh as FieldRule,
 }
 
+/** Bank transfers only: identical records collapsed by the client since its last call (reference G-bank). */
+const aggCount: FieldRule = { pattern: /^[0-9]{1,9}$/, expected: 'a non-negative whole number of collapsed records' }
 const iban: FieldRule = { check: isValidIban, expected: 'a valid IBAN (spaces allowed; the check digits are verified)' }
 const symbol: FieldRule = { pattern: /^[0-9]{1,10}$/, expected: 'up to 10 digits' }
 
@@ -58,6 +60,7 @@ export const TRANSFER_FIELDS: Record<'certis' | 'sepa' | 'uk', Record<string, Fi
     specificSymbol: symbol,
     message: { expected: 'text' },
     ...COMMON,
+    aggCount,
   },
   sepa: {
     iban,
@@ -66,6 +69,7 @@ export const TRANSFER_FIELDS: Record<'certis' | 'sepa' | 'uk', Record<string, Fi
     remittanceInformation: { expected: 'text' },
     endToEndId: { expected: 'text' },
     ...COMMON,
+    aggCount,
   },
   uk: {
     sortCode: { pattern: /^[0-9]{2}-?[0-9]{2}-?[0-9]{2}$/, expected: 'a sort code of 6 digits, dashes allowed, e.g. 60-16-13' },
@@ -74,6 +78,7 @@ export const TRANSFER_FIELDS: Record<'certis' | 'sepa' | 'uk', Record<string, Fi
     name: { expected: 'text' },
     reference: { expected: 'text' },
     ...COMMON,
+    aggCount,
   },
 }
 

@@ -11,6 +11,8 @@ export class Stats {
   maxInFlight = 0
   /** Lookup entries resolved (a batch of 500 counts 500). */
   lookups = 0
+  /** Sum of `aggCount` reported by transfer lookups (records the client collapsed). */
+  aggregatedHits = 0
 
   started(operation: string): void {
     this.total++
@@ -27,6 +29,7 @@ export class Stats {
   reset(): void {
     this.total = 0
     this.lookups = 0
+    this.aggregatedHits = 0
     this.byOperation.clear()
     this.byStatus.clear()
     // In-flight requests are still running; the maximum restarts from them.
@@ -38,6 +41,7 @@ export class Stats {
       requests: { total: this.total, byOperation: Object.fromEntries(this.byOperation), byStatus: Object.fromEntries(this.byStatus) },
       tokenRequests: this.byOperation.get('getToken') ?? 0,
       lookups: this.lookups,
+      aggregatedHits: this.aggregatedHits,
       concurrency: { current: this.inFlight, max: this.maxInFlight },
     }
   }

@@ -85,6 +85,7 @@ export function registerLookupRoutes(app: FastifyInstance, context: SimContext):
         gate: apiGate(context, 'find'),
         handler: async (request) => {
           const input = validateTransferInput(scheme, request.query as Record<string, unknown>)
+          if (input.aggCount !== undefined && input.aggCount !== '') context.stats.aggregatedHits += Number(input.aggCount)
           return render(context, context.world.resolveTransfer(scheme, input), false)
         },
       },
