@@ -4,7 +4,10 @@ import { enrichmentFeed, startInvalidationPoller } from '@tep/invalidation-polle
 import { AvroSerde, createSchemaRegistry } from '@tep/kafka'
 import { createLogger, createMetricsRegistry } from '@tep/observability'
 import { merchantData, shopData, startRefresher, type RefresherHandle } from '@tep/refresher'
-import type { Merchant, MerchantDataFetched, Shop } from '@tep/schemas'
+import type { EnrichedTransaction, Merchant, MerchantDataFetched, RawTransaction, Shop } from '@tep/schemas'
+import { sampleToRaw } from '@tep/sample-traffic'
+import { generateSamples } from '@tep/sim-data'
+import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopicToEnd } from '../invalidations/read-topic.ts'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
@@ -16,6 +19,7 @@ const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('regi
 let sim: EnrichmentSim
 let client: EnrichmentClient
 let refresher: RefresherHandle | undefined
+let ingest: TransactionIngest | undefined
 const registry = createMetricsRegistry({ service: 'refresher-test', defaultMetrics: false })
 
 const topics = {
@@ -25,6 +29,8 @@ const topics = {
   shops: uniqueName('shops'),
   merchants: uniqueName('merchants'),
   dlq: uniqueName('dlq'),
+  raw: uniqueName('raw'),
+  enriched: uniqueName('enriched'),
 }
 
 async function admin(
@@ -74,6 +80,38 @@ async function latestByKey<T>(topic: string, schema: 'Shop' | 'Merchant'): Promi
   return latest
 }
 
+function startPoller() {
+  return startInvalidationPoller({
+    kafka: kit.kafka,
+    serde,
+    feed: enrichmentFeed(client),
+    levels: ['shop', 'merchant', 'handle'],
+    pageSize: 100,
+    pollIntervalMs: 3_600_000,
+    startAt: new Date(0),
+    transactionalId: uniqueName('poller-tx'),
+    topics: { items: topics.invalidations, cursor: topics.cursor },
+    logger,
+  })
+}
+
+async function enrich(raw: RawTransaction): Promise<EnrichedTransaction> {
+  const rawCodec = serde.topic(topics.raw, 'RawTransaction')
+  const producer = kit.producer()
+  await producer.connect()
+  await producer.send({
+    topic: topics.raw,
+    messages: [{ key: raw.transactionId, value: await rawCodec.encode(raw) }],
+  })
+  const codec = serde.topic(topics.enriched, 'EnrichedTransaction')
+  return waitFor(`the enriched result of ${raw.transactionId}`, async () => {
+    for (const r of await readTopicToEnd(kit.kafka, topics.enriched)) {
+      if (r.key === raw.transactionId) return codec.decode(r.value)
+    }
+    return undefined
+  })
+}
+
 async function counterValue(name: string, labels: Record<string, string>): Promise<number> {
   const metric = await registry.getSingleMetric(name)?.get()
   return (
@@ -89,7 +127,7 @@ beforeAll(async () => {
     baseUrl: sim.url,
     credentials: { type: 'oauth', clientId: 'sim-client', clientSecret: 'sim-secret' },
   })
-  await kit.createTopics([topics.invalidations, topics.fetched, topics.dlq], 3)
+  await kit.createTopics([topics.invalidations, topics.fetched, topics.dlq, topics.raw, topics.enriched], 3)
   await kit.createTopics([topics.shops, topics.merchants], 3, { 'cleanup.policy': 'compact' })
   await kit.createTopics([topics.cursor], 1, { 'cleanup.policy': 'compact' })
   refresher = await startRefresher({
@@ -110,6 +148,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  await ingest?.stop()
   await refresher?.stop()
   await client?.close()
   await sim?.close()
@@ -152,18 +191,7 @@ describe('refresher', () => {
     ).items[0]!
     // An invalidation of a shop the table never held: nothing is fetched for it.
     await admin('/__admin/mutations', { kind: 'shopUpdate', shopUid: sim.dataset.shop(40).uid })
-    const poller = await startInvalidationPoller({
-      kafka: kit.kafka,
-      serde,
-      feed: enrichmentFeed(client),
-      levels: ['shop', 'merchant', 'handle'],
-      pageSize: 100,
-      pollIntervalMs: 3_600_000,
-      startAt: new Date(0),
-      transactionalId: uniqueName('poller-tx'),
-      topics: { items: topics.invalidations, cursor: topics.cursor },
-      logger,
-    })
+    const poller = await startPoller()
     try {
       await waitFor('the refresh, the tombstone and the rebrand on the compacted topics', async () => {
         const shops = await latestByKey<Shop>(topics.shops, 'Shop')
@@ -242,5 +270,54 @@ describe('refresher', () => {
       invalidationItemId: null,
     })
     expect(shops.get(old.uid)!.fetchedAt).toBeGreaterThan(oldAt)
+  })
+
+  it('a later enrichment through transaction-ingest carries the refreshed shop', async () => {
+    ingest = await startTransactionIngest({
+      kafka: kit.kafka,
+      schemaRegistry: createSchemaRegistry({ url: inject('registryUrl') }),
+      client,
+      lookupMode: 'single',
+      topics: {
+        input: topics.raw,
+        enriched: topics.enriched,
+        dlq: topics.dlq,
+        fetched: topics.fetched,
+        shops: topics.shops,
+        merchants: topics.merchants,
+      },
+      groupId: uniqueName('ingest'),
+      transactionalIdPrefix: uniqueName('ingest-tx'),
+      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+    })
+    const used = new Set([10, 20, 30, 40, 50, 51].map((i) => sim.dataset.shop(i).uid))
+    const sample = generateSamples(sim.dataset, { count: 20, kind: 'card', outcome: 'found', seed: 3 }).find(
+      (s) => s.expected.outcome === 'found' && !used.has(s.expected.shopUid),
+    )!
+    const shopUid = sample.expected.outcome === 'found' ? sample.expected.shopUid : ''
+    const raw = (id: string) => sampleToRaw(sample, { transactionId: id })!.raw
+
+    // First enrichment: a miss; what ingest fetched reaches the table through the refresher.
+    const first = await enrich(raw(uniqueName('tx-first')))
+    expect(first).toMatchObject({ status: 'MATCHED', shopUid })
+    await waitFor("the shop in ingest's table", () => ingest!.tables.shops.get(shopUid))
+
+    // The shop changes at the service; poller and refresher carry the change to the table.
+    const item = (await admin('/__admin/mutations', { kind: 'shopUpdate', shopUid })).items[0]!
+    const poller = await startPoller()
+    try {
+      await waitFor(
+        "the refreshed shop in ingest's table",
+        () => ingest!.tables.shops.get(shopUid)?.invalidationItemId === item.id,
+      )
+    } finally {
+      await poller.stop()
+    }
+
+    const later = await enrich(raw(uniqueName('tx-later')))
+    const current = shopData(await client.getShop(shopUid))
+    expect(later).toMatchObject({ status: 'MATCHED', shopUid, lookup: { shopSource: 'TABLE' } })
+    expect(later.shop).toMatchObject({ ...current, invalidationItemId: item.id })
+    expect(later.shop!.tags).not.toEqual(first.shop!.tags)
   })
 })
