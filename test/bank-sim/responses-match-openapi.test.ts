@@ -549,6 +549,9 @@ describe('admin API', () => {
     expect((await h.admin('POST', '/consents', { username: 'user1', scope: 'AISP', accountIds: ['not-mine'] })).status).toBe(400)
     expect((await h.admin('POST', '/clock', { advance: 'soon' })).status).toBe(400)
     expect((await h.admin('POST', '/clock', { set: '2000-01-01T00:00:00Z' })).status).toBe(400)
+    const offset = (await h.admin<{ offsetMs: number }>('GET', '/clock')).body.offsetMs
+    expect((await h.admin<{ offsetMs: number }>('POST', '/clock', { offsetMs: offset + 1000 })).body.offsetMs).toBe(offset + 1000)
+    expect((await h.admin('POST', '/clock', { offsetMs: offset })).status).toBe(400)
     expect((await h.admin('PUT', '/faults', { errorRate: 2 })).status).toBe(400)
     expect((await h.admin('PUT', '/faults', { colour: 'red' })).status).toBe(400)
     expect((await h.admin('PUT', '/rate-limit', { authorizationPerHour: 0 })).status).toBe(400)

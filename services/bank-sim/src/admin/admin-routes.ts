@@ -86,11 +86,14 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SimContext, reset
     const b = obj(req.body)
     try {
       if (b.advance !== undefined) ctx.clock.advance(typeof b.advance === 'number' ? b.advance : parseDuration(String(b.advance)))
-      else if (b.set !== undefined) {
+      else if (b.offsetMs !== undefined) {
+        if (typeof b.offsetMs !== 'number' || !Number.isFinite(b.offsetMs)) throw new RangeError('offsetMs must be a number of milliseconds')
+        ctx.clock.advance(b.offsetMs - ctx.clock.offsetMs)
+      } else if (b.set !== undefined) {
         const t = Date.parse(String(b.set))
         if (Number.isNaN(t)) throw new RangeError(`set must be an ISO date-time, got ${JSON.stringify(b.set)}`)
         ctx.clock.set(t)
-      } else throw new RangeError('give advance ("90d", "15m", or milliseconds) or set (ISO date-time)')
+      } else throw new RangeError('give advance ("90d", "15m", or milliseconds), offsetMs, or set (ISO date-time)')
     } catch (err) {
       throw new BankSimConfigError((err as Error).message)
     }
