@@ -143,6 +143,7 @@ beforeAll(async () => {
     logger,
     registry,
     consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+    retryPolicy: { initialDelayMs: 50, maxDelayMs: 500 },
   })
   await refresher.whenAssigned()
 })
@@ -319,5 +320,36 @@ describe('refresher', () => {
     expect(later).toMatchObject({ status: 'MATCHED', shopUid, lookup: { shopSource: 'TABLE' } })
     expect(later.shop).toMatchObject({ ...current, invalidationItemId: item.id })
     expect(later.shop!.tags).not.toEqual(first.shop!.tags)
+  })
+
+  it('an API outage pauses and redoes the batch: nothing goes to the DLQ and the refresh lands after recovery', async () => {
+    const shop = sim.dataset.shop(60)
+    const seededAt = Date.now() - 60_000
+    await publishFetched([await fetchedShop(shop.uid, seededAt)])
+    await waitFor('the seeded shop on the compacted topic', async () =>
+      (await latestByKey<Shop>(topics.shops, 'Shop')).has(shop.uid),
+    )
+    const pausesBefore = await counterValue('tep_refresher_partition_pauses_total', {})
+
+    // More failures than the client retries in-line: the pipeline itself has to back off and redo.
+    await fetch(`${sim.url}/__admin/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ errorRate: 1, errorStatus: 503, count: 6, pathPrefix: '/v5/shops' }),
+    })
+    const item = (await admin('/__admin/mutations', { kind: 'shopUpdate', shopUid: shop.uid })).items[0]!
+    const poller = await startPoller()
+    try {
+      await waitFor(
+        'the refresh after the outage on the compacted topic',
+        async () =>
+          (await latestByKey<Shop>(topics.shops, 'Shop')).get(shop.uid)?.invalidationItemId === item.id,
+      )
+    } finally {
+      await poller.stop()
+      await fetch(`${sim.url}/__admin/faults`, { method: 'DELETE' })
+    }
+    expect(await counterValue('tep_refresher_partition_pauses_total', {})).toBeGreaterThan(pausesBefore)
+    expect(await readTopicToEnd(kit.kafka, topics.dlq)).toEqual([])
   })
 })

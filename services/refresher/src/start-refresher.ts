@@ -8,6 +8,7 @@ import {
   type AvroSerde,
   type OutputRecord,
   type PipelineRecord,
+  type RetryPolicy,
   type TopicPartition,
 } from '@tep/kafka'
 import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
@@ -59,6 +60,8 @@ export interface RefresherOptions {
   logger: Logger
   registry?: Registry
   readiness?: Readiness
+  /** Backoff of a partition after a systemic failure (API outage, throttling); @tep/kafka defaults otherwise. */
+  retryPolicy?: Partial<RetryPolicy>
   /** Extra consumer settings of the pipeline (tests shorten timings). */
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   now?: () => number
@@ -206,6 +209,7 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     // topics carry the same key in different partitions).
     partitionsConsumedConcurrently: 1,
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
+    ...(options.retryPolicy === undefined ? {} : { retryPolicy: options.retryPolicy }),
     logger,
     transform: async (record) => {
       const outputs = await batcher.submit(await decode(record))
