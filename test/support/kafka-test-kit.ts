@@ -112,6 +112,21 @@ export function createKafkaTestKit(clientId: string = uniqueName('test')): Kafka
             configEntries: entries,
           })),
         })
+        // A loaded broker can still call a just-created topic unknown after
+        // waitForLeaders (which KafkaJS does not retry); producers would then fail
+        // with "does not host this topic-partition". Wait until metadata shows a
+        // leader for every partition.
+        const deadline = Date.now() + 30_000
+        for (;;) {
+          const meta = await admin.fetchTopicMetadata({ topics: names }).catch(() => undefined)
+          const ready = meta !== undefined && names.every((n) => {
+            const t = meta.topics.find((x) => x.name === n)
+            return t !== undefined && t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0)
+          })
+          if (ready) break
+          if (Date.now() > deadline) throw new Error(`topics ${names.join(', ')} have no leader for every partition after 30 s`)
+          await new Promise((r) => setTimeout(r, 100))
+        }
       } finally {
         await admin.disconnect()
         clients.delete(admin)
