@@ -1,0 +1,137 @@
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import { ConsentStateError } from './errors.ts'
+
+/** What the gateway binds to one authorization redirect. */
+export interface AuthorizationStateClaims {
+  /** The consent id the callback will write. */
+  consentId: string
+  customerId: string
+  scope: string
+  /** Epoch ms after which the callback is refused. */
+  expiresAt: number
+  /** Random, makes every state unique (the single-use set is keyed by it). */
+  nonce: string
+}
+
+export const DEFAULT_STATE_TTL_MS = 10 * 60_000
+
+/**
+ * Derives the state-signing key from the token encryption key, so every gateway
+ * instance with the same configuration verifies every other's states without a
+ * shared session store, and no second secret has to be distributed.
+ */
+export function deriveStateKey(tokenKey: Buffer): Buffer {
+  return Buffer.from(
+    hkdfSync('sha256', tokenKey, Buffer.alloc(0), 'tep bank-sync authorization state v1', 32),
+  )
+}
+
+/**
+ * OAuth `state` values: `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`.
+ *
+ * Signed rather than stored so that the callback may land on any instance; the
+ * single-use rule is an in-memory set of nonces per instance (a replay on another
+ * instance still fails, because the bank's authorization code is single use).
+ */
+export class AuthorizationStateSigner {
+  readonly #key: Buffer
+  readonly #ttlMs: number
+  readonly #now: () => number
+  /** nonce → expiresAt, pruned as they expire so the set stays bounded by the TTL. */
+  readonly #used = new Map<string, number>()
+
+  constructor(options: { key: Buffer; ttlMs?: number; now?: () => number }) {
+    if (options.key.length < 32) throw new RangeError('authorization state key must have at least 32 bytes')
+    this.#key = options.key
+    this.#ttlMs = options.ttlMs ?? DEFAULT_STATE_TTL_MS
+    this.#now = options.now ?? Date.now
+  }
+
+  get ttlMs(): number {
+    return this.#ttlMs
+  }
+
+  issue(claims: Omit<AuthorizationStateClaims, 'expiresAt' | 'nonce'>): {
+    state: string
+    claims: AuthorizationStateClaims
+  } {
+    const full: AuthorizationStateClaims = {
+      ...claims,
+      expiresAt: this.#now() + this.#ttlMs,
+      nonce: randomBytes(16).toString('base64url'),
+    }
+    const body = Buffer.from(JSON.stringify(full)).toString('base64url')
+    return { state: `${body}.${this.#sign(body)}`, claims: full }
+  }
+
+  /** Checks signature and expiry without using the state up. */
+  verify(state: string): AuthorizationStateClaims {
+    const dot = state.indexOf('.')
+    if (dot <= 0 || dot !== state.lastIndexOf('.')) {
+      throw new ConsentStateError(
+        'MALFORMED',
+        'the authorization state is malformed; start the consent again',
+      )
+    }
+    const body = state.slice(0, dot)
+    const given = Buffer.from(state.slice(dot + 1), 'base64url')
+    const expected = Buffer.from(this.#sign(body), 'base64url')
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new ConsentStateError(
+        'BAD_SIGNATURE',
+        'the authorization state was not issued by this consent gateway (or was altered); start the consent again',
+      )
+    }
+    let claims: AuthorizationStateClaims
+    try {
+      claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as AuthorizationStateClaims
+    } catch {
+      throw new ConsentStateError(
+        'MALFORMED',
+        'the authorization state is malformed; start the consent again',
+      )
+    }
+    if (
+      typeof claims.consentId !== 'string' ||
+      typeof claims.customerId !== 'string' ||
+      typeof claims.scope !== 'string' ||
+      typeof claims.expiresAt !== 'number' ||
+      typeof claims.nonce !== 'string'
+    ) {
+      throw new ConsentStateError(
+        'MALFORMED',
+        'the authorization state is malformed; start the consent again',
+      )
+    }
+    if (this.#now() > claims.expiresAt) {
+      throw new ConsentStateError(
+        'EXPIRED',
+        `the authorization was started more than ${Math.round(this.#ttlMs / 60_000)} minutes ago and has expired; start the consent again`,
+      )
+    }
+    return claims
+  }
+
+  /** verify() and mark the state used; a second call with the same state throws REUSED. */
+  consume(state: string): AuthorizationStateClaims {
+    const claims = this.verify(state)
+    this.#prune()
+    if (this.#used.has(claims.nonce)) {
+      throw new ConsentStateError(
+        'REUSED',
+        'this authorization callback was already processed (reloaded or replayed); look the consent up or start a new one',
+      )
+    }
+    this.#used.set(claims.nonce, claims.expiresAt)
+    return claims
+  }
+
+  #sign(body: string): string {
+    return createHmac('sha256', this.#key).update(body).digest('base64url')
+  }
+
+  #prune(): void {
+    const now = this.#now()
+    for (const [nonce, expiresAt] of this.#used) if (expiresAt < now) this.#used.delete(nonce)
+  }
+}

@@ -1,0 +1,114 @@
+import { bankApiVars, envVar, isLoopbackHost, kafkaVars, observabilityVars, parse } from '@tep/config'
+import { createKeyring, decodeKey, parseKeyring, type Keyring } from '@tep/token-cipher'
+import { z } from 'zod'
+import { BankSyncConfigError } from './errors.ts'
+
+export const bankSyncEnv = {
+  ...kafkaVars,
+  ...observabilityVars,
+  ...bankApiVars,
+  TOKEN_ENCRYPTION_KEY: envVar(
+    z.string().min(1),
+    'base64 of 32 bytes: AES-256-GCM key for tokens at rest (or id1:BASE64,id2:BASE64 for rotation, first active). ' +
+      'Required unless BANK_API_URL is loopback, where a fixed DEVELOPMENT key is used and logged as such',
+    { optional: true, secret: true },
+  ),
+  TOKEN_ENCRYPTION_KEY_ID: envVar(
+    z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'expected 1-32 letters, digits, - or _'),
+    'id stored with every ciphertext when TOKEN_ENCRYPTION_KEY is a single bare key',
+    { default: 'k1' },
+  ),
+  CONSENT_GATEWAY_PORT: envVar(
+    parse.port,
+    'port of the consent gateway (POST /consents, GET /consents/callback, ...)',
+    {
+      default: '8190',
+    },
+  ),
+  CONSENT_GATEWAY_HOST: envVar(z.string().min(1), 'interface the consent gateway listens on', {
+    default: '127.0.0.1',
+  }),
+  SYNC_INTERVAL: envVar(parse.duration, 'pause between two syncs of one consent', { default: '15m' }),
+  SYNC_JITTER: envVar(
+    parse.duration,
+    'random extra delay (0..this) added to each pause, so consents spread out',
+    {
+      default: '1m',
+    },
+  ),
+  SYNC_CONCURRENCY: envVar(parse.integer(1, 64), 'consents of one partition synced at the same time', {
+    default: '4',
+  }),
+  BANK_OVERLAP_DAYS: envVar(
+    parse.integer(0, 30),
+    'days re-read before the watermark (late bookings, pending to booked)',
+    {
+      default: '3',
+    },
+  ),
+  BANK_PAGE_SIZE: envVar(
+    parse.integer(10, 100),
+    'transactions per page asked from the bank (the bank allows 10..100)',
+    {
+      default: '100',
+    },
+  ),
+  BANK_BACKFILL_DAYS: envVar(
+    parse.integer(1, 3650),
+    'history read on the first sync right after consent (beyond 89 days only while the token is fresh)',
+    { default: '365' },
+  ),
+  CONSENT_EXPIRY_WARNING: envVar(
+    parse.duration,
+    'announce an accounts consent as EXPIRING this long before its 90 days end',
+    {
+      default: '7d',
+    },
+  ),
+  BANK_SYNC_GROUP_ID: envVar(
+    z.string().min(1),
+    'consumer group of the consents topic (instances share consents by partition)',
+    {
+      default: 'bank-sync',
+    },
+  ),
+  BANK_SYNC_TRANSACTIONAL_ID_PREFIX: envVar(
+    z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, dot, dash or underscore'),
+    'prefix of the per-partition transactional ids (<prefix>-<partition>)',
+    { default: 'bank-sync' },
+  ),
+}
+
+/**
+ * A fixed key for `npm start` against the loopback simulator only. It is public
+ * (it is in the source), so tokens sealed with it are not protected: never use it
+ * against a real bank, which this refuses by checking BANK_API_URL.
+ */
+export const DEVELOPMENT_TOKEN_KEY = Buffer.from('tep-bank-sync-DEVELOPMENT-ONLY!!', 'utf8')
+export const DEVELOPMENT_KEY_ID = 'dev-insecure'
+
+export function resolveKeyring(cfg: {
+  TOKEN_ENCRYPTION_KEY?: string | undefined
+  TOKEN_ENCRYPTION_KEY_ID: string
+  BANK_API_URL: string
+}): { keyring: Keyring; development: boolean } {
+  const raw = cfg.TOKEN_ENCRYPTION_KEY
+  if (raw === undefined) {
+    if (!isLoopbackHost(new URL(cfg.BANK_API_URL).hostname)) {
+      throw new BankSyncConfigError(
+        'TOKEN_ENCRYPTION_KEY is required when BANK_API_URL is not a loopback simulator: set it to base64 of 32 random bytes (openssl rand -base64 32)',
+      )
+    }
+    return {
+      keyring: createKeyring([{ id: DEVELOPMENT_KEY_ID, key: DEVELOPMENT_TOKEN_KEY }]),
+      development: true,
+    }
+  }
+  if (raw.includes(':') || raw.includes(',')) return { keyring: parseKeyring(raw), development: false }
+  return {
+    keyring: createKeyring([
+      { id: cfg.TOKEN_ENCRYPTION_KEY_ID, key: decodeKey(raw, 'TOKEN_ENCRYPTION_KEY') },
+    ]),
+    development: false,
+  }
+}

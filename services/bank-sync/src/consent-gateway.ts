@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto'
+import {
+  AISP_CONSENT_DAYS,
+  BankAuthorizationCallbackError,
+  BankOAuthError,
+  BankConsentRevokedError,
+  type BankClient,
+} from '@tep/bank-client'
+import { errorCode } from '@tep/errors'
+import type { TopicCodec } from '@tep/kafka'
+import type { Consent } from '@tep/schemas'
+import type { TokenCipher } from '@tep/token-cipher'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { Producer } from 'kafkajs'
+import type { AuthorizationStateSigner } from './authorization-state.ts'
+import { isTerminal } from './consent-status.ts'
+import type { SyncLogger } from './consent-syncer.ts'
+import { publicConsent, type ConsentView } from './consent-view.ts'
+import { ConsentStateError } from './errors.ts'
+import type { BankSyncMetrics } from './metrics.ts'
+
+const DAY_MS = 86_400_000
+const CUSTOMER_ID = /^[A-Za-z0-9._:@-]{1,128}$/
+
+export interface ConsentGatewayOptions {
+  bank: BankClient
+  cipher: TokenCipher
+  signer: AuthorizationStateSigner
+  view: ConsentView
+  /** An idempotent (non-transactional) producer for the consents topic. */
+  producer: Producer
+  consentsTopic: string
+  consentCodec: TopicCodec<Consent>
+  metrics: BankSyncMetrics
+  logger: SyncLogger
+  now: () => number
+}
+
+interface ApiError {
+  status: number
+  code: string
+  message: string
+}
+
+function wantsHtml(req: FastifyRequest): boolean {
+  const accept = req.headers.accept ?? ''
+  return accept.includes('text/html')
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+function sendError(req: FastifyRequest, reply: FastifyReply, e: ApiError): FastifyReply {
+  if (wantsHtml(req)) {
+    return reply
+      .code(e.status)
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><html><head><meta charset="utf-8"><title>Bank consent</title></head><body>` +
+          `<h1>The bank consent was not recorded</h1><p>${escapeHtml(e.message)}</p><p><small>${escapeHtml(e.code)}</small></p></body></html>`,
+      )
+  }
+  return reply.code(e.status).send({ error: e.code, message: e.message })
+}
+
+/**
+ * The consent gateway: starts the bank's authorization-code flow for a customer,
+ * receives the bank's redirect, exchanges the code and records the consent (tokens
+ * sealed) in the consents topic; shows and ends consents. Routes:
+ * POST /consents, GET /consents/start, GET /consents/callback, GET /consents/:id,
+ * DELETE /consents/:id.
+ */
+export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
+  const app = Fastify({ logger: false })
+  const count = (route: string, outcome: string) => o.metrics.gatewayRequests.inc({ route, outcome })
+
+  const begin = (
+    customerId: unknown,
+    scope: unknown,
+  ): ApiError | { consentId: string; url: string; expiresAt: number } => {
+    if (typeof customerId !== 'string' || !CUSTOMER_ID.test(customerId)) {
+      return {
+        status: 400,
+        code: 'CUSTOMER_ID_INVALID',
+        message: 'customerId must be 1-128 characters of letters, digits, ".", "_", ":", "@" or "-"',
+      }
+    }
+    if (scope !== undefined && scope !== 'AISP') {
+      return {
+        status: 400,
+        code: 'SCOPE_UNSUPPORTED',
+        message: `bank-sync reads accounts: scope must be AISP (or omitted), got ${JSON.stringify(scope)}`,
+      }
+    }
+    const consentId = randomUUID()
+    const { state, claims } = o.signer.issue({ consentId, customerId, scope: 'AISP' })
+    const url = o.bank.authorization.buildAuthorizationUrl({ scope: 'AISP', state })
+    return { consentId, url, expiresAt: claims.expiresAt }
+  }
+
+  app.post('/consents', async (req, reply) => {
+    const body = (req.body ?? {}) as { customerId?: unknown; scope?: unknown }
+    const r = begin(body.customerId, body.scope)
+    if ('status' in r) {
+      count('start', 'invalid')
+      return sendError(req, reply, r)
+    }
+    count('start', 'ok')
+    return reply.code(201).send({
+      consentId: r.consentId,
+      authorizationUrl: r.url,
+      authorizationExpiresAt: new Date(r.expiresAt).toISOString(),
+    })
+  })
+
+  app.get('/consents/start', async (req, reply) => {
+    const q = req.query as { customerId?: unknown; scope?: unknown }
+    const r = begin(q.customerId, q.scope)
+    if ('status' in r) {
+      count('start', 'invalid')
+      return sendError(req, reply, r)
+    }
+    count('start', 'ok')
+    return reply.redirect(r.url, 302)
+  })
+
+  app.get('/consents/callback', async (req, reply) => {
+    const q = req.query as Record<string, unknown>
+    const state = typeof q.state === 'string' ? q.state : ''
+    if (state === '') {
+      count('callback', 'no_state')
+      return sendError(req, reply, {
+        status: 400,
+        code: 'CONSENT_STATE_MISSING',
+        message: 'the callback carries no state; open the consent link from the application again',
+      })
+    }
+    let claims
+    try {
+      claims = o.signer.consume(state)
+    } catch (err) {
+      if (!(err instanceof ConsentStateError)) throw err
+      count('callback', `state_${err.problem.toLowerCase()}`)
+      return sendError(req, reply, { status: 400, code: err.code, message: err.message })
+    }
+    let code: string
+    try {
+      ;({ code } = o.bank.authorization.parseCallback(new URL(req.url, 'http://gateway.invalid'), state))
+    } catch (err) {
+      if (!(err instanceof BankAuthorizationCallbackError)) throw err
+      if (err.code === 'AUTHORIZATION_DENIED') {
+        count('callback', 'denied')
+        return sendError(req, reply, {
+          status: 403,
+          code: 'CONSENT_DENIED',
+          message: 'access to the bank accounts was declined at the bank; nothing was recorded',
+        })
+      }
+      count('callback', 'bank_error')
+      return sendError(req, reply, { status: 502, code: err.code, message: err.message })
+    }
+    let tokens
+    try {
+      tokens = await o.bank.authorization.exchangeCode(code, { scope: 'AISP' })
+    } catch (err) {
+      count('callback', 'exchange_failed')
+      o.logger.warn(
+        { code: errorCode(err), consentId: claims.consentId },
+        'authorization code exchange failed',
+      )
+      const refused = err instanceof BankOAuthError || err instanceof BankConsentRevokedError
+      return sendError(req, reply, {
+        status: refused ? 400 : 502,
+        code: refused ? 'AUTHORIZATION_CODE_REFUSED' : 'BANK_UNAVAILABLE',
+        message: refused
+          ? 'the bank refused the authorization code (expired or already used); start the consent again'
+          : 'the bank could not be reached to complete the consent; try again in a moment',
+      })
+    }
+    const now = o.now()
+    const grantedAt = tokens.obtainedAt.getTime()
+    const consent: Consent = {
+      consentId: claims.consentId,
+      customerId: claims.customerId,
+      bank: null,
+      status: 'ACTIVE',
+      statusReason: 'GRANTED',
+      scopes: [tokens.scope],
+      accessToken: o.cipher.encrypt(tokens.accessToken, claims.consentId),
+      refreshToken: o.cipher.encrypt(tokens.refreshToken, claims.consentId),
+      accessTokenExpiresAt: tokens.accessTokenExpiresAt.getTime(),
+      refreshTokenExpiresAt: tokens.refreshTokenExpiresAt?.getTime() ?? null,
+      tokenIssuedAt: grantedAt,
+      grantedAt,
+      expiresAt: tokens.refreshTokenExpiresAt?.getTime() ?? grantedAt + AISP_CONSENT_DAYS * DAY_MS,
+      expiryNotifiedAt: null,
+      authorizationStateHash: null,
+      accounts: [],
+      version: 1,
+      updatedAt: now,
+    }
+    await write(o, consent)
+    count('callback', 'granted')
+    o.logger.info(
+      { consentId: consent.consentId, customerId: consent.customerId },
+      'consent granted and recorded',
+    )
+    if (wantsHtml(req)) {
+      return reply
+        .code(201)
+        .type('text/html; charset=utf-8')
+        .send(
+          `<!doctype html><html><head><meta charset="utf-8"><title>Bank consent</title></head><body>` +
+            `<h1>Bank accounts connected</h1><p>Consent <code>${escapeHtml(consent.consentId)}</code> is active; ` +
+            `transactions will appear shortly.</p></body></html>`,
+        )
+    }
+    return reply.code(201).send(publicConsent(consent))
+  })
+
+  app.get('/consents/:id', async (req, reply) => {
+    const { id } = req.params as { id: string }
+    const consent = o.view.get(id)
+    if (consent === undefined) {
+      count('get', 'not_found')
+      return sendError(req, reply, { status: 404, code: 'CONSENT_NOT_FOUND', message: `no consent ${id}` })
+    }
+    count('get', 'ok')
+    return reply.send(publicConsent(consent))
+  })
+
+  app.delete('/consents/:id', async (req, reply) => {
+    const { id } = req.params as { id: string }
+    const consent = o.view.get(id)
+    if (consent === undefined) {
+      count('end', 'not_found')
+      return sendError(req, reply, { status: 404, code: 'CONSENT_NOT_FOUND', message: `no consent ${id}` })
+    }
+    if (isTerminal(consent.status)) {
+      count('end', 'already_terminal')
+      return reply.send(publicConsent(consent))
+    }
+    const ended: Consent = {
+      ...consent,
+      status: 'ENDED',
+      statusReason: 'CUSTOMER_REQUEST',
+      accessToken: null,
+      refreshToken: null,
+      accessTokenExpiresAt: null,
+      version: consent.version + 1,
+      updatedAt: o.now(),
+    }
+    await write(o, ended)
+    count('end', 'ok')
+    o.logger.info({ consentId: id }, 'consent ended on request')
+    return reply.send(publicConsent(ended))
+  })
+
+  return app
+}
+
+async function write(o: ConsentGatewayOptions, consent: Consent): Promise<void> {
+  await o.producer.send({
+    topic: o.consentsTopic,
+    acks: -1,
+    messages: [{ key: consent.consentId, value: await o.consentCodec.encode(consent) }],
+  })
+  o.view.apply(consent)
+}

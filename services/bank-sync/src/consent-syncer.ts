@@ -1,0 +1,382 @@
+import {
+  BankAccessTokenExpiredError,
+  BankConsentRevokedError,
+  BankHistoryRequiresFreshTokenError,
+  BankThrottledError,
+  bankToday,
+  type BankClient,
+  type BankScope,
+  type CallOptions,
+  type Transaction,
+} from '@tep/bank-client'
+import { errorCode, isRetriable } from '@tep/errors'
+import type { AccountSyncState, BankTransaction, Consent, RawTransaction } from '@tep/schemas'
+import type { TokenCipher } from '@tep/token-cipher'
+import { emptyAccountState, reconcileAccount } from './account-reconciler.ts'
+import { SYNCING_STATUSES } from './consent-status.ts'
+import { PartitionFencedError } from './errors.ts'
+import type { BankSyncMetrics } from './metrics.ts'
+import { planDateFrom, MAX_DAYS_WITHOUT_FRESH_TOKEN, addDays } from './sync-window.ts'
+import { toBankTransaction, toRawTransaction } from './transaction-mapping.ts'
+
+export interface SyncSettings {
+  overlapDays: number
+  pageSize: number
+  backfillDays: number
+  /** Announce EXPIRING this long before the consent ends. */
+  expiryWarningMs: number
+  /** Refresh the access token this long before it expires. */
+  refreshMarginMs: number
+  /**
+   * How long after the code exchange a token counts as fresh for history older than
+   * 90 days. The bank does not publish it; kept below the simulator's 15 minutes.
+   */
+  freshTokenMs: number
+}
+
+export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
+  overlapDays: 3,
+  pageSize: 100,
+  backfillDays: 365,
+  expiryWarningMs: 7 * 86_400_000,
+  refreshMarginMs: 60_000,
+  freshTokenMs: 10 * 60_000,
+}
+
+/** What one sync writes, all in one Kafka transaction. */
+export interface SyncWrite {
+  /** The consent's next state (version and updatedAt are set by the writer). */
+  consent: Consent
+  bankTransactions: BankTransaction[]
+  rawTransactions: RawTransaction[]
+  reason: 'SYNC' | 'TOKEN_REFRESH' | 'EXPIRING' | 'EXPIRED' | 'REVOKED' | 'REASSERT'
+}
+
+export interface SyncLogger {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface SyncDeps {
+  bank: BankClient
+  cipher: TokenCipher
+  now: () => number
+  settings: SyncSettings
+  /**
+   * Writes and commits; resolves with the consent as stored, or null when the write
+   * was refused because the consent meanwhile reached a terminal state.
+   */
+  commit: (write: SyncWrite) => Promise<Consent | null>
+  metrics: BankSyncMetrics
+  logger: SyncLogger
+}
+
+export type SyncOutcome =
+  | { kind: 'synced'; consent: Consent; added: number; modified: number; raw: number; pages: number }
+  | { kind: 'stopped'; status: Consent['status'] }
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'backoff'; code: string; retryAfterMs: number | undefined; error: unknown }
+
+interface Tokens {
+  accessToken: string
+  refreshToken: string
+}
+
+function scopeOf(consent: Consent): BankScope {
+  const s = consent.scopes[0]
+  return s === 'PISP' || s === 'CISP' ? s : 'AISP'
+}
+
+/**
+ * One sync of one consent: keep it alive (expiry, tokens), read every account from
+ * its watermark, and hand the result to `commit` as ONE write. Nothing is written
+ * before the whole read succeeded, so a failure or crash mid-way leaves the
+ * previous state, and the next sync redoes the same read.
+ */
+export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncOutcome> {
+  const { logger, metrics, settings } = deps
+  let consent = start
+  const log = { consentId: consent.consentId }
+  if (!SYNCING_STATUSES.has(consent.status)) return { kind: 'skipped', reason: `status ${consent.status}` }
+
+  const now = deps.now()
+  if (consent.expiresAt !== null && now >= consent.expiresAt) {
+    const written = await deps.commit({
+      consent: { ...endTokens(consent), status: 'EXPIRED', statusReason: 'CONSENT_90_DAYS' },
+      bankTransactions: [],
+      rawTransactions: [],
+      reason: 'EXPIRED',
+    })
+    metrics.expired.inc()
+    logger.warn(
+      { ...log, expiresAt: new Date(consent.expiresAt).toISOString() },
+      'consent expired (90 days); the customer must consent again',
+    )
+    return { kind: 'stopped', status: written?.status ?? 'EXPIRED' }
+  }
+  if (
+    consent.status === 'ACTIVE' &&
+    consent.expiresAt !== null &&
+    consent.expiresAt - now <= settings.expiryWarningMs
+  ) {
+    const written = await deps.commit({
+      consent: { ...consent, status: 'EXPIRING', statusReason: 'CONSENT_ENDS_SOON', expiryNotifiedAt: now },
+      bankTransactions: [],
+      rawTransactions: [],
+      reason: 'EXPIRING',
+    })
+    if (written === null) return { kind: 'stopped', status: 'ENDED' }
+    consent = written
+    metrics.expiring.inc()
+    logger.warn(
+      { ...log, customerId: consent.customerId, expiresAt: new Date(consent.expiresAt ?? now).toISOString() },
+      'accounts consent ends soon: the customer must renew it',
+    )
+  }
+
+  let tokens: Tokens
+  try {
+    tokens = openTokens(consent, deps.cipher)
+  } catch (err) {
+    // A key missing from the keyring is configuration: keep the consent, retry later.
+    logger.error(
+      { ...log, err },
+      'cannot decrypt the consent tokens (is the key that sealed them in TOKEN_ENCRYPTION_KEY?)',
+    )
+    return { kind: 'backoff', code: errorCode(err), retryAfterMs: undefined, error: err }
+  }
+
+  try {
+    const refreshed = await ensureFreshAccessToken(consent, tokens, deps, false)
+    if (refreshed === null) return { kind: 'stopped', status: 'ENDED' }
+    ;({ consent, tokens } = refreshed)
+    let result: Awaited<ReturnType<typeof readAccounts>>
+    try {
+      result = await readAccounts(consent, tokens, deps)
+    } catch (err) {
+      if (!(err instanceof BankAccessTokenExpiredError)) throw err
+      // The bank's clock ran ahead of ours: refresh once and read again.
+      const again = await ensureFreshAccessToken(consent, tokens, deps, true)
+      if (again === null) return { kind: 'stopped', status: 'ENDED' }
+      ;({ consent, tokens } = again)
+      result = await readAccounts(consent, tokens, deps)
+    }
+    const written = await deps.commit({
+      consent: { ...consent, accounts: result.accounts },
+      bankTransactions: result.bankTransactions,
+      rawTransactions: result.rawTransactions,
+      reason: 'SYNC',
+    })
+    if (written === null) return { kind: 'stopped', status: 'ENDED' }
+    const added = result.bankTransactions.filter((t) => t.changeType === 'ADDED').length
+    return {
+      kind: 'synced',
+      consent: written,
+      added,
+      modified: result.bankTransactions.length - added,
+      raw: result.rawTransactions.length,
+      pages: result.pages,
+    }
+  } catch (err) {
+    if (err instanceof PartitionFencedError) throw err
+    if (err instanceof BankConsentRevokedError) {
+      const written = await deps.commit({
+        consent: { ...endTokens(consent), status: 'REVOKED', statusReason: err.reason ?? 'HTTP_401' },
+        bankTransactions: [],
+        rawTransactions: [],
+        reason: 'REVOKED',
+      })
+      metrics.revocations.inc()
+      logger.warn(
+        { ...log, customerId: consent.customerId, reason: err.reason, requestId: err.requestId },
+        'the bank revoked the consent: syncing stops, the customer must consent again',
+      )
+      return { kind: 'stopped', status: written?.status ?? 'REVOKED' }
+    }
+    const code = errorCode(err)
+    metrics.apiErrors.inc({ code })
+    const retryAfterMs = err instanceof BankThrottledError ? err.retryAfterMs : undefined
+    if (isRetriable(err))
+      logger.warn({ ...log, code, retryAfterMs }, 'bank sync failed; backing off this consent')
+    else logger.error({ ...log, err }, 'bank sync failed; backing off this consent')
+    return { kind: 'backoff', code, retryAfterMs, error: err }
+  }
+}
+
+function openTokens(consent: Consent, cipher: TokenCipher): Tokens {
+  if (consent.accessToken === null || consent.refreshToken === null) {
+    throw new Error(`consent ${consent.consentId} is ${consent.status} but has no tokens`)
+  }
+  return {
+    accessToken: cipher.decrypt(consent.accessToken, consent.consentId),
+    refreshToken: cipher.decrypt(consent.refreshToken, consent.consentId),
+  }
+}
+
+export function endTokens(consent: Consent): Consent {
+  return { ...consent, accessToken: null, refreshToken: null, accessTokenExpiresAt: null }
+}
+
+/**
+ * Refreshes ahead of expiry. The bank rotates the refresh token and invalidates the
+ * old pair once the new one is used, so the new pair is committed to the consents
+ * topic BEFORE the new access token is used; if that write fails, the new tokens
+ * are dropped unused and the old refresh token still works for the next attempt.
+ */
+async function ensureFreshAccessToken(
+  consent: Consent,
+  tokens: Tokens,
+  deps: SyncDeps,
+  force: boolean,
+): Promise<{ consent: Consent; tokens: Tokens } | null> {
+  const now = deps.now()
+  const expiresAt = consent.accessTokenExpiresAt
+  if (!force && expiresAt !== null && expiresAt - now > deps.settings.refreshMarginMs)
+    return { consent, tokens }
+  let next
+  try {
+    next = await deps.bank.authorization.refresh(tokens.refreshToken, {
+      scope: scopeOf(consent),
+      refreshTokenExpiresAt:
+        consent.refreshTokenExpiresAt === null ? null : new Date(consent.refreshTokenExpiresAt),
+    })
+  } catch (err) {
+    deps.metrics.tokenRefreshes.inc({
+      outcome: err instanceof BankConsentRevokedError ? 'revoked' : 'failed',
+    })
+    throw err
+  }
+  const sealed: Consent = {
+    ...consent,
+    accessToken: deps.cipher.encrypt(next.accessToken, consent.consentId),
+    refreshToken: deps.cipher.encrypt(next.refreshToken, consent.consentId),
+    accessTokenExpiresAt: next.accessTokenExpiresAt.getTime(),
+    refreshTokenExpiresAt: next.refreshTokenExpiresAt?.getTime() ?? consent.refreshTokenExpiresAt,
+    tokenIssuedAt: next.obtainedAt.getTime(),
+  }
+  const written = await deps.commit({
+    consent: sealed,
+    bankTransactions: [],
+    rawTransactions: [],
+    reason: 'TOKEN_REFRESH',
+  })
+  deps.metrics.tokenRefreshes.inc({ outcome: 'ok' })
+  if (written === null) return null
+  return { consent: written, tokens: { accessToken: next.accessToken, refreshToken: next.refreshToken } }
+}
+
+/** A token pair from the code exchange, still inside the bank's freshness window. */
+export function hasFreshToken(consent: Consent, now: number, freshTokenMs: number): boolean {
+  return (
+    consent.grantedAt !== null &&
+    consent.tokenIssuedAt !== null &&
+    consent.tokenIssuedAt === consent.grantedAt &&
+    now - consent.grantedAt < freshTokenMs
+  )
+}
+
+async function readAccounts(
+  consent: Consent,
+  tokens: Tokens,
+  deps: SyncDeps,
+): Promise<{
+  accounts: AccountSyncState[]
+  bankTransactions: BankTransaction[]
+  rawTransactions: RawTransaction[]
+  pages: number
+}> {
+  const call: CallOptions = { accessToken: tokens.accessToken, user: { involved: false } }
+  const accounts = await deps.bank.accounts.listAccounts(call)
+  const states: AccountSyncState[] = []
+  const bankTransactions: BankTransaction[] = []
+  const rawTransactions: RawTransaction[] = []
+  let pages = 0
+  for (const account of accounts) {
+    const now = deps.now()
+    const today = bankToday(new Date(now))
+    const previous =
+      consent.accounts.find((a) => a.accountId === account.id) ??
+      emptyAccountState(account.id, account.currency ?? null, deps.settings.overlapDays)
+    const seenDates = new Map(previous.seenEntries.map((s) => [s.entryReference, s.date]))
+    let oldestPending: string | null = null
+    for (const ref of previous.pendingEntryReferences) {
+      const d = seenDates.get(ref)
+      if (d !== undefined && (oldestPending === null || d < oldestPending)) oldestPending = d
+    }
+    const plan = planDateFrom({
+      today,
+      lastBookingDate: previous.lastBookingDate,
+      overlapDays: previous.overlapDays,
+      oldestPendingDate: oldestPending,
+      freshToken: hasFreshToken(consent, now, deps.settings.freshTokenMs),
+      backfillDays: deps.settings.backfillDays,
+    })
+    if (plan.clamped) {
+      deps.logger.warn(
+        {
+          consentId: consent.consentId,
+          accountId: account.id,
+          lastBookingDate: previous.lastBookingDate,
+          dateFrom: plan.dateFrom,
+        },
+        'account not synced for longer than the bank keeps history without a fresh token: entries in between cannot be read',
+      )
+    }
+    let items: Transaction[]
+    try {
+      ;({ items, pages } = await readHistory(deps, account.id, plan.dateFrom, call, pages))
+    } catch (err) {
+      if (!(err instanceof BankHistoryRequiresFreshTokenError) || !plan.needsFreshToken) throw err
+      // The token was not fresh enough after all: settle for what the bank allows.
+      const dateFrom = addDays(today, -MAX_DAYS_WITHOUT_FRESH_TOKEN)
+      deps.logger.warn(
+        { consentId: consent.consentId, accountId: account.id, dateFrom },
+        'the bank refused the history backfill (token no longer fresh); reading the last 89 days instead',
+      )
+      ;({ items, pages } = await readHistory(deps, account.id, dateFrom, call, pages))
+    }
+    const fetchedAt = deps.now()
+    const r = reconcileAccount(previous, items, { today, now: fetchedAt })
+    if (r.evicted > 0) {
+      deps.logger.warn(
+        { consentId: consent.consentId, accountId: account.id, evicted: r.evicted },
+        'seen set over its bound: oldest entries dropped',
+      )
+    }
+    for (const change of r.changes) {
+      const ctx = {
+        consentId: consent.consentId,
+        customerId: consent.customerId,
+        accountId: account.id,
+        entry: change.entry,
+        fetchedAt,
+      }
+      bankTransactions.push(toBankTransaction(change.item, ctx, change.changeType))
+      if (change.emitRaw) rawTransactions.push(toRawTransaction(change.item, ctx))
+    }
+    states.push({ ...r.state, currency: account.currency ?? r.state.currency })
+  }
+  return { accounts: states, bankTransactions, rawTransactions, pages }
+}
+
+async function readHistory(
+  deps: SyncDeps,
+  accountId: string,
+  dateFrom: string,
+  call: CallOptions,
+  pagesSoFar: number,
+): Promise<{ items: Transaction[]; pages: number }> {
+  const items: Transaction[] = []
+  let pages = pagesSoFar
+  for await (const page of deps.bank.accounts.transactionPages(
+    accountId,
+    { dateFrom, pageSize: deps.settings.pageSize },
+    call,
+  )) {
+    pages++
+    deps.metrics.pages.inc()
+    items.push(...page.items)
+  }
+  return { items, pages }
+}

@@ -1,0 +1,30 @@
+export { startBankSync, DEFAULT_SCHEDULE, CONSENTS_CHECK, GATEWAY_CHECK } from './start-bank-sync.ts'
+export type { BankSync, BankSyncOptions } from './start-bank-sync.ts'
+export type { BankSyncTopics, OwnerHooks, ScheduleSettings } from './partition-owner.ts'
+export { syncConsent, DEFAULT_SYNC_SETTINGS, hasFreshToken } from './consent-syncer.ts'
+export type { SyncSettings, SyncOutcome, SyncWrite } from './consent-syncer.ts'
+export { AuthorizationStateSigner, deriveStateKey, DEFAULT_STATE_TTL_MS } from './authorization-state.ts'
+export type { AuthorizationStateClaims } from './authorization-state.ts'
+export { decideConsentRecord, isTerminal, TERMINAL_STATUSES, SYNCING_STATUSES } from './consent-status.ts'
+export {
+  reconcileAccount,
+  emptyAccountState,
+  PENDING_MAX_AGE_DAYS,
+  MAX_SEEN_ENTRIES,
+} from './account-reconciler.ts'
+export { planDateFrom, seenHorizon, MAX_DAYS_WITHOUT_FRESH_TOKEN } from './sync-window.ts'
+export {
+  toRawTransaction,
+  toBankTransaction,
+  bankTransactionId,
+  entryKey,
+  transferScheme,
+  parseSymbols,
+  parseCardInfo,
+  BANK_SYNC_SOURCE,
+} from './transaction-mapping.ts'
+export { publicConsent } from './consent-view.ts'
+export { bankSyncEnv, resolveKeyring, DEVELOPMENT_KEY_ID } from './config.ts'
+export { BankSyncError, ConsentStateError, BankSyncConfigError, PartitionFencedError } from './errors.ts'
+export { createBankSyncMetrics } from './metrics.ts'
+export type { BankSyncMetrics } from './metrics.ts'

@@ -1,0 +1,92 @@
+import { ConfigError, handleHelp, loadConfig } from '@tep/config'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
+import {
+  createLogger,
+  createMetricsRegistry,
+  GracefulShutdown,
+  Readiness,
+  startHealthServer,
+} from '@tep/observability'
+import { bankSyncEnv, resolveKeyring } from './config.ts'
+import { BankSyncConfigError } from './errors.ts'
+import { startBankSync } from './start-bank-sync.ts'
+
+const SERVICE = 'bank-sync'
+
+handleHelp({
+  name: SERVICE,
+  summary:
+    'consent gateway and bank sync: starts the bank OAuth consent flow, records consents (tokens encrypted) in bank.consents.v1, ' +
+    'and for every consent of its partitions pulls new bank transactions into bank.transactions.v1 and transactions.raw.v1 ' +
+    '(one Kafka transaction per sync). Run several instances in one group to share consents by partition.',
+  env: bankSyncEnv,
+})
+
+let cfg
+let keys
+try {
+  cfg = loadConfig(SERVICE, bankSyncEnv)
+  keys = resolveKeyring(cfg)
+} catch (err) {
+  if (
+    !(err instanceof ConfigError) &&
+    !(err instanceof BankSyncConfigError) &&
+    !(err instanceof Error && 'code' in err)
+  )
+    throw err
+  process.stderr.write(`${(err as Error).message}\nRun with --help to see every variable.\n`)
+  process.exit(2)
+}
+
+const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
+if (keys.development) {
+  logger.warn(
+    { keyId: 'dev-insecure' },
+    'TOKEN_ENCRYPTION_KEY is not set: using the fixed DEVELOPMENT key (allowed only because BANK_API_URL is loopback); never use this against a real bank',
+  )
+}
+const registry = createMetricsRegistry({ service: SERVICE })
+const readiness = new Readiness()
+const shutdown = new GracefulShutdown({ logger }).install()
+const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readiness, logger })
+shutdown.add('health server', () => health.close())
+
+const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn' }, logger)
+const admin = kafka.admin()
+await admin.connect()
+try {
+  await ensureTopics(
+    admin,
+    [topicSpec(TOPICS.bankConsents), topicSpec(TOPICS.bankTransactions), topicSpec(TOPICS.transactionsRaw)],
+    { logger },
+  )
+} finally {
+  await admin.disconnect()
+}
+
+const sync = await startBankSync({
+  kafka,
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  bank: {
+    baseUrl: cfg.BANK_API_URL,
+    clientId: cfg.BANK_CLIENT_ID,
+    clientSecret: cfg.BANK_CLIENT_SECRET,
+    redirectUri: cfg.BANK_REDIRECT_URI,
+  },
+  keyring: keys.keyring,
+  groupId: cfg.BANK_SYNC_GROUP_ID,
+  transactionalIdPrefix: cfg.BANK_SYNC_TRANSACTIONAL_ID_PREFIX,
+  gateway: { port: cfg.CONSENT_GATEWAY_PORT, host: cfg.CONSENT_GATEWAY_HOST },
+  sync: {
+    overlapDays: cfg.BANK_OVERLAP_DAYS,
+    pageSize: cfg.BANK_PAGE_SIZE,
+    backfillDays: cfg.BANK_BACKFILL_DAYS,
+    expiryWarningMs: cfg.CONSENT_EXPIRY_WARNING,
+  },
+  schedule: { intervalMs: cfg.SYNC_INTERVAL, jitterMs: cfg.SYNC_JITTER, concurrency: cfg.SYNC_CONCURRENCY },
+  logger,
+  metricsRegistry: registry,
+  readiness,
+})
+shutdown.add('bank sync', () => sync.stop())
+logger.info({ gateway: sync.gatewayUrl, groupId: cfg.BANK_SYNC_GROUP_ID }, 'bank-sync started')

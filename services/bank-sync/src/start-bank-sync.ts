@@ -1,0 +1,305 @@
+import type { AddressInfo } from 'node:net'
+import { createBankClient, type BankClient } from '@tep/bank-client'
+import { AvroSerde, PRODUCER_DEFAULTS, SILENT_LOGGER, TOPICS, type KafkaLogger } from '@tep/kafka'
+import { createMetricsRegistry, Readiness, type Registry } from '@tep/observability'
+import type { Consent } from '@tep/schemas'
+import { TokenCipher, type Keyring } from '@tep/token-cipher'
+import type { Consumer, Kafka, Producer } from 'kafkajs'
+import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
+import { buildConsentGateway } from './consent-gateway.ts'
+import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from './consent-syncer.ts'
+import { ConsentView } from './consent-view.ts'
+import { createBankSyncMetrics, type BankSyncMetrics } from './metrics.ts'
+import {
+  PartitionOwner,
+  type BankSyncCodecs,
+  type BankSyncTopics,
+  type OwnerHooks,
+  type ScheduleSettings,
+} from './partition-owner.ts'
+
+export const DEFAULT_SCHEDULE: ScheduleSettings = {
+  intervalMs: 15 * 60_000,
+  jitterMs: 60_000,
+  concurrency: 4,
+  maxBackoffMs: 5 * 60_000,
+}
+
+export const CONSENTS_CHECK = 'consents'
+export const GATEWAY_CHECK = 'consent-gateway'
+
+export interface BankSyncOptions {
+  kafka: Kafka
+  /** Avro serde over the schema registry (`new AvroSerde({ registry: createSchemaRegistry({ url }) })`). */
+  serde: AvroSerde
+  /** The bank's OAuth client; or pass `bankClient`. */
+  bank?: { baseUrl: string; clientId: string; clientSecret: string; redirectUri: string; tppName?: string }
+  bankClient?: BankClient
+  keyring: Keyring
+  topics?: Partial<BankSyncTopics>
+  groupId?: string
+  transactionalIdPrefix?: string
+  /** The consent gateway; `false` runs the sync only. Default port 8190 on 127.0.0.1. */
+  gateway?: { port?: number; host?: string } | false
+  sync?: Partial<SyncSettings>
+  schedule?: Partial<ScheduleSettings>
+  /** Business clock (consent expiry, token lifetimes, the bank's "today"). Default Date.now. */
+  now?: () => number
+  hooks?: OwnerHooks
+  consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
+  logger?: KafkaLogger
+  metricsRegistry?: Registry
+  readiness?: Readiness
+}
+
+export interface BankSync {
+  /** Base URL of the consent gateway (undefined when disabled). */
+  readonly gatewayUrl: string | undefined
+  readonly topics: BankSyncTopics
+  readonly metrics: BankSyncMetrics
+  readonly metricsRegistry: Registry
+  readonly readiness: Readiness
+  ownedPartitions(): number[]
+  /** The state of a consent owned by this instance (never for consents of other instances). */
+  ownedConsent(consentId: string): Consent | undefined
+  /** Resolves once every partition assigned so far is rebuilt. */
+  whenCaughtUp(): Promise<void>
+  /** Stops syncing (in-flight syncs get a grace period), the gateway and every client. Idempotent. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts one bank-sync instance in-process: the consent gateway, the consent view,
+ * and the group consumer of the consents topic whose assigned partitions this
+ * instance owns and syncs. Resolves once consuming and listening.
+ */
+export async function startBankSync(options: BankSyncOptions): Promise<BankSync> {
+  const logger = options.logger ?? SILENT_LOGGER
+  const now = options.now ?? Date.now
+  const metricsRegistry =
+    options.metricsRegistry ?? createMetricsRegistry({ service: 'bank-sync', defaultMetrics: false })
+  const metrics = createBankSyncMetrics(metricsRegistry)
+  const readiness = options.readiness ?? new Readiness()
+  readiness.set(CONSENTS_CHECK, false, 'joining the consumer group')
+  const topics: BankSyncTopics = {
+    consents: options.topics?.consents ?? TOPICS.bankConsents,
+    bankTransactions: options.topics?.bankTransactions ?? TOPICS.bankTransactions,
+    raw: options.topics?.raw ?? TOPICS.transactionsRaw,
+  }
+  const codecs: BankSyncCodecs = {
+    consent: options.serde.topic(topics.consents, 'Consent'),
+    bankTransaction: options.serde.topic(topics.bankTransactions, 'BankTransaction'),
+    raw: options.serde.topic(topics.raw, 'RawTransaction'),
+  }
+  await Promise.all([codecs.consent.register(), codecs.bankTransaction.register(), codecs.raw.register()])
+
+  let bank = options.bankClient
+  const ownsBank = bank === undefined
+  if (bank === undefined) {
+    if (options.bank === undefined)
+      throw new TypeError('startBankSync needs `bank` (OAuth client settings) or `bankClient`')
+    bank = createBankClient({
+      ...options.bank,
+      tppName: options.bank.tppName ?? 'Transaction Enrichment Pipeline',
+      logger,
+      now: () => new Date(now()),
+    })
+  }
+  const cipher = new TokenCipher(options.keyring)
+  const settings: SyncSettings = { ...DEFAULT_SYNC_SETTINGS, ...options.sync }
+  const schedule: ScheduleSettings = { ...DEFAULT_SCHEDULE, ...options.schedule }
+  const groupId = options.groupId ?? 'bank-sync'
+  const transactionalIdPrefix = options.transactionalIdPrefix ?? 'bank-sync'
+
+  const owners = new Map<number, PartitionOwner>()
+  const refreshGauges = () => {
+    const byStatus = new Map<string, number>()
+    for (const owner of owners.values())
+      for (const c of owner.consents()) byStatus.set(c.status, (byStatus.get(c.status) ?? 0) + 1)
+    for (const status of ['ACTIVE', 'EXPIRING', 'REVOKED', 'EXPIRED', 'ENDED', 'PENDING']) {
+      metrics.consents.set({ status }, byStatus.get(status) ?? 0)
+    }
+    metrics.ownedPartitions.set(owners.size)
+  }
+  const gaugeTimer = setInterval(refreshGauges, 1_000)
+  gaugeTimer.unref()
+
+  const updateReadiness = () => {
+    const behind = [...owners.values()].filter((o) => !o.caughtUp).length
+    readiness.set(
+      CONSENTS_CHECK,
+      behind === 0,
+      behind === 0 ? `${owners.size} partition(s) owned` : `rebuilding ${behind} partition(s)`,
+    )
+  }
+
+  const admin = options.kafka.admin()
+  await admin.connect()
+  const endOffset = async (partition: number): Promise<bigint> => {
+    const offsets = await admin.fetchTopicOffsets(topics.consents)
+    const p = offsets.find((o) => o.partition === partition)
+    return p === undefined || BigInt(p.high) <= BigInt(p.low) ? 0n : BigInt(p.high)
+  }
+
+  let stopped = false
+  const consumer: Consumer = options.kafka.consumer({
+    groupId,
+    readUncommitted: false,
+    allowAutoTopicCreation: false,
+    sessionTimeout: options.consumer?.sessionTimeout ?? 30_000,
+    heartbeatInterval: options.consumer?.heartbeatInterval ?? 3_000,
+    maxWaitTimeInMs: options.consumer?.maxWaitTimeInMs ?? 500,
+  })
+
+  // KafkaJS builds a new offset manager on every group sync, and this group never
+  // commits, so each assignment (kept partitions too) is read from the start: the
+  // owners are rebuilt from scratch, which is what "state rebuilt from Kafka" needs.
+  consumer.on(consumer.events.GROUP_JOIN, (event) => {
+    const assigned = new Set(event.payload.memberAssignment[topics.consents] ?? [])
+    const previous = [...owners.values()]
+    owners.clear()
+    for (const owner of previous) void owner.stop()
+    for (const partition of assigned) {
+      const owner = new PartitionOwner({
+        partition,
+        kafka: options.kafka,
+        topics,
+        codecs,
+        transactionalIdPrefix,
+        schedule,
+        sync: { bank: bank as BankClient, cipher, now, settings, metrics, logger },
+        hooks: options.hooks ?? {},
+      })
+      owners.set(partition, owner)
+      owner
+        .start(() => endOffset(partition))
+        .then(() => owner.whenCaughtUp())
+        .then(() => {
+          if (owners.get(partition) !== owner) return
+          logger.info({ partition, consents: owner.consents().length }, 'consents partition rebuilt; syncing')
+          updateReadiness()
+        })
+        .catch((err: unknown) => {
+          logger.error(
+            { err, partition },
+            'could not take over the consents partition; restarting the consumer',
+          )
+          readiness.set(CONSENTS_CHECK, false, `partition ${partition} failed to start`)
+        })
+    }
+    logger.info({ partitions: [...assigned].sort((a, b) => a - b) }, 'consents partitions assigned')
+    updateReadiness()
+  })
+  consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
+    if (event.payload.topic !== topics.consents) return
+    owners.get(event.payload.partition)?.progress(BigInt(event.payload.lastOffset))
+  })
+  consumer.on(consumer.events.CRASH, (event) => {
+    logger.error({ err: event.payload.error, restart: event.payload.restart }, 'consents consumer crashed')
+  })
+
+  await consumer.connect()
+  await consumer.subscribe({ topics: [topics.consents], fromBeginning: true })
+  await consumer.run({
+    autoCommit: false,
+    eachBatch: async ({ batch, heartbeat, isRunning }) => {
+      const owner = owners.get(batch.partition)
+      for (const message of batch.messages) {
+        if (!isRunning() || stopped) return
+        if (message.value === null) continue
+        let consent: Consent | undefined
+        for (let attempt = 1; consent === undefined; attempt++) {
+          try {
+            consent = await codecs.consent.decode(message.value)
+          } catch (err) {
+            if ((err as { retriable?: boolean }).retriable !== true || stopped) {
+              // Not ours to repair: the consent stays as its previous record says.
+              logger.error(
+                { err, partition: batch.partition, offset: message.offset },
+                'undecodable consent record skipped',
+              )
+              break
+            }
+            await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)))
+          }
+        }
+        if (consent !== undefined) owner?.apply(consent)
+      }
+      await heartbeat()
+    },
+  })
+
+  const view = new ConsentView({
+    kafka: options.kafka,
+    topic: topics.consents,
+    codec: codecs.consent,
+    logger,
+    groupPrefix: groupId,
+  })
+  let gatewayProducer: Producer | undefined
+  let gatewayUrl: string | undefined
+  let gatewayApp: ReturnType<typeof buildConsentGateway> | undefined
+  if (options.gateway !== false) {
+    await view.start()
+    gatewayProducer = options.kafka.producer({
+      ...PRODUCER_DEFAULTS,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    })
+    await gatewayProducer.connect()
+    gatewayApp = buildConsentGateway({
+      bank,
+      cipher,
+      signer: new AuthorizationStateSigner({ key: deriveStateKey(options.keyring.active.key), now }),
+      view,
+      producer: gatewayProducer,
+      consentsTopic: topics.consents,
+      consentCodec: codecs.consent,
+      metrics,
+      logger,
+      now,
+    })
+    const host = options.gateway?.host ?? '127.0.0.1'
+    await gatewayApp.listen({ port: options.gateway?.port ?? 8190, host })
+    const address = gatewayApp.server.address() as AddressInfo
+    gatewayUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`
+    readiness.set(GATEWAY_CHECK, true, gatewayUrl)
+    logger.info({ url: gatewayUrl }, 'consent gateway listening')
+  }
+
+  let stopping: Promise<void> | undefined
+  return {
+    gatewayUrl,
+    topics,
+    metrics,
+    metricsRegistry,
+    readiness,
+    ownedPartitions: () => [...owners.keys()].sort((a, b) => a - b),
+    ownedConsent: (id) => {
+      for (const owner of owners.values()) {
+        const c = owner.consents().find((x) => x.consentId === id)
+        if (c) return c
+      }
+      return undefined
+    },
+    whenCaughtUp: async () => {
+      await Promise.all([...owners.values()].map((o) => o.whenCaughtUp()))
+    },
+    stop: () => {
+      stopping ??= (async () => {
+        stopped = true
+        clearInterval(gaugeTimer)
+        readiness.set(CONSENTS_CHECK, false, 'stopping')
+        await gatewayApp?.close()
+        await consumer.disconnect()
+        await Promise.all([...owners.values()].map((o) => o.stop()))
+        owners.clear()
+        await view.stop()
+        await gatewayProducer?.disconnect()
+        await admin.disconnect()
+        if (ownsBank) await bank.close()
+      })()
+      return stopping
+    },
+  }
+}

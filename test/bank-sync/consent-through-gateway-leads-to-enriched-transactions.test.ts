@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bankToday } from '@tep/bank-client'
+import { bankTransactionId } from '@tep/bank-sync'
+import { startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+}
+
+describe('a consent granted through the gateway', () => {
+  let h: Harness
+  let instance: Instance
+  let gatewayUrl: string
+
+  beforeAll(async () => {
+    h = await startHarness()
+    instance = await h.startInstance()
+    gatewayUrl = instance.sync.gatewayUrl as string
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  it('publishes every transaction of the consented account once, mapped for enrichment, with the tokens sealed', async () => {
+    const account = (await h.accountsOf('user1')).find(
+      (a) => a.currency === 'CZK' && a.kind !== 'CREDIT_CARD',
+    )
+    if (!account) throw new Error('user1 has no CZK current account in the simulator')
+    const { consentId, callback } = await h.grantThroughGateway(gatewayUrl, 'customer-42', 'user1', [
+      account.id,
+    ])
+    expect(callback.status).toBe(201)
+    const granted = (await callback.json()) as Record<string, unknown>
+    expect(granted).toMatchObject({
+      consentId,
+      customerId: 'customer-42',
+      status: 'ACTIVE',
+      scopes: ['AISP'],
+    })
+    expect(JSON.stringify(granted)).not.toMatch(/token/i)
+
+    const outcome = await h.waitForSync(instance, consentId, 0, 'synced')
+    const dateFrom = addDays(bankToday(new Date(h.sim.clock.now())), -30)
+    const history = await h.bankHistory('user1', account.id, dateFrom)
+    expect(history.length).toBeGreaterThan(10)
+    expect(outcome).toMatchObject({ kind: 'synced', added: history.length, modified: 0, raw: history.length })
+
+    const raw = await h.readAll(h.topics.raw, h.codecs.raw)
+    expect(raw).toHaveLength(history.length)
+    const byRef = new Map(raw.map((r) => [r.value.sourceReference, r]))
+    for (const t of history) {
+      const r = byRef.get(`${consentId}/${account.id}/${t.entryReference}`)
+      expect(r, `raw event of entry ${t.entryReference}`).toBeDefined()
+      expect(r?.key).toBe(bankTransactionId(consentId, account.id, t.entryReference as string))
+      expect(r?.value).toMatchObject({
+        source: 'BANK_SYNC',
+        customerId: 'customer-42',
+        accountId: account.id,
+        currency: 'CZK',
+      })
+    }
+
+    // Card payments carry the acceptor data the bank shows (name, city, country, MCC, TID, MID).
+    const historyByRef = new Map(history.map((t) => [t.entryReference as string, t]))
+    const cards = raw.filter((r) => r.value.card !== null)
+    expect(cards.length).toBeGreaterThan(0)
+    for (const { value } of cards) {
+      const item = historyByRef.get(value.sourceReference?.split('/')[2] ?? '')
+      const details = item?.entryDetails?.transactionDetails as {
+        relatedParties: { creditor: { name: string; postalAddress: { townName: string; country: string } } }
+        references: { chequeNumber: string }
+        additionalTransactionInformation: string
+      }
+      expect(value.transfer).toBeNull()
+      expect(value.card).toMatchObject({
+        description: details.relatedParties.creditor.name,
+        city: details.relatedParties.creditor.postalAddress.townName,
+        country: details.relatedParties.creditor.postalAddress.country,
+        mcc: expect.stringMatching(/^\d{4}$/),
+        terminalId: expect.any(String),
+        merchantId: expect.any(String),
+        // The bank never shows a BIN in the simulator's masked numbers: absent, not guessed.
+        cardBin: null,
+        acquirerId: null,
+      })
+      expect(details.additionalTransactionInformation).toContain(`MCC ${value.card?.mcc}`)
+      // The masked card number is not carried on the raw event.
+      expect(JSON.stringify(value)).not.toContain(details.references.chequeNumber)
+    }
+    // Transfers name their counterparty and scheme; Czech payments carry the symbols when the bank sends them.
+    const transfers = raw.filter((r) => r.value.transfer !== null)
+    expect(transfers.length).toBeGreaterThan(0)
+    for (const { value } of transfers) expect(value.transfer?.scheme).toBe('CERTIS')
+    expect(transfers.some((t) => t.value.transfer?.variableSymbol !== null)).toBe(true)
+    expect(
+      transfers.some(
+        (t) =>
+          t.value.transfer?.counterpartyIban !== null || t.value.transfer?.counterpartyAccountNumber !== null,
+      ),
+    ).toBe(true)
+
+    const bankTx = await h.readAll(h.topics.bankTransactions, h.codecs.bankTransaction)
+    expect(bankTx).toHaveLength(history.length)
+    expect(
+      bankTx.every(
+        (b) =>
+          b.value.changeType === 'ADDED' && b.key === `${consentId}/${account.id}/${b.value.entryReference}`,
+      ),
+    ).toBe(true)
+
+    // The consent record: tokens only as envelopes bound to the consent, a watermark per account.
+    const consents = (await h.readAll(h.topics.consents, h.codecs.consent)).filter((c) => c.key === consentId)
+    const latest = consents.at(-1)?.value
+    expect(latest?.status).toBe('ACTIVE')
+    expect(latest?.accessToken).toMatch(/^v1\.test\./)
+    expect(latest?.refreshToken).toMatch(/^v1\.test\./)
+    expect(latest?.accounts).toHaveLength(1)
+    expect(latest?.accounts[0]?.lastBookingDate).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+
+    const view = await fetch(`${gatewayUrl}/consents/${consentId}`)
+    expect(view.status).toBe(200)
+    const shown = (await view.json()) as { status: string; accounts: Array<{ accountId: string }> }
+    expect(shown.status).toBe('ACTIVE')
+    expect(JSON.stringify(shown)).not.toMatch(/v1\.test\./)
+  })
+
+  it('refuses a callback whose state was already used, forged, or denied at the bank', async () => {
+    const started = await fetch(`${gatewayUrl}/consents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ customerId: 'customer-43' }),
+    })
+    const { authorizationUrl } = (await started.json()) as { authorizationUrl: string }
+    const state = new URL(authorizationUrl).searchParams.get('state') as string
+    const granted = await h.admin<{ redirectUrl: string }>('POST', '/__admin/consents', {
+      username: 'user2',
+      scope: 'AISP',
+      state,
+    })
+    const first = await fetch(granted.redirectUrl, { headers: { accept: 'application/json' } })
+    expect(first.status).toBe(201)
+    const replay = await fetch(granted.redirectUrl, { headers: { accept: 'application/json' } })
+    expect(replay.status).toBe(400)
+    expect(await replay.json()).toMatchObject({ error: 'CONSENT_STATE_REUSED' })
+
+    const forged = `${state.slice(0, -4)}AAAA`
+    const bad = await fetch(`${h.redirectUri}?code=abc&state=${encodeURIComponent(forged)}`, {
+      headers: { accept: 'application/json' },
+    })
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ error: 'CONSENT_STATE_BAD_SIGNATURE' })
+
+    const again = await fetch(`${gatewayUrl}/consents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ customerId: 'customer-44' }),
+    })
+    const denyState = new URL(
+      ((await again.json()) as { authorizationUrl: string }).authorizationUrl,
+    ).searchParams.get('state') as string
+    const denied = await fetch(
+      `${h.redirectUri}?error=access_denied&state=${encodeURIComponent(denyState)}`,
+      { headers: { accept: 'text/html' } },
+    )
+    expect(denied.status).toBe(403)
+    expect(await denied.text()).toContain('declined')
+
+    const invalid = await fetch(`${gatewayUrl}/consents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ customerId: '' }),
+    })
+    expect(invalid.status).toBe(400)
+    expect(await invalid.json()).toMatchObject({ error: 'CUSTOMER_ID_INVALID' })
+  })
+})

@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:net'
+import { inject } from 'vitest'
+import { startBankSim, type BankSim } from '@tep/bank-sim'
+import { createBankClient, type BankClient, type Transaction } from '@tep/bank-client'
+import { startBankSync, type BankSync, type BankSyncOptions, type SyncOutcome } from '@tep/bank-sync'
+import { AvroSerde, createKafka, createSchemaRegistry, type TopicCodec } from '@tep/kafka'
+import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
+import { createKeyring } from '@tep/token-cipher'
+import type { Kafka } from 'kafkajs'
+import { createKafkaTestKit, uniqueName, type KafkaTestKit } from '../../support/kafka-test-kit.ts'
+import { waitFor } from '../../support/wait-for.ts'
+
+/** The bank's time is frozen here and moves only through the simulator clock. */
+export const SIM_START = Date.parse('2026-05-04T08:00:00Z')
+const CLIENT_ID = 'tep-sim-client'
+const CLIENT_SECRET = 'tep-sim-secret'
+
+export interface SyncRecord {
+  consentId: string
+  outcome: SyncOutcome
+}
+
+export interface Instance {
+  sync: BankSync
+  /** Every finished sync of this instance, in order. */
+  syncs: SyncRecord[]
+}
+
+export interface Harness {
+  sim: BankSim
+  kit: KafkaTestKit
+  kafka: Kafka
+  topics: { consents: string; bankTransactions: string; raw: string }
+  codecs: {
+    consent: TopicCodec<Consent>
+    bankTransaction: TopicCodec<BankTransaction>
+    raw: TopicCodec<RawTransaction>
+  }
+  /** The redirect URI registered at the bank: the gateway's callback (on a port chosen up front). */
+  redirectUri: string
+  gatewayPort: number
+  startInstance(
+    overrides?: Partial<BankSyncOptions> & { gateway?: BankSyncOptions['gateway'] },
+  ): Promise<Instance>
+  admin<T = Record<string, unknown>>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T>
+  accountsOf(username: string): Promise<Array<{ id: string; iban: string; currency: string; kind: string }>>
+  /**
+   * The customer's path: POST /consents on the gateway, the bank's grant (admin
+   * shortcut for the login and consent pages, with the gateway's state), then the
+   * browser following the bank's redirect to the gateway callback.
+   */
+  grantThroughGateway(
+    gatewayUrl: string,
+    customerId: string,
+    username: string,
+    accountIds?: string[],
+  ): Promise<{ consentId: string; bankConsentId: string; callback: Response }>
+  /** What the bank shows for an account from `dateFrom`, read through a separate consent (the test oracle). */
+  bankHistory(username: string, accountId: string, dateFrom: string): Promise<Transaction[]>
+  /** Every committed record of a topic (read committed), decoded. */
+  readAll<T>(topic: string, codec: TopicCodec<T>): Promise<Array<{ key: string; value: T }>>
+  advanceClock(advance: string): Promise<void>
+  waitForSync(
+    instance: Instance,
+    consentId: string,
+    after: number,
+    kind?: SyncOutcome['kind'],
+  ): Promise<SyncOutcome>
+  close(): Promise<void>
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export async function startHarness(options: { partitions?: number } = {}): Promise<Harness> {
+  const kit = createKafkaTestKit()
+  const kafka = createKafka({
+    brokers: inject('kafkaBrokers'),
+    clientId: uniqueName('bank-sync-test'),
+    logLevel: 'error',
+  })
+  const topics = {
+    consents: uniqueName('bank.consents'),
+    bankTransactions: uniqueName('bank.transactions'),
+    raw: uniqueName('transactions.raw'),
+  }
+  const partitions = options.partitions ?? 3
+  await kit.createTopics([topics.consents], partitions, { 'cleanup.policy': 'compact' })
+  await kit.createTopics([topics.bankTransactions, topics.raw], partitions)
+  const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
+  const codecs = {
+    consent: serde.topic(topics.consents, 'Consent'),
+    bankTransaction: serde.topic(topics.bankTransactions, 'BankTransaction'),
+    raw: serde.topic(topics.raw, 'RawTransaction'),
+  }
+  const gatewayPort = await freePort()
+  const redirectUri = `http://127.0.0.1:${gatewayPort}/consents/callback`
+  const sim = await startBankSim({
+    wallClock: () => SIM_START,
+    clients: 3,
+    historyDays: 120,
+    registeredClients: [
+      {
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        redirectUris: [redirectUri],
+        name: 'bank-sync tests',
+      },
+    ],
+  })
+  const oracleClients: BankClient[] = []
+  const instances: BankSync[] = []
+  const groupId = uniqueName('bank-sync')
+  const transactionalIdPrefix = uniqueName('bank-sync-tx')
+  const keyring = createKeyring([{ id: 'test', key: randomBytes(32) }])
+
+  async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${sim.url}${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    })
+    const text = await res.text()
+    if (!res.ok) throw new Error(`bank-sim admin ${method} ${path} answered ${res.status}: ${text}`)
+    return JSON.parse(text) as T
+  }
+
+  const h: Harness = {
+    sim,
+    kit,
+    kafka,
+    topics,
+    codecs,
+    redirectUri,
+    gatewayPort,
+    async startInstance(overrides = {}) {
+      const syncs: SyncRecord[] = []
+      const { hooks, ...rest } = overrides
+      const sync = await startBankSync({
+        kafka,
+        serde,
+        bank: { baseUrl: sim.url, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri },
+        keyring,
+        topics,
+        groupId,
+        transactionalIdPrefix,
+        gateway: { port: gatewayPort, host: '127.0.0.1' },
+        schedule: { intervalMs: 250, jitterMs: 50, concurrency: 4, maxBackoffMs: 2_000 },
+        sync: { backfillDays: 30 },
+        now: () => sim.clock.now(),
+        consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+        ...rest,
+        hooks: {
+          ...hooks,
+          onSynced: (consentId, outcome) => {
+            syncs.push({ consentId, outcome })
+            hooks?.onSynced?.(consentId, outcome)
+          },
+        },
+      })
+      instances.push(sync)
+      await waitFor('the bank-sync instance to own and rebuild its consents partitions', async () => {
+        if (sync.ownedPartitions().length === 0) return false
+        await sync.whenCaughtUp()
+        return true
+      })
+      return { sync, syncs }
+    },
+    admin,
+    async accountsOf(username) {
+      const { users } = await admin<{
+        users: Array<{
+          username: string
+          accounts: Array<{ id: string; iban: string; currency: string; kind: string }>
+        }>
+      }>('GET', '/__admin/clients')
+      const user = users.find((u) => u.username === username)
+      if (!user) throw new Error(`bank-sim has no test client ${username}`)
+      return user.accounts
+    },
+    async grantThroughGateway(gatewayUrl, customerId, username, accountIds) {
+      const started = await fetch(`${gatewayUrl}/consents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customerId }),
+      })
+      if (started.status !== 201)
+        throw new Error(`POST /consents answered ${started.status}: ${await started.text()}`)
+      const { consentId, authorizationUrl } = (await started.json()) as {
+        consentId: string
+        authorizationUrl: string
+      }
+      const state = new URL(authorizationUrl).searchParams.get('state')
+      if (state === null) throw new Error(`authorization URL without state: ${authorizationUrl}`)
+      const granted = await admin<{ redirectUrl: string; consentId: string }>('POST', '/__admin/consents', {
+        username,
+        scope: 'AISP',
+        state,
+        ...(accountIds ? { accountIds } : {}),
+      })
+      const callback = await fetch(granted.redirectUrl, { headers: { accept: 'application/json' } })
+      return { consentId, bankConsentId: granted.consentId, callback }
+    },
+    async bankHistory(username, accountId, dateFrom) {
+      const client = createBankClient({
+        baseUrl: sim.url,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        redirectUri,
+        tppName: 'bank-sync test oracle',
+        now: () => new Date(sim.clock.now()),
+      })
+      oracleClients.push(client)
+      const { code } = await admin<{ code: string }>('POST', '/__admin/consents', {
+        username,
+        scope: 'AISP',
+        accountIds: [accountId],
+      })
+      const tokens = await client.authorization.exchangeCode(code, { scope: 'AISP' })
+      const items: Transaction[] = []
+      for await (const t of client.accounts.transactions(
+        accountId,
+        { dateFrom, pageSize: 100 },
+        { accessToken: tokens.accessToken },
+      )) {
+        items.push(t)
+      }
+      return items
+    },
+    async readAll<T>(topic: string, codec: TopicCodec<T>) {
+      const admin = kit.admin()
+      await admin.connect()
+      const remaining = new Map<number, bigint>()
+      for (const p of await admin.fetchTopicOffsets(topic)) {
+        if (BigInt(p.high) > BigInt(p.low)) remaining.set(p.partition, BigInt(p.high))
+      }
+      const out: Array<{ key: string; value: T; partition: number; offset: bigint }> = []
+      if (remaining.size === 0) return []
+      const consumer = kit.consumer({ groupId: uniqueName('read-all'), readUncommitted: false })
+      let done!: () => void
+      const finished = new Promise<void>((r) => {
+        done = r
+      })
+      consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
+        const target = remaining.get(e.payload.partition)
+        if (target !== undefined && BigInt(e.payload.lastOffset) + 1n >= target)
+          remaining.delete(e.payload.partition)
+        if (remaining.size === 0) done()
+      })
+      await consumer.connect()
+      await consumer.subscribe({ topics: [topic], fromBeginning: true })
+      await consumer.run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          for (const m of batch.messages) {
+            out.push({
+              key: m.key?.toString() ?? '',
+              value: await codec.decode(m.value),
+              partition: batch.partition,
+              offset: BigInt(m.offset),
+            })
+          }
+        },
+      })
+      let timer: NodeJS.Timeout | undefined
+      try {
+        await Promise.race([
+          finished,
+          new Promise((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`reading ${topic} to its end offsets timed out; read ${out.length}`)),
+              30_000,
+            )
+          }),
+        ])
+      } finally {
+        if (timer) clearTimeout(timer)
+        await consumer.disconnect()
+      }
+      return out
+        .sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1))
+        .map(({ key, value }) => ({ key, value }))
+    },
+    async advanceClock(advance) {
+      await admin('POST', '/__admin/clock', { advance })
+    },
+    async waitForSync(instance, consentId, after, kind) {
+      const record = await waitFor(
+        `a ${kind ?? 'finished'} sync of consent ${consentId} (after ${after} earlier syncs of this instance)`,
+        () =>
+          instance.syncs
+            .slice(after)
+            .find((s) => s.consentId === consentId && (kind === undefined || s.outcome.kind === kind)),
+        { timeoutMs: 60_000 },
+      )
+      return record.outcome
+    },
+    async close() {
+      await Promise.allSettled(instances.map((i) => i.stop()))
+      await Promise.allSettled(oracleClients.map((c) => c.close()))
+      await sim.close()
+      await kit.disconnectAll()
+    },
+  }
+  return h
+}
