@@ -8,16 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type BrowserContext } from 'playwright-core'
 import { startBankSim, type BankSim } from '@tep/bank-sim'
 
-/** The application's redirect endpoint: resolves each wait with the query of the next callback. */
+/** The application's redirect endpoint: resolves each wait with the URL of the next request that comes back. */
 class RedirectReceiver {
   readonly server: Server
-  #waiters: Array<(query: URLSearchParams) => void> = []
+  #waiters: Array<(url: URL) => void> = []
 
   constructor() {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1')
       res.writeHead(200, { 'content-type': 'text/html' }).end('<p>back at the application</p>')
-      if (url.pathname === '/callback') this.#waiters.shift()?.(url.searchParams)
+      if (url.pathname !== '/favicon.ico') this.#waiters.shift()?.(url)
     })
   }
 
@@ -27,6 +27,10 @@ class RedirectReceiver {
   }
 
   next(): Promise<URLSearchParams> {
+    return this.nextUrl().then((u) => u.searchParams)
+  }
+
+  nextUrl(): Promise<URL> {
     return new Promise((resolve) => this.#waiters.push(resolve))
   }
 }
@@ -115,5 +119,47 @@ describe('authorization-code flow in headless Chromium', () => {
     expect(query.get('state')).toBe(state)
     expect(query.get('code')).toBeNull()
     await page.close()
+  })
+
+  it('authorizes a payment on the bank page and returns to the application with the paymentId', async () => {
+    const api = async (method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${sim.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'x-request-id': randomUUID(), 'x-ibm-client-id': app.clientId, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: body ? JSON.stringify(body) : undefined,
+      })
+      return (await res.json()) as unknown
+    }
+    const admin = await fetch(`${sim.url}/__admin/consents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'user1', scope: 'PISP', clientId: app.clientId }) })
+    const { code } = (await admin.json()) as { code: string }
+    const tokenRes = await fetch(`${sim.url}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: app.clientId, client_secret: app.clientSecret }),
+    })
+    const { access_token: token } = (await tokenRes.json()) as { access_token: string }
+    const clients = (await (await fetch(`${sim.url}/__admin/clients`)).json()) as { users: Array<{ accounts: Array<{ iban: string; currency: string; kind: string }> }> }
+    const debtor = clients.users[0]?.accounts.find((a) => a.kind === 'CURRENT' && a.currency === 'CZK')?.iban as string
+    const payment = (await api('POST', '/payments', token, {
+      paymentIdentification: { instructionIdentification: 'BROWSER-1' },
+      amount: { instructedAmount: { value: 321, currency: 'CZK' } },
+      debtorAccount: { identification: { iban: debtor } },
+      creditorAccount: { identification: { other: { identification: '19-2000145399/0800' } } },
+    })) as { transaction: { identification: string }; signInfo: { signID: string } }
+    const id = payment.transaction.identification
+    const returnUrl = new URL('/payment-done', redirectUri).toString()
+    const sign = (await api('POST', `/payments/${id}/sign/${payment.signInfo.signID}`, token, undefined, { 'tpp-redirect-uri': returnUrl })) as { href: { url: string } }
+
+    const page = await browser.newPage()
+    await page.goto(sign.href.url)
+    expect(await page.textContent('body')).toContain('321.00 CZK')
+    await page.fill('#username', 'user1')
+    await page.fill('#password', 'password1')
+    const back = receiver.nextUrl()
+    await page.click('button[value=authorize]')
+    const url = await back
+    expect(url.pathname).toBe('/payment-done')
+    expect(url.searchParams.get('paymentId')).toBe(id)
+    await page.close()
+    expect(await api('GET', `/payments/${id}/status`, token)).toEqual({ instructionStatus: 'ACSP' })
   })
 })
