@@ -239,6 +239,8 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
       merchantUids,
     )
     for (const f of fetched) expect(f.shop ?? f.merchant, f.uid).not.toBeNull()
+    const published = await metricsRegistry.getSingleMetric('ingest_fetched_published_total')!.get()
+    expect(published.values.reduce((sum, v) => sum + v.value, 0)).toBe(fetched.length)
 
     // Results counted by outcome once committed agree with what readers see.
     const out = await metricsRegistry.getSingleMetric('ingest_records_out_total')!.get()

@@ -6,28 +6,43 @@ import type { EnrichmentStatus } from '@tep/schemas'
  * aborted and redone. The transform notes each record's status by position;
  * a commit of a partition up to an offset counts and forgets what it covers.
  */
-export class OutcomeTracker {
-  readonly #pending = new Map<string, Map<string, EnrichmentStatus>>()
+export interface NotedResult {
+  status: EnrichmentStatus
+  /** MerchantDataFetched records written with the result, by entity type. */
+  fetchedShops: number
+  fetchedMerchants: number
+}
 
-  note(topic: string, partition: number, offset: string, status: EnrichmentStatus): void {
+export interface CommittedCounts {
+  byStatus: Map<EnrichmentStatus, number>
+  fetchedShops: number
+  fetchedMerchants: number
+}
+
+export class OutcomeTracker {
+  readonly #pending = new Map<string, Map<string, NotedResult>>()
+
+  note(topic: string, partition: number, offset: string, result: NotedResult): void {
     const key = `${topic}:${partition}`
     let byOffset = this.#pending.get(key)
     if (byOffset === undefined) {
       byOffset = new Map()
       this.#pending.set(key, byOffset)
     }
-    byOffset.set(offset, status)
+    byOffset.set(offset, result)
   }
 
   /** Everything noted for the partition at or below `lastOffset` is committed: returns its counts. */
-  committed(topic: string, partition: number, lastOffset: string): Map<EnrichmentStatus, number> {
-    const counts = new Map<EnrichmentStatus, number>()
+  committed(topic: string, partition: number, lastOffset: string): CommittedCounts {
+    const counts: CommittedCounts = { byStatus: new Map(), fetchedShops: 0, fetchedMerchants: 0 }
     const byOffset = this.#pending.get(`${topic}:${partition}`)
     if (byOffset === undefined) return counts
     const last = BigInt(lastOffset)
-    for (const [offset, status] of byOffset) {
+    for (const [offset, result] of byOffset) {
       if (BigInt(offset) > last) continue
-      counts.set(status, (counts.get(status) ?? 0) + 1)
+      counts.byStatus.set(result.status, (counts.byStatus.get(result.status) ?? 0) + 1)
+      counts.fetchedShops += result.fetchedShops
+      counts.fetchedMerchants += result.fetchedMerchants
       byOffset.delete(offset)
     }
     return counts

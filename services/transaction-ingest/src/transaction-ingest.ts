@@ -176,7 +176,11 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     ]
     for (const f of fetched)
       outputs.push({ topic: topics.fetched, key: f.uid, value: fetchedCodec.encodeSync(f) })
-    outcomes.note(record.topic, record.partition, record.offset, enriched.status)
+    outcomes.note(record.topic, record.partition, record.offset, {
+      status: enriched.status,
+      fetchedShops: fetched.filter((f) => f.entityType === 'SHOP').length,
+      fetchedMerchants: fetched.filter((f) => f.entityType === 'MERCHANT').length,
+    })
     return outputs
   }
 
@@ -195,8 +199,11 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     ...(logger === undefined ? {} : { logger }),
     hooks: {
       onCommitted: (e) => {
-        for (const [status, n] of outcomes.committed(e.topic, e.partition, e.lastOffset))
-          metrics.recordsOut.inc({ outcome: status }, n)
+        const counts = outcomes.committed(e.topic, e.partition, e.lastOffset)
+        for (const [status, n] of counts.byStatus) metrics.recordsOut.inc({ outcome: status }, n)
+        if (counts.fetchedShops > 0) metrics.fetchedPublished.inc({ entity: 'SHOP' }, counts.fetchedShops)
+        if (counts.fetchedMerchants > 0)
+          metrics.fetchedPublished.inc({ entity: 'MERCHANT' }, counts.fetchedMerchants)
         if (paused.delete(`${e.topic}/${e.partition}`)) {
           logger?.info(
             { topic: e.topic, partition: e.partition },
