@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
+
+async function counterValue(
+  instance: Instance,
+  name: 'revocations' | 'expiring' | 'expired',
+): Promise<number> {
+  const metric = await instance.sync.metrics[name].get()
+  return metric.values.reduce((sum, v) => sum + v.value, 0)
+}
+
+async function gaugeFor(instance: Instance, status: string): Promise<number> {
+  const text = await instance.sync.metricsRegistry.metrics()
+  const line = text.split('\n').find((l) => l.startsWith(`bank_sync_consents{status="${status}"`))
+  return line === undefined ? 0 : Number(line.split(' ').at(-1))
+}
+
+describe('consent lifecycle driven by the bank', () => {
+  let h: Harness
+  let instance: Instance
+  let gatewayUrl: string
+
+  beforeAll(async () => {
+    h = await startHarness()
+    instance = await h.startInstance({ sync: { backfillDays: 10, expiryWarningMs: 7 * 86_400_000 } })
+    gatewayUrl = instance.sync.gatewayUrl as string
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  async function consentState(
+    consentId: string,
+  ): Promise<{ status: string; statusReason: string | null; expiryNotifiedAt: string | null }> {
+    const res = await fetch(`${gatewayUrl}/consents/${consentId}`)
+    expect(res.status).toBe(200)
+    return (await res.json()) as {
+      status: string
+      statusReason: string | null
+      expiryNotifiedAt: string | null
+    }
+  }
+
+  it('a consent the customer revokes at the bank becomes REVOKED (written), counted, and is no longer synced', async () => {
+    const { consentId, bankConsentId } = await h.grantThroughGateway(gatewayUrl, 'customer-r', 'user2')
+    await h.waitForSync(instance, consentId, 0, 'synced')
+    const revocationsBefore = await counterValue(instance, 'revocations')
+
+    await h.admin('POST', '/__admin/revoke', { consentId: bankConsentId })
+    const outcome = await h.waitForSync(instance, consentId, instance.syncs.length, 'stopped')
+    expect(outcome).toEqual({ kind: 'stopped', status: 'REVOKED' })
+    expect(await counterValue(instance, 'revocations')).toBe(revocationsBefore + 1)
+
+    const records = (await h.readAll(h.topics.consents, h.codecs.consent)).filter((c) => c.key === consentId)
+    const last = records.at(-1)?.value
+    expect(last).toMatchObject({ status: 'REVOKED', accessToken: null, refreshToken: null })
+    expect(last?.statusReason).toEqual(expect.any(String))
+    await expect.poll(async () => (await consentState(consentId)).status).toBe('REVOKED')
+    await expect.poll(() => gaugeFor(instance, 'REVOKED')).toBeGreaterThanOrEqual(1)
+
+    // Syncing stopped: later rounds of the scheduler do not touch this consent.
+    const syncsAfter = instance.syncs.length
+    const other = await h.grantThroughGateway(gatewayUrl, 'customer-other', 'user3')
+    await h.waitForSync(instance, other.consentId, syncsAfter, 'synced')
+    await h.waitForSync(instance, other.consentId, instance.syncs.length, 'synced')
+    expect(instance.syncs.slice(syncsAfter).filter((s) => s.consentId === consentId)).toEqual([])
+    // (ended so that it does not take part in the expiry counts below)
+    expect((await fetch(`${gatewayUrl}/consents/${other.consentId}`, { method: 'DELETE' })).status).toBe(200)
+
+    // A customer's DELETE of a terminal consent changes nothing.
+    const del = await fetch(`${gatewayUrl}/consents/${consentId}`, { method: 'DELETE' })
+    expect(((await del.json()) as { status: string }).status).toBe('REVOKED')
+  })
+
+  it('an accounts consent is announced EXPIRING 7 days before its 90 days end, keeps syncing, then becomes EXPIRED', async () => {
+    const { consentId } = await h.grantThroughGateway(gatewayUrl, 'customer-x', 'user1')
+    await h.waitForSync(instance, consentId, 0, 'synced')
+    const expiringBefore = await counterValue(instance, 'expiring')
+    const expiredBefore = await counterValue(instance, 'expired')
+    const rawBefore = (await h.readAll(h.topics.raw, h.codecs.raw)).filter(
+      (r) => r.value.customerId === 'customer-x',
+    ).length
+
+    await h.advanceClock('84d')
+    const mark = instance.syncs.length
+    await h.waitForSync(instance, consentId, mark, 'synced')
+    const state = await consentState(consentId)
+    expect(state.status).toBe('EXPIRING')
+    expect(state.expiryNotifiedAt).toEqual(expect.any(String))
+    expect(await counterValue(instance, 'expiring')).toBe(expiringBefore + 1)
+    // Still syncing: the new days of history arrived.
+    const rawAfter = (await h.readAll(h.topics.raw, h.codecs.raw)).filter(
+      (r) => r.value.customerId === 'customer-x',
+    ).length
+    expect(rawAfter).toBeGreaterThan(rawBefore)
+    // Announced once, not on every sync.
+    await h.waitForSync(instance, consentId, instance.syncs.length, 'synced')
+    expect(await counterValue(instance, 'expiring')).toBe(expiringBefore + 1)
+
+    await h.advanceClock('7d')
+    const outcome = await h.waitForSync(instance, consentId, instance.syncs.length, 'stopped')
+    expect(outcome).toEqual({ kind: 'stopped', status: 'EXPIRED' })
+    expect(await counterValue(instance, 'expired')).toBe(expiredBefore + 1)
+    await expect.poll(async () => (await consentState(consentId)).status).toBe('EXPIRED')
+  })
+
+  it('a consent the customer ends through the gateway is ENDED and no longer synced', async () => {
+    const { consentId } = await h.grantThroughGateway(gatewayUrl, 'customer-e', 'user3')
+    await h.waitForSync(instance, consentId, 0, 'synced')
+    const res = await fetch(`${gatewayUrl}/consents/${consentId}`, { method: 'DELETE' })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { status: string }).status).toBe('ENDED')
+    await expect.poll(() => instance.sync.ownedConsent(consentId)?.status).toBe('ENDED')
+    const mark = instance.syncs.length
+    // Another consent's two syncs prove the scheduler ran meanwhile.
+    const other = await h.grantThroughGateway(gatewayUrl, 'customer-f', 'user2')
+    await h.waitForSync(instance, other.consentId, mark, 'synced')
+    await h.waitForSync(instance, other.consentId, instance.syncs.length, 'synced')
+    expect(
+      instance.syncs.slice(mark).filter((s) => s.consentId === consentId && s.outcome.kind === 'synced'),
+    ).toEqual([])
+    const missing = await fetch(`${gatewayUrl}/consents/00000000-0000-0000-0000-000000000000`)
+    expect(missing.status).toBe(404)
+  })
+})
