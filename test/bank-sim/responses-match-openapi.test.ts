@@ -180,6 +180,27 @@ describe('accounts interface', () => {
     expect(future.body).toMatchObject({ transactions: [], pageCount: 0, totalCount: 0 })
   })
 
+  it('limits unattended account reads per day when that PSD2 rule is switched on', async () => {
+    const t = await h.consent('AISP')
+    const unattended = { headers: { 'user-involved': 'false' } }
+    expect((await h.admin('PUT', '/rate-limit', { unattendedReadsPerDay: 2 })).body).toMatchObject({ unattendedReadsPerDay: 2 })
+    try {
+      expect((await h.api('GET', '/accounts/{id}/balance', `/accounts/${czk.id}/balance`, t.access_token, unattended)).status).toBe(200)
+      expect((await h.api('GET', '/accounts/{id}/transactions', `/accounts/${czk.id}/transactions?pageSize=10`, t.access_token, unattended)).status).toBe(200)
+      // Later pages of the same pass and reads with the user present do not count.
+      expect((await h.api('GET', '/accounts/{id}/transactions', `/accounts/${czk.id}/transactions?pageSize=10&page=1`, t.access_token, unattended)).status).toBe(200)
+      expect((await h.api('GET', '/accounts/{id}/balance', `/accounts/${czk.id}/balance`, t.access_token)).status).toBe(200)
+      const limited = await h.api('GET', '/accounts/{id}/balance', `/accounts/${czk.id}/balance`, t.access_token, unattended)
+      expect(limited.status).toBe(429)
+      expect(firstError(limited.body)).toMatchObject({ error: 'TOO_MANY_REQUESTS', scope: 'User-Involved', parameters: { REASON: 'UNATTENDED_ACCESS_LIMIT', LIMIT_PER_DAY: '2' } })
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(86_000)
+      expect((await h.api('GET', '/accounts/{id}/balance', `/accounts/${card.id}/balance`, t.access_token, unattended)).status).toBe(200)
+    } finally {
+      await h.admin('PUT', '/rate-limit', { unattendedReadsPerDay: null })
+    }
+    expect((await h.api('GET', '/accounts/{id}/balance', `/accounts/${czk.id}/balance`, t.access_token, unattended)).status).toBe(200)
+  })
+
   it('answers 401 after revocation', async () => {
     const t = await h.consent('AISP')
     await h.admin('POST', '/revoke', { consentId: t.consent_id })

@@ -13,6 +13,7 @@ import { FaultInjector } from './http/faults.ts'
 import { registerPaymentRoutes } from './http/payment-routes.ts'
 import { registerSignPages } from './http/sign-pages.ts'
 import { Stats } from './http/stats.ts'
+import { UnattendedAccessLimiter } from './http/unattended-access.ts'
 import { registerAdminRoutes } from './admin/admin-routes.ts'
 import { AuthorizationRequests } from './oauth/authorization-requests.ts'
 import { registerOAuthRoutes } from './oauth/oauth-routes.ts'
@@ -41,6 +42,8 @@ export interface BankSimOptions {
   paymentLimits?: PaymentLimits
   /** Calls per hour of each authorization operation per client (default 10000). */
   authorizationRateLimitPerHour?: number
+  /** PSD2 RTS limit of account reads per 24 h without the user present (default: no limit). */
+  unattendedReadsPerDay?: number
   /** Card shops and merchant accounts (default: the enrichment simulator's data set, see `merchantData`). */
   merchants?: MerchantSource
   /**
@@ -91,6 +94,7 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
     signing: new SigningSessions(clock),
     authRequests: new AuthorizationRequests(clock),
     rateLimiter: new HourlyRateLimiter(clock, options.authorizationRateLimitPerHour ?? 10_000),
+    unattended: new UnattendedAccessLimiter(clock, options.unattendedReadsPerDay),
     faults: new FaultInjector(seed),
     stats: new Stats(),
     clients: new Map(registered.map((c) => [c.clientId, c])),
@@ -192,6 +196,7 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
     context.signing.clear()
     context.authRequests.clear()
     context.rateLimiter.setLimit(initialRateLimit)
+    context.unattended.set(options.unattendedReadsPerDay)
     context.faults.clear()
     context.stats.reset()
   })

@@ -2,6 +2,7 @@ import type { SimClock } from './core/sim-clock.ts'
 import type { BankState } from './data/bank-state.ts'
 import type { FaultInjector } from './http/faults.ts'
 import type { Stats } from './http/stats.ts'
+import type { UnattendedAccessLimiter } from './http/unattended-access.ts'
 import type { AuthorizationRequests } from './oauth/authorization-requests.ts'
 import type { HourlyRateLimiter } from './oauth/rate-limiter.ts'
 import type { RegisteredClient } from './oauth/registered-client.ts'
@@ -20,6 +21,7 @@ export interface SimContext {
   signing: SigningSessions
   authRequests: AuthorizationRequests
   rateLimiter: HourlyRateLimiter
+  unattended: UnattendedAccessLimiter
   faults: FaultInjector
   stats: Stats
   clients: Map<string, RegisteredClient>

@@ -111,15 +111,17 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SimContext, reset
     return { faults: {} }
   })
 
-  app.get('/__admin/rate-limit', async () => ({ authorizationPerHour: ctx.rateLimiter.limitPerHour }))
+  const limits = () => ({ authorizationPerHour: ctx.rateLimiter.limitPerHour, unattendedReadsPerDay: ctx.unattended.perDay ?? null })
+  app.get('/__admin/rate-limit', async () => limits())
   app.put('/__admin/rate-limit', async (req) => {
     const b = obj(req.body)
     try {
-      ctx.rateLimiter.setLimit(Number(b.authorizationPerHour))
+      if (b.authorizationPerHour !== undefined) ctx.rateLimiter.setLimit(Number(b.authorizationPerHour))
+      if (b.unattendedReadsPerDay !== undefined) ctx.unattended.set(b.unattendedReadsPerDay === null ? undefined : Number(b.unattendedReadsPerDay))
     } catch (err) {
       throw new BankSimConfigError((err as Error).message)
     }
-    return { authorizationPerHour: ctx.rateLimiter.limitPerHour }
+    return limits()
   })
 
   app.post('/__admin/transactions', async (req, reply) => {
@@ -155,6 +157,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SimContext, reset
     ...ctx.stats.toJSON(),
     tokens: ctx.tokens.counters,
     authorizationRateLimit: { perHour: ctx.rateLimiter.limitPerHour, rejected: ctx.rateLimiter.rejected },
+    unattendedAccessLimit: { perDay: ctx.unattended.perDay ?? null, rejected: ctx.unattended.rejected },
     faultsInjected: ctx.faults.injected,
     clock: clockView(),
   }))

@@ -6,7 +6,7 @@ import { effectiveDate, renderAccount, renderBalances, renderTransaction } from 
 import type { SimAccount } from '../data/world.ts'
 import type { Consent } from '../oauth/token-service.ts'
 import type { SimContext } from '../sim-context.ts'
-import { guard } from './api-guard.ts'
+import { guard, headerOf } from './api-guard.ts'
 
 /** History older than this many days needs a fresh token (spec). */
 export const DAYS_WITHOUT_SCA = 90
@@ -38,6 +38,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: SimContext): vo
   app.get('/accounts/:id/balance', async (req) => {
     const { consent } = guard(ctx, req, ['AISP'])
     const account = consentedAccount(ctx, consent, (req.params as { id: string }).id)
+    if (headerOf(req, 'user-involved') !== 'true') ctx.unattended.take(consent.id, account.id)
     const currency = lastValue((req.query as Record<string, unknown>).currency)
     if (currency !== undefined && currency !== account.currency) {
       throw new BankApiError(400, { error: 'AC09', scope: 'currency', parameters: { CURRENCY_ALLOWED: account.currency }, message: `account ${account.id} holds ${account.currency} only` })
@@ -52,6 +53,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: SimContext): vo
     const q = req.query as Record<string, unknown>
     const pageSize = intParam(q.pageSize, 'pageSize', 10, 100) ?? 100
     const page = intParam(q.page, 'page', 0, 1_000_000) ?? 0
+    if (page === 0 && headerOf(req, 'user-involved') !== 'true') ctx.unattended.take(who.consent.id, account.id)
     const now = ctx.clock.now()
     const today = bankDate(now)
     const oldestWithoutSca = addDays(today, -DAYS_WITHOUT_SCA)
