@@ -125,7 +125,9 @@ export interface ChildHandle {
 }
 
 export function spawnNode(ctx: BenchContext, name: string, script: string, args: string[], env: NodeJS.ProcessEnv): ChildHandle {
-  const child = spawn(process.execPath, [script, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the children.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   mkdirSync(ctx.logDir, { recursive: true })
   const log = createWriteStream(path.join(ctx.logDir, `${ctx.runId}-${name}.log`), { flags: 'a' })
   let tail = ''

@@ -11,7 +11,8 @@ import { parseArgs } from 'node:util'
 import { createKafka } from '@tep/kafka'
 import { fetchRuntime, startStack } from '@tep/local-stack'
 import { createSerde, repoRoot, type BenchContext } from './harness.ts'
-import { crash, ingestThroughput, latency, memory, naive, passThrough, startSim } from './scenarios.ts'
+import { SimDataset } from '@tep/sim-data'
+import { crash, ingestThroughput, latency, memory, naive, passThrough, seedTables, startSim, type TableTopics } from './scenarios.ts'
 import { freePort } from '../../scripts/start/free-port.ts'
 
 const ALL = ['passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory'] as const
@@ -96,6 +97,16 @@ async function main(): Promise<number> {
   const sim = await startSim(ctx, await freePort(), apiLatency)
   const results: Record<string, unknown> = {}
   const started = new Date()
+  let tables: TableTopics | undefined
+  // The ingest scenarios run against a warm table (steady state): the simulator's
+  // shops and merchants already on the compacted topics, as the refresher keeps them.
+  const warmTables = async () => {
+    if (!tables) {
+      say('  seeding the shop/merchant table topics with the simulator data set ...')
+      tables = await seedTables(ctx, 'table', new SimDataset())
+    }
+    return tables
+  }
   try {
     for (const scenario of chosen) {
       say(`▶ ${scenario}`)
@@ -109,16 +120,16 @@ async function main(): Promise<number> {
           results.naive = await naive(ctx, sim, naiveEvents)
           break
         case 'ingest-batch':
-          results.ingestBatch = await ingestThroughput(ctx, sim, events, 'batch', port)
+          results.ingestBatch = await ingestThroughput(ctx, sim, await warmTables(), events, 'batch', port)
           break
         case 'ingest-single':
-          results.ingestSingle = await ingestThroughput(ctx, sim, events, 'single', port)
+          results.ingestSingle = await ingestThroughput(ctx, sim, await warmTables(), events, 'single', port)
           break
         case 'latency':
-          results.latency = await latency(ctx, sim, latencyRate, latencySeconds, port)
+          results.latency = await latency(ctx, sim, await warmTables(), latencyRate, latencySeconds, port)
           break
         case 'crash':
-          results.crash = await crash(ctx, sim, crashEvents, kills, port)
+          results.crash = await crash(ctx, sim, await warmTables(), crashEvents, kills, port)
           break
         case 'memory':
           results.memory = await memory(ctx, sim, memoryShops, port)

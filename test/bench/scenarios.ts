@@ -116,15 +116,15 @@ export interface IngestTopics {
   merchants: string
 }
 
-export async function ingestTopics(ctx: BenchContext, name: string, raw?: string): Promise<IngestTopics> {
+/** Fresh output topics per scenario; the table topics are shared (ingest only reads them). */
+export async function ingestTopics(ctx: BenchContext, name: string, raw: string | undefined, tables: TableTopics): Promise<IngestTopics> {
   const p = `bench.${ctx.runId}.${name}`
   return {
     raw: raw ?? (await createTopic(ctx, `${p}.raw`, PARTITIONS)),
     enriched: await createTopic(ctx, `${p}.enriched`, PARTITIONS),
     dlq: await createTopic(ctx, `${p}.dlq`, PARTITIONS),
     fetched: await createTopic(ctx, `${p}.fetched`, PARTITIONS),
-    shops: await createTopic(ctx, `${p}.shops`, PARTITIONS, true),
-    merchants: await createTopic(ctx, `${p}.merchants`, PARTITIONS, true),
+    ...tables,
   }
 }
 
@@ -151,9 +151,9 @@ export function startIngest(ctx: BenchContext, sim: SimHandle, topics: IngestTop
 }
 
 /** transaction-ingest (a real process) over pre-produced card events. */
-export async function ingestThroughput(ctx: BenchContext, sim: SimHandle, count: number, mode: 'single' | 'batch', metricsPort: number): Promise<ThroughputResult> {
+export async function ingestThroughput(ctx: BenchContext, sim: SimHandle, tables: TableTopics, count: number, mode: 'single' | 'batch', metricsPort: number): Promise<ThroughputResult> {
   const { topic } = await seedRawTopic(ctx, `ingest-${mode}`, count)
-  const topics = await ingestTopics(ctx, `ingest-${mode}`, topic)
+  const topics = await ingestTopics(ctx, `ingest-${mode}`, topic, tables)
   const watcher = await observe(ctx, [topics.enriched, topics.dlq], { expected: count })
   const ingest = startIngest(ctx, sim, topics, mode, metricsPort)
   try {
@@ -175,8 +175,8 @@ export interface LatencyResult {
 }
 
 /** End-to-end latency (raw produced → enriched visible to a read-committed consumer) at a steady rate. */
-export async function latency(ctx: BenchContext, sim: SimHandle, ratePerSecond: number, seconds: number, metricsPort: number): Promise<LatencyResult> {
-  const topics = await ingestTopics(ctx, 'latency')
+export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTopics, ratePerSecond: number, seconds: number, metricsPort: number): Promise<LatencyResult> {
+  const topics = await ingestTopics(ctx, 'latency', undefined, tables)
   const rawCodec = ctx.serde.topic(topics.raw, 'RawTransaction')
   const enrichedCodec = ctx.serde.topic(topics.enriched, 'EnrichedTransaction')
   await rawCodec.register()
@@ -231,9 +231,9 @@ export interface CrashResult {
 }
 
 /** kill -9 the ingest process several times during a run; then every raw event must have exactly one outcome. */
-export async function crash(ctx: BenchContext, sim: SimHandle, count: number, kills: number, metricsPort: number): Promise<CrashResult> {
+export async function crash(ctx: BenchContext, sim: SimHandle, tables: TableTopics, count: number, kills: number, metricsPort: number): Promise<CrashResult> {
   const { topic, events } = await seedRawTopic(ctx, 'crash', count)
-  const topics = await ingestTopics(ctx, 'crash', topic)
+  const topics = await ingestTopics(ctx, 'crash', topic, tables)
   const watcher = await observe(ctx, [topics.enriched, topics.dlq], { expected: count, idleTimeoutMs: 180_000 })
   let ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
   for (let k = 0; k < kills; k++) {
@@ -287,31 +287,49 @@ function merchantEvent(m: ReturnType<SimDataset['merchant']>, fetchedAt: number)
   return { uid: m.uid, name: m.name, logo: m.logo, url: m.url, categoryName: m.category.name, fetchedAt, invalidationItemId: null }
 }
 
-/** RSS of one ingest process whose table holds `shops` shops (read from its compacted topic). */
-export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number): Promise<MemoryResult> {
-  const merchants = Math.max(1, Math.round(shops / 10))
-  const data = new SimDataset({ shops, merchants })
-  const topics = await ingestTopics(ctx, 'memory')
+export interface TableTopics {
+  shops: string
+  merchants: string
+}
+
+/**
+ * Compacted shop and merchant topics holding every entity of `data`, as the
+ * refresher would have written them: the steady state in which ingest resolves
+ * details from its table instead of the API.
+ */
+export async function seedTables(ctx: BenchContext, name: string, data: SimDataset): Promise<TableTopics> {
+  const topics = {
+    shops: await createTopic(ctx, `bench.${ctx.runId}.${name}.shops`, PARTITIONS, true),
+    merchants: await createTopic(ctx, `bench.${ctx.runId}.${name}.merchants`, PARTITIONS, true),
+  }
   const shopCodec = ctx.serde.topic(topics.shops, 'Shop')
   const merchantCodec = ctx.serde.topic(topics.merchants, 'Merchant')
   await Promise.all([shopCodec.register(), merchantCodec.register()])
   const now = Date.now()
   const chunk = 50_000
-  for (let i = 0; i < shops; i += chunk) {
+  for (let i = 0; i < data.shopCount; i += chunk) {
     const messages = []
-    for (let j = i; j < Math.min(shops, i + chunk); j++) {
+    for (let j = i; j < Math.min(data.shopCount, i + chunk); j++) {
       const s = data.shop(j)
       messages.push({ key: s.uid, value: shopCodec.encodeSync(shopEvent(s, now)) })
     }
     await produceAll(ctx, topics.shops, messages)
-    ctx.say(`  shops produced: ${Math.min(shops, i + chunk)}/${shops}`)
+    if (data.shopCount > chunk) ctx.say(`  shops produced: ${Math.min(data.shopCount, i + chunk)}/${data.shopCount}`)
   }
   const merchantMessages = []
-  for (let m = 0; m < merchants; m++) {
+  for (let m = 0; m < data.merchantCount; m++) {
     const mm = data.merchant(m)
     merchantMessages.push({ key: mm.uid, value: merchantCodec.encodeSync(merchantEvent(mm, now)) })
   }
   await produceAll(ctx, topics.merchants, merchantMessages)
+  return topics
+}
+
+/** RSS of one ingest process whose table holds `shops` shops (read from its compacted topic). */
+export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number): Promise<MemoryResult> {
+  const merchants = Math.max(1, Math.round(shops / 10))
+  const tables = await seedTables(ctx, 'memory', new SimDataset({ shops, merchants }))
+  const topics = await ingestTopics(ctx, 'memory', undefined, tables)
   const started = Date.now()
   const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
   try {
