@@ -132,6 +132,8 @@ export class EnrichmentClient {
   readonly #logger: HttpLogger | undefined
   readonly #ownsLimiter: boolean
   readonly #limiter: RequestLimiter
+  /** Aborts a token request still running at close(): once closed, no caller can use the token. */
+  readonly #closing = new AbortController()
   #wrapperWarned = false
 
   constructor(options: EnrichmentClientOptions) {
@@ -193,7 +195,7 @@ export class EnrichmentClient {
       this.#tokenHttp = tokenHttp
       const { clientId, clientSecret } = credentials
       this.#tokens = new TokenCache(
-        () => requestAccessToken(tokenHttp, tokenUrl.href, clientId, clientSecret),
+        () => requestAccessToken(tokenHttp, tokenUrl.href, clientId, clientSecret, this.#closing.signal),
         {
           now: options.clock === undefined ? Date.now : () => options.clock!.now(),
           ...(options.renewal === undefined ? {} : { renewal: options.renewal }),
@@ -429,6 +431,9 @@ export class EnrichmentClient {
   /** Closes connection pools and the limiter (when this client created it). */
   async close(): Promise<void> {
     this.#tokens?.clear()
+    // A token request nobody waits for any more (e.g. every caller aborted) would
+    // otherwise hold close() until its own timeouts and retries run out.
+    this.#closing.abort(new Error('the enrichment client was closed'))
     await this.#http.close()
     await this.#tokenHttp?.close()
     if (this.#ownsLimiter) await this.#limiter.stop()

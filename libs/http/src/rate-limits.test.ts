@@ -79,4 +79,41 @@ describe('createRequestLimiter', () => {
     expect(limiter.resumeAt).toBe(5_000)
     await limiter.stop()
   })
+
+  it('still enforces a rate window: starts beyond perInterval.requests wait for the refill', async () => {
+    const limiter = createRequestLimiter({
+      maxConcurrent: null,
+      perInterval: { requests: 2, intervalMs: 60_000 },
+    })
+    const started: number[] = []
+    const jobs = [0, 1, 2].map((i) =>
+      limiter.schedule(async () => {
+        started.push(i)
+        return i
+      }),
+    )
+    await expect(Promise.all(jobs.slice(0, 2))).resolves.toEqual([0, 1])
+    await until(() => limiter.counts().queued === 1)
+    expect(started).toEqual([0, 1])
+    const stopping = limiter.stop()
+    await expect(jobs[2]).rejects.toThrow(/closed before this request could start/)
+    await stopping
+    expect(started).toEqual([0, 1])
+  })
+
+  it('uses the same stop message whichever scheduler backs it, and stop can be called twice', async () => {
+    for (const limits of [{ maxConcurrent: 1 }, { maxConcurrent: 1, minTimeMs: 5 }]) {
+      const limiter = createRequestLimiter(limits)
+      let release!: () => void
+      const first = limiter.schedule(() => new Promise<void>((r) => (release = r)))
+      const queued = limiter.schedule(async () => 'never')
+      await until(() => limiter.counts().running === 1 && limiter.counts().queued === 1)
+      const stopping = limiter.stop()
+      await expect(queued).rejects.toThrow(/closed before this request could start/)
+      release()
+      await first
+      await stopping
+      await limiter.stop()
+    }
+  })
 })

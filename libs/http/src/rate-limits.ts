@@ -1,4 +1,5 @@
 import Bottleneck from 'bottleneck'
+import { ConcurrencyLimiter, LIMITER_STOPPED_MESSAGE } from './concurrency-limiter.ts'
 import { HttpConfigError } from './errors.ts'
 
 /**
@@ -69,9 +70,42 @@ export interface RequestLimiter {
   readonly resumeAt?: number
 }
 
-/** Creates a bottleneck-backed limiter for one credential. */
+/**
+ * Creates the limiter for one credential. With only a concurrency bound (the
+ * common case) it is a lean in-process semaphore, because every request passes
+ * through it; a spacing (`minTimeMs`) or a rate window (`perInterval`) brings in
+ * bottleneck, which implements those.
+ */
 export function createRequestLimiter(overrides: Partial<RateLimits> = {}): RequestLimiter {
   const limits = resolveRateLimits(overrides)
+  const scheduler: Scheduler =
+    limits.minTimeMs === 0 && limits.perInterval === null
+      ? new ConcurrencyLimiter(limits.maxConcurrent)
+      : bottleneckScheduler(limits)
+  let resumeAt = 0
+  return {
+    limits: Object.freeze({ ...limits }),
+    schedule<T>(task: () => Promise<T>): Promise<T> {
+      return scheduler.schedule(task)
+    },
+    counts() {
+      return scheduler.counts()
+    },
+    pauseUntil(epochMs: number) {
+      if (Number.isFinite(epochMs) && epochMs > resumeAt) resumeAt = epochMs
+    },
+    get resumeAt() {
+      return resumeAt
+    },
+    stop() {
+      return scheduler.stop(LIMITER_STOPPED_MESSAGE)
+    },
+  }
+}
+
+type Scheduler = Pick<RequestLimiter, 'schedule' | 'counts'> & { stop(message: string): Promise<void> }
+
+function bottleneckScheduler(limits: RateLimits): Scheduler {
   const bottleneck = new Bottleneck({
     maxConcurrent: limits.maxConcurrent,
     minTime: limits.minTimeMs,
@@ -83,30 +117,16 @@ export function createRequestLimiter(overrides: Partial<RateLimits> = {}): Reque
           reservoirRefreshInterval: limits.perInterval.intervalMs,
         }),
   })
-  let stopped = false
-  let resumeAt = 0
+  let stopping: Promise<void> | undefined
   return {
-    limits: Object.freeze({ ...limits }),
-    schedule<T>(task: () => Promise<T>): Promise<T> {
-      return bottleneck.schedule(task)
-    },
+    schedule: (task) => bottleneck.schedule(task),
     counts() {
       const c = bottleneck.counts()
       return { queued: (c.RECEIVED ?? 0) + (c.QUEUED ?? 0), running: (c.RUNNING ?? 0) + (c.EXECUTING ?? 0) }
     },
-    pauseUntil(epochMs: number) {
-      if (Number.isFinite(epochMs) && epochMs > resumeAt) resumeAt = epochMs
-    },
-    get resumeAt() {
-      return resumeAt
-    },
-    async stop() {
-      if (stopped) return
-      stopped = true
-      await bottleneck.stop({
-        dropWaitingJobs: true,
-        dropErrorMessage: 'the HTTP client was closed before this request could start',
-      })
+    stop(message) {
+      stopping ??= bottleneck.stop({ dropWaitingJobs: true, dropErrorMessage: message })
+      return stopping
     },
   }
 }
