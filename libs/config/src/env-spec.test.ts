@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError } from './errors.ts'
 import { envVar, formatEnvHelp, loadConfig } from './env-spec.ts'
-import { base64Key, brokerList, duration, port, serviceUrl } from './parsers.ts'
-import { enrichmentApiVars, kafkaVars, resolveEnrichmentAuth } from './shared-vars.ts'
+import { base64Key, brokerList, duration, moment, port, serviceUrl } from './parsers.ts'
+import { enrichmentApiVars, enrichmentClientAuth, kafkaVars, resolveEnrichmentAuth } from './shared-vars.ts'
 
 describe('loadConfig', () => {
   it('applies defaults and parses values', () => {
@@ -64,6 +64,25 @@ describe('parsers', () => {
     expect(duration.parse('7d')).toBe(604_800_000)
     expect(duration.safeParse('soon').success).toBe(false)
   })
+
+  it('reads a moment as now, an ISO date-time or a duration ago, resolved when asked', () => {
+    const before = Date.now()
+    expect(moment.parse('now')().getTime()).toBeGreaterThanOrEqual(before)
+    expect(moment.parse('2026-01-31T00:00:00Z')().toISOString()).toBe('2026-01-31T00:00:00.000Z')
+    const weekAgo = moment.parse('7d')().getTime()
+    expect(before - weekAgo).toBeGreaterThanOrEqual(7 * 86_400_000 - 1000)
+    expect(before - weekAgo).toBeLessThanOrEqual(7 * 86_400_000 + 1000)
+    const resolver = moment.parse('15m')
+    expect(resolver().getTime()).toBeLessThanOrEqual(Date.now() - 15 * 60_000)
+  })
+
+  it('refuses any other moment with a message that shows the accepted forms', () => {
+    const result = moment.safeParse('yesterday')
+    expect(result.success).toBe(false)
+    expect(result.error?.issues[0]?.message).toMatch(/now, an ISO-8601 date-time .* or a duration ago/)
+    expect(moment.safeParse('2026-13-45T00:00:00Z').success).toBe(false)
+    expect(moment.safeParse('2026-01-31').success).toBe(false)
+  })
 })
 
 describe('resolveEnrichmentAuth', () => {
@@ -81,5 +100,17 @@ describe('resolveEnrichmentAuth', () => {
     expect(resolveEnrichmentAuth({ ...base, ENRICHMENT_CLIENT_ID: 'c', ENRICHMENT_CLIENT_SECRET: 's', ENRICHMENT_BASIC_USER: 'u', ENRICHMENT_BASIC_PASSWORD: 'p' })).toHaveProperty('problem')
     expect(resolveEnrichmentAuth(base)).toHaveProperty('problem')
     expect(resolveEnrichmentAuth({ ...base, ENRICHMENT_BASIC_USER: 'u', ENRICHMENT_BASIC_PASSWORD: 'p' })).toEqual({ kind: 'basic', user: 'u', password: 'p' })
+  })
+})
+
+describe('enrichmentClientAuth', () => {
+  it('passes OAuth client credentials with their token URL', () => {
+    expect(enrichmentClientAuth({ kind: 'oauth', tokenUrl: 'https://t.example/token', clientId: 'c', clientSecret: 's' })).toEqual({
+      tokenUrl: 'https://t.example/token',
+      credentials: { type: 'oauth', clientId: 'c', clientSecret: 's' },
+    })
+  })
+  it('passes Basic credentials without a token URL', () => {
+    expect(enrichmentClientAuth({ kind: 'basic', user: 'u', password: 'p' })).toEqual({ credentials: { type: 'basic', username: 'u', password: 'p' } })
   })
 })

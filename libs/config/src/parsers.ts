@@ -73,6 +73,30 @@ export const duration = z.string().transform((raw, ctx) => {
   return Math.round(Number(m[1]) * UNITS[m[2] ?? 'ms']!)
 })
 
+/**
+ * A point in time: `now`, an ISO-8601 date-time, or a duration meaning "that long
+ * before" (`15m`, `24h`, `7d`). Parsed into a function because "now" and "7d ago"
+ * are resolved when the caller needs the moment, not when the text was read.
+ */
+export const moment = z.string().transform((raw, ctx): (() => Date) => {
+  const v = raw.trim()
+  if (v.toLowerCase() === 'now') return () => new Date()
+  const ago = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/.exec(v)
+  if (ago) {
+    const ms = Math.round(Number(ago[1]) * UNITS[ago[2]!]!)
+    return () => new Date(Date.now() - ms)
+  }
+  if (/^\d{4}-\d{2}-\d{2}T/.test(v)) {
+    const at = new Date(v)
+    if (!Number.isNaN(at.getTime())) return () => at
+  }
+  ctx.addIssue({
+    code: 'custom',
+    message: 'expected now, an ISO-8601 date-time such as 2026-01-31T00:00:00Z, or a duration ago such as 15m, 24h or 7d',
+  })
+  return z.NEVER
+})
+
 export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
   message: 'expected one of fatal, error, warn, info, debug, trace, silent',
 })

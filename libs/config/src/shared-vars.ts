@@ -81,3 +81,18 @@ export function resolveEnrichmentAuth(cfg: {
   }
   return { problem: 'no enrichment credentials: set ENRICHMENT_CLIENT_ID and ENRICHMENT_CLIENT_SECRET (or the Basic pair)' }
 }
+
+/** The `tokenUrl` and `credentials` options of `createEnrichmentClient`, from a resolved `EnrichmentAuth`. */
+export type EnrichmentClientAuth =
+  | { tokenUrl: string; credentials: { type: 'oauth'; clientId: string; clientSecret: string } }
+  | { credentials: { type: 'basic'; username: string; password: string } }
+
+/**
+ * Maps the configured credentials onto the enrichment client's options, so every
+ * service wires them the same way: `createEnrichmentClient({ baseUrl, ...enrichmentClientAuth(auth), logger })`.
+ */
+export function enrichmentClientAuth(auth: EnrichmentAuth): EnrichmentClientAuth {
+  return auth.kind === 'oauth'
+    ? { tokenUrl: auth.tokenUrl, credentials: { type: 'oauth', clientId: auth.clientId, clientSecret: auth.clientSecret } }
+    : { credentials: { type: 'basic', username: auth.user, password: auth.password } }
+}

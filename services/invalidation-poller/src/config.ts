@@ -1,6 +1,5 @@
 import { enrichmentApiVars, envVar, kafkaVars, observabilityVars, parse } from '@tep/config'
 import { z } from 'zod'
-import { startAtParser } from './start-at.ts'
 
 const LEVELS = ['shop', 'merchant', 'handle'] as const
 
@@ -15,7 +14,7 @@ export const pollerEnv = {
   ...enrichmentApiVars,
   ...observabilityVars,
   INVALIDATIONS_START_AT: envVar(
-    startAtParser,
+    parse.moment,
     'where to start when no cursor is stored yet: now, an ISO-8601 moment, or a duration ago (7d); ignored once a cursor exists',
     {
       default: 'now',

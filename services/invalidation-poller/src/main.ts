@@ -1,4 +1,4 @@
-import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
+import { ConfigError, enrichmentClientAuth, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
 import {
@@ -59,15 +59,7 @@ try {
   await admin.disconnect()
 }
 
-const client = createEnrichmentClient({
-  baseUrl: cfg.ENRICHMENT_API_URL,
-  ...(auth.kind === 'oauth' ? { tokenUrl: auth.tokenUrl } : {}),
-  credentials:
-    auth.kind === 'oauth'
-      ? { type: 'oauth', clientId: auth.clientId, clientSecret: auth.clientSecret }
-      : { type: 'basic', username: auth.user, password: auth.password },
-  logger,
-})
+const client = createEnrichmentClient({ baseUrl: cfg.ENRICHMENT_API_URL, ...enrichmentClientAuth(auth), logger })
 shutdown.add('enrichment client', () => client.close())
 
 const poller = await startInvalidationPoller({

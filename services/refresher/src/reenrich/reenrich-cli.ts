@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { ConfigError, formatEnvHelp, kafkaVars, loadConfig, observabilityVars } from '@tep/config'
+import { ConfigError, formatEnvHelp, kafkaVars, loadConfig, observabilityVars, parse } from '@tep/config'
 import { AvroSerde, createKafka, createSchemaRegistry } from '@tep/kafka'
 import { createLogger } from '@tep/observability'
 import { reenrichHandles } from './reenrich.ts'
@@ -16,7 +16,7 @@ usage: npm run reenrich -w services/refresher -- [options]
 options:
   --handles h1,h2          handles to re-enrich (treated as invalidated now)
   --from-invalidations T   also take every handle-level item on merchant.invalidations.v1
-                           since T (ISO-8601 moment or a duration ago: 24h, 7d)
+                           since T (ISO-8601 date-time or a duration ago: 24h, 7d)
   --enriched-since T       only consider enriched results written since T (default: all retained)
   --dry-run                report what would be republished, write nothing
   -h, --help               this text
@@ -25,17 +25,9 @@ Prints a JSON report (handles, scanned, republished, alreadyRefreshed, transacti
 `
 
 function moment(raw: string, option: string): Date {
-  const m = /^(\d+)(m|h|d)$/.exec(raw)
-  if (m)
-    return new Date(
-      Date.now() - Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'],
-    )
-  const at = new Date(raw)
-  if (Number.isNaN(at.getTime()))
-    throw new Error(
-      `${option} must be an ISO-8601 moment or a duration such as 24h or 7d, got ${JSON.stringify(raw)}`,
-    )
-  return at
+  const parsed = parse.moment.safeParse(raw)
+  if (!parsed.success) throw new Error(`${option}: ${parsed.error.issues[0]?.message ?? 'invalid moment'}, got ${JSON.stringify(raw)}`)
+  return parsed.data()
 }
 
 const env = { ...kafkaVars, LOG_LEVEL: observabilityVars.LOG_LEVEL }
