@@ -25,7 +25,7 @@ options:
   --https             serve HTTPS with a generated self-signed certificate (needs openssl)
   --mutations N       background data changes per minute (default 6; 0 turns them off)
   --rate-limit N[/s]  requests per second per credential on /v5 (default unlimited)
-  --latency-ms N      fixed latency added to every API request from the start (default 0)
+  --latency-ms N      fixed latency added to every API and token request from the start (default 0)
   -h, --help          this text
 
 examples:

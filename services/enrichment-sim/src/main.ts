@@ -1,18 +1,9 @@
-import { envVar, formatEnvHelp, loadConfig, observabilityVars, parse } from '@tep/config'
+import { ConfigError, formatEnvHelp, loadConfig } from '@tep/config'
 import { createLogger } from '@tep/observability'
+import { SIM_ENV } from './cli-env.ts'
 import { CLI_USAGE, parseCliOptions } from './cli-options.ts'
 import type { CliOptions } from './cli-options.ts'
 import { startEnrichmentSim } from './sim.ts'
-
-const ENV = {
-  SIM_CLIENT_ID: envVar(parse.nonEmpty, 'OAuth client id accepted by the token endpoint (all rights)', { default: 'sim-client' }),
-  SIM_CLIENT_SECRET: envVar(parse.nonEmpty, 'its client secret', { default: 'sim-secret', secret: true }),
-  SIM_LIMITED_CLIENT_ID: envVar(parse.nonEmpty, 'a second OAuth client with only the find and read rights (for 403 tests)', { default: 'sim-limited' }),
-  SIM_LIMITED_CLIENT_SECRET: envVar(parse.nonEmpty, 'its client secret', { default: 'sim-limited-secret', secret: true }),
-  SIM_BASIC_USER: envVar(parse.nonEmpty, 'HTTP Basic user name (all rights)', { default: 'sim-user' }),
-  SIM_BASIC_PASSWORD: envVar(parse.nonEmpty, 'its password', { default: 'sim-password', secret: true }),
-  LOG_LEVEL: observabilityVars.LOG_LEVEL,
-}
 
 let options: CliOptions
 try {
@@ -22,10 +13,17 @@ try {
   process.exit(2)
 }
 if (options.help) {
-  process.stdout.write(`enrichment-sim: simulator of the merchant data enrichment API v5\n\n${CLI_USAGE}\n\nenvironment:\n${formatEnvHelp(ENV)}\n`)
+  process.stdout.write(`enrichment-sim: simulator of the merchant data enrichment API v5\n\n${CLI_USAGE}\n\nenvironment:\n${formatEnvHelp(SIM_ENV)}\n`)
   process.exit(0)
 }
-const env = loadConfig('enrichment-sim', ENV)
+let env
+try {
+  env = loadConfig('enrichment-sim', SIM_ENV, process.env)
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(2)
+}
 const logger = createLogger({ name: 'enrichment-sim', level: env.LOG_LEVEL })
 
 const sim = await startEnrichmentSim({
