@@ -3,11 +3,11 @@ import { parseCliOptions } from './cli-options.ts'
 
 describe('bank-sim command line', () => {
   it('defaults to 127.0.0.1:8182 with five clients', () => {
-    expect(parseCliOptions([])).toEqual({ help: false, port: 8182, host: '127.0.0.1', seed: 'bank-sim', clients: 5, historyDays: 730, dataSeed: '1', shops: 50_000, merchants: 5_000 })
+    expect(parseCliOptions([])).toEqual({ help: false, port: 8182, host: '127.0.0.1', seed: 'bank-sim', clients: 5, historyDays: 730, dataSeed: '1', shops: 50_000, merchants: 5_000, https: false })
   })
 
   it('reads every option', () => {
-    expect(parseCliOptions(['--port', '0', '--host', '::1', '--seed', 's1', '--clients', '12', '--history-days', '30', '--data-seed', '7', '--shops', '100', '--merchants', '10', '--help'])).toEqual({
+    expect(parseCliOptions(['--port', '0', '--host', '::1', '--seed', 's1', '--clients', '12', '--history-days', '30', '--data-seed', '7', '--shops', '100', '--merchants', '10', '--https', '--help'])).toEqual({
       help: true,
       port: 0,
       host: '::1',
@@ -17,6 +17,7 @@ describe('bank-sim command line', () => {
       dataSeed: '7',
       shops: 100,
       merchants: 10,
+      https: true,
     })
   })
 

@@ -10,6 +10,7 @@ export interface CliOptions {
   dataSeed: string
   shops: number
   merchants: number
+  https: boolean
 }
 
 export const CLI_USAGE = `usage: npm run sim:bank -- [options]
@@ -23,6 +24,7 @@ options:
   --data-seed S      seed of the enrichment simulator's data set the card payments point to (default 1)
   --shops N          its number of shops (default 50000; keep equal to the enrichment simulator's)
   --merchants N      its number of merchants (default 5000)
+  --https            serve TLS 1.2+ with a generated self-signed certificate (needs openssl; printed at start)
   -h, --help         show this help`
 
 function int(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -44,6 +46,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
       'data-seed': { type: 'string' },
       shops: { type: 'string' },
       merchants: { type: 'string' },
+      https: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -58,5 +61,6 @@ export function parseCliOptions(argv: string[]): CliOptions {
     dataSeed: values['data-seed'] ?? '1',
     shops: int(values.shops, 'shops', 1, 10_000_000, 50_000),
     merchants: int(values.merchants, 'merchants', 1, 10_000_000, 5_000),
+    https: values.https === true,
   }
 }

@@ -13,3 +13,5 @@ export type { MerchantSource, CardShop, MerchantPayee } from './data/merchant-so
 export type { FaultConfig } from './http/faults.ts'
 export { BankApiError, OAuthError, BankSimConfigError } from './errors.ts'
 export type { CobsErrorItem } from './errors.ts'
+export { selfSignedCertificate } from './tls.ts'
+export type { TlsMaterial } from './tls.ts'

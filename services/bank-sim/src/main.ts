@@ -33,6 +33,7 @@ const sim = await startBankSim({
   historyDays: options.historyDays,
   merchantData: { seed: /^[0-9]+$/.test(options.dataSeed) ? Number(options.dataSeed) : options.dataSeed, shops: options.shops, merchants: options.merchants },
   registeredClients: [{ ...DEFAULT_REGISTERED_CLIENT, clientId: env.SIM_BANK_CLIENT_ID, clientSecret: env.SIM_BANK_CLIENT_SECRET, redirectUris: env.SIM_BANK_REDIRECT_URI }],
+  https: options.https,
   logger,
 })
 
@@ -40,6 +41,8 @@ logger.info({ url: sim.url, clients: options.clients, seed: options.seed, client
 process.stdout.write(
   `bank simulator listening on ${sim.url}\n  consent page: ${sim.url}/oauth2/authorize?response_type=code&client_id=${encodeURIComponent(env.SIM_BANK_CLIENT_ID)}&scope=AISP&state=demo\n  test clients: ${sim.url}/__admin/clients\n`,
 )
+
+if (sim.ca !== undefined) process.stdout.write(`self-signed certificate (trust it with curl --cacert or NODE_EXTRA_CA_CERTS):\n${sim.ca}`)
 
 let closing = false
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

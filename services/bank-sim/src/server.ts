@@ -1,4 +1,6 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from 'fastify'
+import { createServer as createHttpsServer } from 'node:https'
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyServerFactory } from 'fastify'
+import { selfSignedCertificate, type TlsMaterial } from './tls.ts'
 import formbody from '@fastify/formbody'
 import { bankDate } from './core/bank-dates.ts'
 import { SimClock } from './core/sim-clock.ts'
@@ -58,11 +60,15 @@ export interface BankSimOptions {
   wallClock?: () => number
   /** pino-compatible logger; silent when absent. */
   logger?: FastifyBaseLogger
+  /** Serve HTTPS (TLS 1.2+): `true` generates a self-signed certificate (needs openssl), or give `{ key, cert }`. */
+  https?: boolean | TlsMaterial
 }
 
 export interface BankSim {
   url: string
   port: number
+  /** The certificate to trust when serving HTTPS. */
+  ca?: string
   clock: SimClock
   context: SimContext
   close(): Promise<void>
@@ -75,7 +81,7 @@ function isOAuthPath(url: string): boolean {
 }
 
 /** Builds the Fastify app without listening (tests may use `inject`). */
-export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstance; context: SimContext } {
+export function buildBankSim(options: BankSimOptions = {}, tls?: TlsMaterial): { app: FastifyInstance; context: SimContext } {
   const seed = options.seed ?? 'bank-sim'
   const clients = options.clients ?? 5
   if (!Number.isInteger(clients) || clients < 1 || clients > 1000) throw new BankSimConfigError(`clients must be 1 to 1000, got ${clients}`)
@@ -104,7 +110,10 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
   // Fastify's own request lines would log raw URLs, and sign-page URLs are bearer links:
   // requests are logged below by route template instead.
   // The spec writes `POST /payments/` with a trailing slash; both spellings work.
+  const serverFactory: FastifyServerFactory | undefined =
+    tls === undefined ? undefined : (handler) => createHttpsServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, handler) as unknown as ReturnType<FastifyServerFactory>
   const app = Fastify({
+    ...(serverFactory ? { serverFactory } : {}),
     routerOptions: { ignoreTrailingSlash: true },
     ...(options.logger ? { loggerInstance: options.logger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
   })
@@ -205,15 +214,17 @@ export function buildBankSim(options: BankSimOptions = {}): { app: FastifyInstan
 
 /** Starts the simulator on `host:port` and resolves once it listens. */
 export async function startBankSim(options: BankSimOptions = {}): Promise<BankSim> {
-  const { app, context } = buildBankSim(options)
+  const tls = options.https === true ? await selfSignedCertificate() : options.https === false || options.https === undefined ? undefined : options.https
+  const { app, context } = buildBankSim(options, tls)
   const host = options.host ?? '127.0.0.1'
   await app.listen({ port: options.port ?? 0, host })
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0)
   const shownHost = host.includes(':') ? `[${host}]` : host
   return {
-    url: `http://${shownHost}:${port}`,
+    url: `${tls === undefined ? 'http' : 'https'}://${shownHost}:${port}`,
     port,
+    ...(tls === undefined ? {} : { ca: tls.cert }),
     clock: context.clock,
     context,
     close: async () => {
