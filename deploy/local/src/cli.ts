@@ -1,5 +1,5 @@
 /**
- * `npm run stack:up | stack:down | stack:fetch` — and `node deploy/local/src/cli.ts status`.
+ * `npm run stack:up | stack:down | stack:status | stack:fetch`.
  * Machine-readable lines (KAFKA_BROKERS=..., SCHEMA_REGISTRY_URL=...) go to stdout,
  * everything else to stderr, so `eval "$(node deploy/local/src/cli.ts up)"` works.
  */
@@ -18,7 +18,7 @@ import { isOurProcess, readRecord, stopRecordedStack, type StackRecord } from '.
 import { APICURIO_VERSION, DEFAULT_CACHE_DIR, KAFKA_VERSION, REPO_ROOT } from './versions.ts'
 
 const HELP = `Usage: node deploy/local/src/cli.ts <command> [options]
-       npm run stack:up | stack:down | stack:fetch
+       npm run stack:up | stack:down | stack:status | stack:fetch
 
 Runs Apache Kafka ${KAFKA_VERSION} (single-node KRaft) and Apicurio Registry ${APICURIO_VERSION}
 (Confluent-compatible API) as background processes on 127.0.0.1, without Docker.
