@@ -99,6 +99,9 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
     return { consentId, url, expiresAt: claims.expiresAt }
   }
 
+  // Liveness of the gateway itself (the service's /healthz and /readyz are on METRICS_PORT).
+  app.get('/healthz', async () => ({ status: 'ok' }))
+
   app.post('/consents', async (req, reply) => {
     const body = (req.body ?? {}) as { customerId?: unknown; scope?: unknown }
     const r = begin(body.customerId, body.scope)
