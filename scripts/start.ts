@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { AvroSerde, TOPICS, TOPIC_CATALOG, createKafka, createSchemaRegistry, ensureTopics, PRODUCER_DEFAULTS } from '@tep/kafka'
 import { SimDataset } from '@tep/sim-data'
+import { grantSampleConsents } from './start/bank-consents.ts'
 import { SampleTraffic } from './start/card-traffic.ts'
 import { spawnService, waitForHttp, type ChildService } from './start/child-service.ts'
 import { freePort } from './start/free-port.ts'
@@ -101,12 +102,17 @@ async function main(): Promise<number> {
     await waitForHttp(`${enrichmentUrl}/__admin/stats`, enrichmentSim)
     say(`enrichment simulator ${enrichmentUrl}`)
 
+    // bank-sync's consent gateway is the redirect URI registered at the bank simulator.
+    const gatewayPort = await freePort(8190)
+    const bankRedirectUri = `http://127.0.0.1:${gatewayPort}/consents/callback`
+    let bankUrl: string | undefined
     if (existsSync(path.join(repoRoot, 'services/bank-sim/src/main.ts'))) {
       const bankPort = await freePort(8182)
-      const bankSim = spawnService({ name: 'bank-sim', script: 'services/bank-sim/src/main.ts', args: ['--port', String(bankPort)], env: base, logDir, cwd: repoRoot })
+      const bankSim = spawnService({ name: 'bank-sim', script: 'services/bank-sim/src/main.ts', args: ['--port', String(bankPort)], env: { ...base, SIM_BANK_REDIRECT_URI: bankRedirectUri }, logDir, cwd: repoRoot })
       children.push(bankSim)
       await waitForHttp(`http://127.0.0.1:${bankPort}/__admin/stats`, bankSim)
-      say(`bank simulator http://127.0.0.1:${bankPort}`)
+      bankUrl = `http://127.0.0.1:${bankPort}`
+      say(`bank simulator ${bankUrl}`)
     }
 
     const enrichmentEnv = { ENRICHMENT_API_URL: enrichmentUrl, ENRICHMENT_CLIENT_ID: SIM_CREDENTIALS.clientId, ENRICHMENT_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret }
@@ -128,6 +134,33 @@ async function main(): Promise<number> {
       health.push({ name: spec.name, url: `http://127.0.0.1:${port}` })
       say(`${spec.name} started (metrics ${health.at(-1)!.url}/metrics, log ${path.relative(repoRoot, child.logFile)})`)
     }
+
+    // ---- bank-sync: consent gateway + sync, and two sample consents granted through the gateway ----
+    if (bankUrl !== undefined && existsSync(path.join(repoRoot, 'services/bank-sync/src/main.ts'))) {
+      const port = await freePort()
+      const gatewayUrl = `http://127.0.0.1:${gatewayPort}`
+      const bankSync = spawnService({
+        name: 'bank-sync',
+        script: 'services/bank-sync/src/main.ts',
+        // No TOKEN_ENCRYPTION_KEY: bank-sync uses its logged DEVELOPMENT key because the bank is the loopback simulator.
+        env: { ...base, METRICS_PORT: String(port), BANK_API_URL: bankUrl, BANK_REDIRECT_URI: bankRedirectUri, CONSENT_GATEWAY_PORT: String(gatewayPort), SYNC_INTERVAL: '30s', SYNC_JITTER: '5s' },
+        logDir,
+        cwd: repoRoot,
+      })
+      children.push(bankSync)
+      await waitForHttp(`${gatewayUrl}/healthz`, bankSync)
+      health.push({ name: 'bank-sync', url: `http://127.0.0.1:${port}` })
+      const consents = await grantSampleConsents({
+        gatewayUrl,
+        bankUrl,
+        users: [
+          { username: 'user1', customerId: 'demo-customer-1' },
+          { username: 'user2', customerId: 'demo-customer-2' },
+        ],
+      })
+      say(`bank-sync started (gateway ${gatewayUrl}, metrics http://127.0.0.1:${port}/metrics); sample consents ${consents.join(', ')}`)
+    }
+    // ---- end of bank-sync step ----
 
     const serde = new AvroSerde({ registry: createSchemaRegistry({ url: stack.registryUrl }) })
     const rawCodec = serde.topic(TOPICS.transactionsRaw, 'RawTransaction')
