@@ -81,6 +81,42 @@ describe('authorization operations', () => {
     expect(expired.status).toBe(400)
   })
 
+  it('walks the login and consent forms over plain HTTP: wrong password 401, no account 400, grant 302 with code and state', async () => {
+    const form = (fields: Record<string, string | string[]>) => {
+      const p = new URLSearchParams()
+      for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) p.append(k, x)
+      return { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: p.toString() }
+    }
+    const post = async (fields: Record<string, string | string[]>) => {
+      const answer = await h.raw('POST', '/oauth2/authorize', form(fields))
+      contract.check('POST', '/oauth2/authorize', answer, answer.body)
+      return answer
+    }
+    const start = await h.raw('GET', `/oauth2/authorize?response_type=code&client_id=${CLIENT.clientId}&scope=CISP&state=st-9`)
+    const request = /name="request" value="([^"]+)"/.exec(start.body as string)?.[1] as string
+    expect(request).toBeDefined()
+    expect((await post({ step: 'login', request, username: 'user1', password: 'nope' })).status).toBe(401)
+    const consentPage = await post({ step: 'login', request, username: 'user1', password: 'password1' })
+    expect(consentPage.status).toBe(200)
+    const offered = [...(consentPage.body as string).matchAll(/name="accounts" value="([^"]+)"/g)].map((m) => m[1] as string)
+    expect(offered.sort()).toEqual(user1.accounts.map((a) => a.id).sort())
+    expect((await post({ step: 'consent', request, decision: 'grant' })).status).toBe(400)
+    expect((await post({ step: 'consent', request, decision: 'grant', accounts: ['someone-elses'] })).status).toBe(400)
+    const granted = await post({ step: 'consent', request, decision: 'grant', accounts: [czk.id, card.id] })
+    expect(granted.status).toBe(302)
+    const back = new URL(granted.headers.get('location') as string)
+    expect(back.searchParams.get('state')).toBe('st-9')
+    // The request is used up: replaying the form does not mint a second code.
+    expect((await post({ step: 'consent', request, decision: 'grant', accounts: [czk.id] })).status).toBe(400)
+    const tokens = await h.token({ grant_type: 'authorization_code', code: back.searchParams.get('code') as string, client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret })
+    expect(tokens.body).toMatchObject({ scope: 'CISP' })
+    expect((tokens.body as { refresh_token_expires_in?: number }).refresh_token_expires_in).toBeUndefined()
+
+    const wrongType = await h.raw('GET', `/oauth2/authorize?response_type=token&client_id=${CLIENT.clientId}&scope=AISP&state=st-10`)
+    contract.check('GET', '/oauth2/authorize', wrongType, wrongType.body)
+    expect(new URL(wrongType.headers.get('location') as string).searchParams.get('error')).toBe('unsupported_response_type')
+  })
+
   it('limits each authorization operation per client per hour and answers 429 with Retry-After', async () => {
     await h.admin('PUT', '/rate-limit', { authorizationPerHour: 2 })
     try {
