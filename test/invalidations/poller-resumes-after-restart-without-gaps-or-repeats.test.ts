@@ -14,7 +14,7 @@ import { createLogger } from '@tep/observability'
 import type { Invalidation, InvalidationCursor } from '@tep/schemas'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
-import { readTopicToEnd } from './read-topic.ts'
+import { readTopic } from '../support/read-topic.ts'
 
 const logger = createLogger({ name: 'poller-test', level: 'silent' })
 const kit = createKafkaTestKit()
@@ -116,15 +116,15 @@ async function publishedItems(
   topic: string,
 ): Promise<{ partition: number; value: Invalidation; key: string | null }[]> {
   const codec = serde.topic(topic, 'Invalidation')
-  const records = await readTopicToEnd(kit.kafka, topic)
+  const records = await readTopic(kit.kafka, topic)
   return Promise.all(
-    records.map(async (r) => ({ partition: r.partition, key: r.key, value: await codec.decode(r.value) })),
+    records.map(async (r) => ({ partition: r.partition, key: r.key?.toString('utf8') ?? null, value: await codec.decode(r.value) })),
   )
 }
 
 async function lastCursor(topic: string): Promise<InvalidationCursor | undefined> {
   const codec = serde.topic(topic, 'InvalidationCursor')
-  const records = await readTopicToEnd(kit.kafka, topic)
+  const records = await readTopic(kit.kafka, topic)
   const last = records.at(-1)
   return last === undefined ? undefined : codec.decode(last.value)
 }

@@ -5,7 +5,7 @@ import { AvroSerde, createSchemaRegistry, type PausedEvent, type TransactionalPi
 import { exampleRawCardTransaction } from '@tep/schemas'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { CommitCounter, pipelineKafka, pipelineTopics, startPipeline } from './pipeline-harness.ts'
-import { readTopic } from './read-topic.ts'
+import { readTopic } from '../support/read-topic.ts'
 
 const kit = createKafkaTestKit()
 const running: TransactionalPipeline[] = []

@@ -10,7 +10,7 @@ import {
   produceInputs,
   startPipeline,
 } from './pipeline-harness.ts'
-import { readTopic, valuesByPartition } from './read-topic.ts'
+import { readTopic, valuesByPartition } from '../support/read-topic.ts'
 
 const kit = createKafkaTestKit()
 const running: TransactionalPipeline[] = []

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { ensureTopics, transactionalProducerConfig, withTransaction } from '@tep/kafka'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
-import { readTopic } from './read-topic.ts'
+import { readTopic } from '../support/read-topic.ts'
 
 const kit = createKafkaTestKit()
 afterAll(() => kit.disconnectAll())

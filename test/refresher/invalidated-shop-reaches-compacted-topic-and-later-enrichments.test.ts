@@ -9,7 +9,7 @@ import { sampleToRaw } from '@tep/sample-traffic'
 import { generateSamples } from '@tep/sim-data'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { readTopicToEnd } from '../invalidations/read-topic.ts'
+import { readTopic } from '../support/read-topic.ts'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 
@@ -75,8 +75,8 @@ async function fetchedMerchant(uid: string, fetchedAt: number): Promise<Merchant
 async function latestByKey<T>(topic: string, schema: 'Shop' | 'Merchant'): Promise<Map<string, T | null>> {
   const codec = serde.topic(topic, schema)
   const latest = new Map<string, T | null>()
-  for (const r of await readTopicToEnd(kit.kafka, topic))
-    latest.set(r.key!, r.value === null ? null : ((await codec.decode(r.value)) as T))
+  for (const r of await readTopic(kit.kafka, topic))
+    latest.set(r.key!.toString('utf8'), r.value === null ? null : ((await codec.decode(r.value)) as T))
   return latest
 }
 
@@ -105,8 +105,8 @@ async function enrich(raw: RawTransaction): Promise<EnrichedTransaction> {
   })
   const codec = serde.topic(topics.enriched, 'EnrichedTransaction')
   return waitFor(`the enriched result of ${raw.transactionId}`, async () => {
-    for (const r of await readTopicToEnd(kit.kafka, topics.enriched)) {
-      if (r.key === raw.transactionId) return codec.decode(r.value)
+    for (const r of await readTopic(kit.kafka, topics.enriched)) {
+      if (r.key?.toString('utf8') === raw.transactionId) return codec.decode(r.value)
     }
     return undefined
   })
@@ -350,6 +350,6 @@ describe('refresher', () => {
       await fetch(`${sim.url}/__admin/faults`, { method: 'DELETE' })
     }
     expect(await counterValue('tep_refresher_partition_pauses_total', {})).toBeGreaterThan(pausesBefore)
-    expect(await readTopicToEnd(kit.kafka, topics.dlq)).toEqual([])
+    expect(await readTopic(kit.kafka, topics.dlq)).toEqual([])
   })
 })

@@ -11,7 +11,7 @@ import { reenrichHandles } from '@tep/refresher'
 import { exampleRawCardTransaction, type EnrichedTransaction } from '@tep/schemas'
 import { generateSamples } from '@tep/sim-data'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { readTopicToEnd } from '../invalidations/read-topic.ts'
+import { readTopic } from '../support/read-topic.ts'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 
 const logger = createLogger({ name: 'reenrich-test', level: 'silent' })
@@ -134,7 +134,7 @@ describe('reenrich', () => {
       transactionIds: ['tx-old-mapping'],
       dryRun: true,
     })
-    expect(await readTopicToEnd(kit.kafka, topics.raw)).toEqual([])
+    expect(await readTopic(kit.kafka, topics.raw)).toEqual([])
 
     const report = await reenrichHandles({
       kafka: kit.kafka,
@@ -150,8 +150,8 @@ describe('reenrich', () => {
       alreadyRefreshed: 0,
       transactionIds: ['tx-old-mapping'],
     })
-    const raw = await readTopicToEnd(kit.kafka, topics.raw)
-    expect(raw.map((r) => r.key)).toEqual(['tx-old-mapping'])
+    const raw = await readTopic(kit.kafka, topics.raw)
+    expect(raw.map((r) => r.key?.toString('utf8'))).toEqual(['tx-old-mapping'])
     const rawCodec = serde.topic(topics.raw, 'RawTransaction')
     expect(await rawCodec.decode(raw[0]!.value)).toEqual({ ...results[0]!.raw, refresh: true })
 
