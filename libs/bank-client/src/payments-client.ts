@@ -131,6 +131,15 @@ export function toStandingOrder(
   }
 }
 
+/** The standing order a create, read, change or delete answered with. */
+function standingOrderOf(res: BankResult<StandingOrderResponse>, operation: string): StandingOrder {
+  return toStandingOrder(
+    expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
+    operation,
+    res,
+  )
+}
+
 /** The payments interface (scope PISP): single payments and standing orders. */
 export class PaymentsClient {
   readonly #t: BankTransport
@@ -242,11 +251,7 @@ export class PaymentsClient {
       options,
     )
     return {
-      standingOrder: toStandingOrder(
-        expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
-        operation,
-        res,
-      ),
+      standingOrder: standingOrderOf(res, operation),
       warnings,
     }
   }
@@ -259,11 +264,7 @@ export class PaymentsClient {
       { operation, method: 'GET', path: `/standingorders/${encodePathSegment(standingOrderId)}` },
       options,
     )
-    return toStandingOrder(
-      expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
-      operation,
-      res,
-    )
+    return standingOrderOf(res, operation)
   }
 
   /** Changes a standing order; the change takes effect after the user signs the NEW signId. */
@@ -285,11 +286,7 @@ export class PaymentsClient {
       options,
     )
     return {
-      standingOrder: toStandingOrder(
-        expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
-        operation,
-        res,
-      ),
+      standingOrder: standingOrderOf(res, operation),
       warnings,
     }
   }
@@ -302,11 +299,7 @@ export class PaymentsClient {
       { operation, method: 'DELETE', path: `/standingorders/${encodePathSegment(standingOrderId)}` },
       options,
     )
-    return toStandingOrder(
-      expectShape<StandingOrderResponse>(res, operation, 'a standing order', isObject),
-      operation,
-      res,
-    )
+    return standingOrderOf(res, operation)
   }
 
   /** Starts the user's authorization of a standing order, a change or a deletion. */
