@@ -1,7 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { bankToday } from '@tep/bank-client'
 import { bankTransactionId } from '@tep/bank-sync'
-import { startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
+import { createEnrichmentClient } from '@tep/enrichment-client'
+import { startEnrichmentSim } from '@tep/enrichment-sim'
+import { createKafka } from '@tep/kafka'
+import type { EnrichedTransaction } from '@tep/schemas'
+import { startTransactionIngest } from '@tep/transaction-ingest'
+import { uniqueName } from '../support/kafka-test-kit.ts'
+import { waitFor } from '../support/wait-for.ts'
+import { SIM_DATA, startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
 
 function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
@@ -172,5 +179,72 @@ describe('a consent granted through the gateway', () => {
     })
     expect(invalid.status).toBe(400)
     expect(await invalid.json()).toMatchObject({ error: 'CUSTOMER_ID_INVALID' })
+  })
+
+  it('and the bank transactions come out of enrichment: one outcome each, card payments matched to their shops', async () => {
+    let raw = await h.readAll(h.topics.raw, h.codecs.raw)
+    expect(raw.length).toBeGreaterThan(0)
+    const enrichmentSim = await startEnrichmentSim(SIM_DATA)
+    const base = uniqueName('bank-sync-ingest')
+    const topics = {
+      input: h.topics.raw,
+      enriched: `${base}.enriched`,
+      dlq: `${base}.dlq`,
+      fetched: `${base}.fetched`,
+      shops: `${base}.shops`,
+      merchants: `${base}.merchants`,
+    }
+    await h.kit.createTopics([topics.enriched, topics.dlq, topics.fetched], 3)
+    await h.kit.createTopics([topics.shops, topics.merchants], 3, { 'cleanup.policy': 'compact' })
+    const client = createEnrichmentClient({
+      baseUrl: enrichmentSim.url,
+      tokenUrl: enrichmentSim.tokenUrl,
+      credentials: { type: 'oauth', clientId: 'sim-client', clientSecret: 'sim-secret' },
+    })
+    const ingest = await startTransactionIngest({
+      kafka: createKafka({ brokers: inject('kafkaBrokers'), clientId: `${base}-client`, logLevel: 'error' }),
+      schemaRegistry: h.schemaRegistry,
+      client,
+      topics,
+      groupId: `${base}.group`,
+      transactionalIdPrefix: `${base}.tx`,
+      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+    })
+    try {
+      const enrichedCodec = h.serde.topic(topics.enriched, 'EnrichedTransaction')
+      let enriched: Array<{ key: string; value: EnrichedTransaction }> = []
+      await waitFor(
+        `an enriched record for each of the ${raw.length} raw bank events`,
+        async () => {
+          enriched = await h.readAll(topics.enriched, enrichedCodec)
+          // Read again: a sync still running would add raw events the ingest must also cover.
+          raw = await h.readAll(h.topics.raw, h.codecs.raw)
+          return enriched.length >= raw.length
+        },
+        { timeoutMs: 60_000, intervalMs: 500 },
+      )
+      const dlq = h.kit.admin()
+      await dlq.connect()
+      const dlqOffsets = await dlq.fetchTopicOffsets(topics.dlq)
+      expect(dlqOffsets.every((p) => p.high === p.low)).toBe(true)
+
+      const byId = new Map<string, EnrichedTransaction[]>()
+      for (const e of enriched) byId.set(e.key, [...(byId.get(e.key) ?? []), e.value])
+      for (const r of raw) expect(byId.get(r.key), `enriched record of ${r.key}`).toHaveLength(1)
+      expect(enriched).toHaveLength(raw.length)
+
+      const cards = raw.filter((r) => r.value.card !== null)
+      for (const card of cards) {
+        const e = byId.get(card.key)?.[0]
+        expect(e?.status, `card payment ${card.value.card?.description}`).toBe('MATCHED')
+        expect(e?.shopUid).toEqual(expect.any(String))
+      }
+      const transfers = raw.filter((r) => r.value.transfer !== null)
+      expect(transfers.some((t) => byId.get(t.key)?.[0]?.status === 'MATCHED')).toBe(true)
+    } finally {
+      await ingest.stop()
+      await client.close()
+      await enrichmentSim.close()
+    }
   })
 })

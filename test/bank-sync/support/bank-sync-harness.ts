@@ -31,6 +31,8 @@ export interface Harness {
   sim: BankSim
   kit: KafkaTestKit
   kafka: Kafka
+  schemaRegistry: ReturnType<typeof createSchemaRegistry>
+  serde: AvroSerde
   topics: { consents: string; bankTransactions: string; raw: string }
   codecs: {
     consent: TopicCodec<Consent>
@@ -86,6 +88,9 @@ async function freePort(): Promise<number> {
   })
 }
 
+/** The enrichment simulator's data set the bank simulator's card payments and merchant transfers point at. */
+export const SIM_DATA = { seed: 1, shops: 3_000, merchants: 300 }
+
 export async function startHarness(options: { partitions?: number } = {}): Promise<Harness> {
   const kit = createKafkaTestKit()
   const kafka = createKafka({
@@ -101,7 +106,8 @@ export async function startHarness(options: { partitions?: number } = {}): Promi
   const partitions = options.partitions ?? 3
   await kit.createTopics([topics.consents], partitions, { 'cleanup.policy': 'compact' })
   await kit.createTopics([topics.bankTransactions, topics.raw], partitions)
-  const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
+  const schemaRegistry = createSchemaRegistry({ url: inject('registryUrl') })
+  const serde = new AvroSerde({ registry: schemaRegistry })
   const codecs = {
     consent: serde.topic(topics.consents, 'Consent'),
     bankTransaction: serde.topic(topics.bankTransactions, 'BankTransaction'),
@@ -113,6 +119,7 @@ export async function startHarness(options: { partitions?: number } = {}): Promi
     wallClock: () => SIM_START,
     clients: 3,
     historyDays: 120,
+    merchantData: SIM_DATA,
     registeredClients: [
       {
         clientId: CLIENT_ID,
@@ -144,6 +151,8 @@ export async function startHarness(options: { partitions?: number } = {}): Promi
     sim,
     kit,
     kafka,
+    schemaRegistry,
+    serde,
     topics,
     codecs,
     redirectUri,
