@@ -70,3 +70,10 @@ export class PipelineStoppedError extends KafkaLibError {
     super(message, { code: 'PIPELINE_STOPPED', retriable: true })
   }
 }
+
+/** Reading a topic to its end offsets took longer than allowed (an open transaction holds read-committed readers back, or the broker is slow). */
+export class TopicScanTimeoutError extends KafkaLibError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super(message, { code: 'TOPIC_SCAN_TIMEOUT', retriable: true, details })
+  }
+}

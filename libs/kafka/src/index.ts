@@ -47,6 +47,8 @@ export type {
   Transform,
   TransformContext,
 } from './pipeline-types.ts'
+export { scanTopic } from './topic-scan.ts'
+export type { TopicScanOptions } from './topic-scan.ts'
 export { withTransaction } from './with-transaction.ts'
 export type { TransactionScope } from './with-transaction.ts'
 export {
@@ -56,6 +58,7 @@ export {
   SchemaRegistrationError,
   SchemaRegistryUnavailableError,
   TopicConfigMismatchError,
+  TopicScanTimeoutError,
   UNDECODABLE_CODES,
   UndecodableRecordError,
 } from './errors.ts'

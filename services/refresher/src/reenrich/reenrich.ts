@@ -1,8 +1,7 @@
-import { PRODUCER_DEFAULTS, TOPICS, type AvroSerde } from '@tep/kafka'
+import { PRODUCER_DEFAULTS, scanTopic, TOPICS, type AvroSerde } from '@tep/kafka'
 import type { Logger } from '@tep/observability'
 import type { Kafka } from 'kafkajs'
 import { addTarget, ReenrichSelector } from './reenrich-selection.ts'
-import { scanTopic } from './topic-scan.ts'
 
 export interface ReenrichOptions {
   kafka: Kafka
