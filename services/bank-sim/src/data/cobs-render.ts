@@ -2,7 +2,7 @@ import { bankDate } from '../core/bank-dates.ts'
 import { fromMinor } from '../core/money.ts'
 import { OWN_BANK_CODE, OWN_BIC } from '../core/bank-codes.ts'
 import type { Balances } from './ledger.ts'
-import type { Counterparty, LedgerEntry } from './ledger-entry.ts'
+import { amountAt, type Counterparty, type LedgerEntry } from './ledger-entry.ts'
 import type { SimAccount } from './world.ts'
 
 /** COBS account list item. */
@@ -75,6 +75,7 @@ function party(c: Counterparty): Record<string, unknown> {
  */
 export function renderTransaction(entry: LedgerEntry, account: SimAccount, now: number): Record<string, unknown> {
   const booked = entry.bookAt <= now
+  const shownMinor = amountAt(entry, now)
   const bookingDate = bankDate(booked ? entry.bookAt : entry.at)
   const details: Record<string, unknown> = {}
   const references: Record<string, string> = { accountServicerReference: entry.entryReference }
@@ -92,11 +93,13 @@ export function renderTransaction(entry: LedgerEntry, account: SimAccount, now: 
     relatedParties.debtorAccount = partyAccount(debtor)
     details.additionalTransactionInformation = `Platba kartou; ${shop.acceptorName}; ${shop.acceptorCity}; ${shop.country}; MCC ${shop.mcc}; TID ${shop.terminalId}; MID ${shop.cardAcceptorId}`
     if (entry.card.original) {
+      const { original } = entry.card
+      const rate = shownMinor === entry.amountMinor ? original.rate : Math.round((shownMinor / original.amountMinor) * 10_000) / 10_000
       details.amountDetails = {
-        instructedAmount: { amount: amount(entry.card.original.amountMinor, entry.card.original.currency) },
+        instructedAmount: { amount: amount(original.amountMinor, original.currency) },
         counterValueAmount: {
-          amount: amount(entry.amountMinor, entry.currency),
-          currencyExchange: { sourceCurrency: entry.card.original.currency, targetCurrency: entry.currency, exchangeRate: entry.card.original.rate },
+          amount: amount(shownMinor, entry.currency),
+          currencyExchange: { sourceCurrency: original.currency, targetCurrency: entry.currency, exchangeRate: rate },
         },
       }
     }
@@ -130,7 +133,7 @@ export function renderTransaction(entry: LedgerEntry, account: SimAccount, now: 
   if (entry.additionalInfo !== undefined && details.additionalTransactionInformation === undefined) details.additionalTransactionInformation = entry.additionalInfo
   return {
     entryReference: entry.entryReference,
-    amount: amount(entry.amountMinor, entry.currency),
+    amount: amount(shownMinor, entry.currency),
     creditDebitIndicator: entry.direction,
     status: booked ? 'BOOK' : 'PDNG',
     bookingDate: { date: bookingDate },

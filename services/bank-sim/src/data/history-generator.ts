@@ -163,16 +163,20 @@ export class HistoryGenerator {
       const at = bankInstant(date, rng.int(7 * 60, 21 * 60 + 59)) + rng.int(0, 59) * 1000
       const bookAt = bankInstant(addDays(date, rng.int(1, 3)), 4 * 60)
       let amountMinor = Math.max(100, originalMinor)
+      let holdAmountMinor: number | undefined
       let original: { amountMinor: number; currency: string; rate: number } | undefined
       if (currency !== account.currency) {
         const rate = Math.round(((CZK_PER_UNIT[currency] ?? 1) / (CZK_PER_UNIT[account.currency] ?? 1)) * 1.02 * 10_000) / 10_000
         original = { amountMinor: Math.max(100, originalMinor), currency, rate }
         amountMinor = Math.max(1, Math.round(original.amountMinor * rate))
+        // The hold used the rate of the authorization day, a little off the booking rate.
+        holdAmountMinor = Math.max(1, Math.round(amountMinor * (1 + rng.int(-8, 8) / 1000)))
       }
       add({
         at,
         bookAt: Math.max(bookAt, at + DAY_MS / 4),
         amountMinor,
+        ...(holdAmountMinor !== undefined && holdAmountMinor !== amountMinor ? { holdAmountMinor } : {}),
         direction: 'DBIT',
         code: TX_CODES.cardPayment,
         card: { shop, maskedPan: account.maskedPan, scheme: account.cardScheme, ...(original ? { original } : {}) },

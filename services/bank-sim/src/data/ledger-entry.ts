@@ -52,7 +52,14 @@ export interface LedgerEntry {
   accountId: string
   at: number
   bookAt: number
+  /** Booked amount. */
   amountMinor: number
+  /**
+   * Amount while pending, when it differs from the booked one: a card payment in
+   * another currency is held at the rate of the authorization and booked at the
+   * rate of the clearing day.
+   */
+  holdAmountMinor?: number
   currency: string
   direction: 'CRDT' | 'DBIT'
   code: string
@@ -62,6 +69,11 @@ export interface LedgerEntry {
   endToEndId?: string
   instructionId?: string
   additionalInfo?: string
+}
+
+/** The amount shown and counted at `now`: the hold amount while pending, the booked one afterwards. */
+export function amountAt(entry: LedgerEntry, now: number): number {
+  return entry.bookAt <= now ? entry.amountMinor : (entry.holdAmountMinor ?? entry.amountMinor)
 }
 
 /** Signed effect on the balance. */

@@ -4,7 +4,7 @@ import { bankDate, DAY_MS } from '../core/bank-dates.ts'
 import { builtInMerchantSource } from './merchant-source.ts'
 import { BankState } from './bank-state.ts'
 import { buildWorld } from './world.ts'
-import { signedMinor } from './ledger-entry.ts'
+import { amountAt, signedMinor } from './ledger-entry.ts'
 
 const START = Date.parse('2026-03-10T12:00:00Z')
 
@@ -50,11 +50,26 @@ describe('generated history and balances', () => {
     const card = bank.world.accounts.find((x) => x.kind === 'CREDIT_CARD')!
     const entries = bank.ledger.entries(card, wall.now)
     const booked = entries.filter((e) => e.bookAt <= wall.now).reduce((sum, e) => sum + signedMinor(e), card.openingBalanceMinor)
-    const holds = entries.filter((e) => e.bookAt > wall.now && e.direction === 'DBIT').reduce((sum, e) => sum + e.amountMinor, 0)
+    const holds = entries.filter((e) => e.bookAt > wall.now && e.direction === 'DBIT').reduce((sum, e) => sum + amountAt(e, wall.now), 0)
     const balances = bank.ledger.balances(card, wall.now)
     expect(balances.bookedMinor).toBe(booked)
     expect(balances.holdsMinor).toBe(holds)
     expect(balances.availableMinor).toBe(booked - holds + card.creditLimitMinor)
     expect(holds).toBeGreaterThan(0)
+  })
+
+  it('holds a foreign-currency card payment at a slightly different amount than it books', () => {
+    const wall = { now: START }
+    const bank = bankAt(wall)
+    const fx = bank.world.accounts.flatMap((a) => bank.ledger.entries(a, wall.now)).filter((e) => e.card?.original !== undefined)
+    expect(fx.length).toBeGreaterThan(0)
+    const differing = fx.filter((e) => e.holdAmountMinor !== undefined)
+    expect(differing.length).toBeGreaterThan(0)
+    for (const e of differing) {
+      expect(e.holdAmountMinor).not.toBe(e.amountMinor)
+      expect(Math.abs((e.holdAmountMinor as number) - e.amountMinor)).toBeLessThanOrEqual(Math.ceil(e.amountMinor * 0.008) + 1)
+      expect(amountAt(e, e.bookAt - 1)).toBe(e.holdAmountMinor)
+      expect(amountAt(e, e.bookAt)).toBe(e.amountMinor)
+    }
   })
 })

@@ -1,6 +1,6 @@
 import { addDays, bankDate, bankInstant } from '../core/bank-dates.ts'
 import type { HistoryGenerator } from './history-generator.ts'
-import { signedMinor, type LedgerEntry } from './ledger-entry.ts'
+import { amountAt, signedMinor, type LedgerEntry } from './ledger-entry.ts'
 import type { SimAccount, World } from './world.ts'
 
 export interface Balances {
@@ -76,7 +76,7 @@ export class Ledger {
         booked += signedMinor(e)
         if (e.bookAt < startOfToday) previous += signedMinor(e)
       } else if (e.direction === 'DBIT') {
-        holds += e.amountMinor
+        holds += amountAt(e, now)
       }
     }
     return { bookedMinor: booked, previousDayMinor: previous, holdsMinor: holds, availableMinor: booked - holds + account.creditLimitMinor }
