@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto'
+import {
+  BankConsentRevokedError,
+  BankHistoryRequiresFreshTokenError,
+  type BankClient,
+  type CallOptions,
+  type Page,
+  type TokenSet,
+  type Transaction,
+} from '@tep/bank-client'
+import { SILENT_LOGGER } from '@tep/kafka'
+import { createMetricsRegistry } from '@tep/observability'
+import { exampleConsent, type Consent } from '@tep/schemas'
+import { createKeyring, TokenCipher } from '@tep/token-cipher'
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite } from './consent-syncer.ts'
+import { createBankSyncMetrics } from './metrics.ts'
+import { addDays } from './sync-window.ts'
+
+const NOW = Date.parse('2026-05-04T08:00:00Z')
+const TODAY = '2026-05-04'
+const DAY = 86_400_000
+
+interface Fake {
+  bank: BankClient
+  calls: string[]
+  dateFroms: string[]
+}
+
+function fakeBank(options: {
+  items?: Transaction[]
+  refuseHistoryBefore?: string
+  revokeOn?: 'refresh' | 'accounts'
+}): Fake {
+  const calls: string[] = []
+  const dateFroms: string[] = []
+  const token = (call: CallOptions) => String(call.accessToken)
+  const bank = {
+    authorization: {
+      refresh: async (refreshToken: string): Promise<TokenSet> => {
+        calls.push(`refresh:${refreshToken}`)
+        if (options.revokeOn === 'refresh') {
+          throw new BankConsentRevokedError('revoked', { operation: 'refresh', status: 401, requestId: 'r' })
+        }
+        return {
+          accessToken: 'access-2',
+          refreshToken: 'refresh-2',
+          tokenType: 'Bearer',
+          scope: 'AISP',
+          accessTokenExpiresAt: new Date(NOW + 3_600_000),
+          refreshTokenExpiresAt: new Date(NOW + 80 * DAY),
+          obtainedAt: new Date(NOW),
+          grant: 'refresh_token',
+          consentId: undefined,
+        }
+      },
+    },
+    accounts: {
+      listAccounts: async (call: CallOptions) => {
+        calls.push(`accounts:${token(call)}`)
+        if (options.revokeOn === 'accounts') {
+          throw new BankConsentRevokedError('revoked', { operation: 'accounts', status: 401, requestId: 'r' })
+        }
+        return [{ id: 'acc-1', currency: 'CZK', identification: { iban: 'CZ00' } }]
+      },
+      transactionPages: (accountId: string, query: { dateFrom: string }, call: CallOptions) => {
+        calls.push(`transactions:${token(call)}`)
+        dateFroms.push(query.dateFrom)
+        return (async function* (): AsyncGenerator<Page<Transaction>> {
+          if (options.refuseHistoryBefore !== undefined && query.dateFrom < options.refuseHistoryBefore) {
+            throw new BankHistoryRequiresFreshTokenError('fresh token needed', {
+              operation: 'transactions',
+              status: 401,
+              requestId: 'r',
+              dateFrom: query.dateFrom,
+            })
+          }
+          const items = options.items ?? []
+          yield { pageNumber: 0, pageCount: 1, pageSize: 100, items }
+        })()
+      },
+    },
+  } as unknown as BankClient
+  return { bank, calls, dateFroms }
+}
+
+function setup(consentOverrides: Partial<Consent>, fake: Fake) {
+  const cipher = new TokenCipher(createKeyring([{ id: 't', key: randomBytes(32) }]))
+  const base = exampleConsent()
+  const consent: Consent = {
+    ...base,
+    accessToken: cipher.encrypt('access-1', base.consentId),
+    refreshToken: cipher.encrypt('refresh-1', base.consentId),
+    accessTokenExpiresAt: NOW + 3_000_000,
+    grantedAt: NOW - DAY,
+    tokenIssuedAt: NOW - DAY,
+    expiresAt: NOW + 60 * DAY,
+    accounts: [],
+    ...consentOverrides,
+  }
+  const writes: SyncWrite[] = []
+  let current = consent
+  const deps = {
+    bank: fake.bank,
+    cipher,
+    now: () => NOW,
+    settings: DEFAULT_SYNC_SETTINGS,
+    metrics: createBankSyncMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
+    logger: SILENT_LOGGER,
+    commit: async (w: SyncWrite) => {
+      fake.calls.push(`commit:${w.reason}`)
+      writes.push(w)
+      current = { ...w.consent, version: current.version + 1 }
+      return current
+    },
+  }
+  return { consent, deps, writes, cipher }
+}
+
+const booked = (ref: string, date: string): Transaction => ({
+  entryReference: ref,
+  amount: { value: 10, currency: 'CZK' },
+  creditDebitIndicator: 'DBIT',
+  status: 'BOOK',
+  bookingDate: { date },
+})
+
+describe('syncConsent', () => {
+  it('commits a rotated token pair BEFORE using the new access token', async () => {
+    const fake = fakeBank({ items: [booked('A', TODAY)] })
+    const { consent, deps, writes, cipher } = setup({ accessTokenExpiresAt: NOW + 30_000 }, fake)
+    const outcome = await syncConsent(consent, deps)
+    expect(outcome).toMatchObject({ kind: 'synced', added: 1, raw: 1 })
+    expect(fake.calls).toEqual([
+      'refresh:refresh-1',
+      'commit:TOKEN_REFRESH',
+      'accounts:access-2',
+      'transactions:access-2',
+      'commit:SYNC',
+    ])
+    const sealed = writes[0]?.consent
+    expect(sealed?.refreshToken).not.toContain('refresh-2')
+    expect(cipher.decrypt(sealed?.refreshToken as string, consent.consentId)).toBe('refresh-2')
+    expect(writes[1]?.rawTransactions).toHaveLength(1)
+    expect(writes[1]?.consent.accounts[0]?.lastBookingDate).toBe(TODAY)
+  })
+
+  it('backfills beyond 90 days on the first sync with a fresh token, and falls back to 89 days when refused', async () => {
+    const fake = fakeBank({ items: [booked('A', TODAY)], refuseHistoryBefore: addDays(TODAY, -89) })
+    const { consent, deps } = setup({ grantedAt: NOW - 60_000, tokenIssuedAt: NOW - 60_000 }, fake)
+    const outcome = await syncConsent(consent, deps)
+    expect(outcome.kind).toBe('synced')
+    expect(fake.dateFroms).toEqual([addDays(TODAY, -365), addDays(TODAY, -89)])
+  })
+
+  it('never asks for old history with a token that is not fresh', async () => {
+    const fake = fakeBank({ items: [] })
+    const { consent, deps } = setup({}, fake)
+    await syncConsent(consent, deps)
+    expect(fake.dateFroms).toEqual([addDays(TODAY, -89)])
+  })
+
+  it('a 401 revocation writes REVOKED without tokens and stops', async () => {
+    const fake = fakeBank({ revokeOn: 'accounts' })
+    const { consent, deps, writes } = setup({}, fake)
+    expect(await syncConsent(consent, deps)).toEqual({ kind: 'stopped', status: 'REVOKED' })
+    expect(
+      writes.map((w) => [w.reason, w.consent.status, w.consent.accessToken, w.consent.refreshToken]),
+    ).toEqual([['REVOKED', 'REVOKED', null, null]])
+  })
+
+  it('a refused refresh also revokes', async () => {
+    const fake = fakeBank({ revokeOn: 'refresh' })
+    const { consent, deps, writes } = setup({ accessTokenExpiresAt: NOW }, fake)
+    expect(await syncConsent(consent, deps)).toEqual({ kind: 'stopped', status: 'REVOKED' })
+    expect(writes.map((w) => w.reason)).toEqual(['REVOKED'])
+  })
+
+  it('announces EXPIRING once inside the warning window and keeps syncing; EXPIRED after the end, without calling the bank', async () => {
+    const fake = fakeBank({ items: [] })
+    const { consent, deps, writes } = setup({ expiresAt: NOW + 3 * DAY }, fake)
+    expect((await syncConsent(consent, deps)).kind).toBe('synced')
+    expect(writes.map((w) => [w.reason, w.consent.status])).toEqual([
+      ['EXPIRING', 'EXPIRING'],
+      ['SYNC', 'EXPIRING'],
+    ])
+    const again = await syncConsent({ ...(writes[1]?.consent as Consent) }, deps)
+    expect(again.kind).toBe('synced')
+    expect(writes.filter((w) => w.reason === 'EXPIRING')).toHaveLength(1)
+
+    const late = fakeBank({ items: [] })
+    const expired = setup({ expiresAt: NOW - 1 }, late)
+    expect(await syncConsent(expired.consent, expired.deps)).toEqual({ kind: 'stopped', status: 'EXPIRED' })
+    expect(late.calls).toEqual(['commit:EXPIRED'])
+  })
+
+  it('does not touch terminal consents', async () => {
+    const fake = fakeBank({})
+    const { consent, deps } = setup({ status: 'ENDED' }, fake)
+    expect((await syncConsent(consent, deps)).kind).toBe('skipped')
+    expect(fake.calls).toEqual([])
+  })
+})
