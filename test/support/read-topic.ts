@@ -1,8 +1,10 @@
 /**
  * Reads a whole topic as it stands, for exactly-once assertions: "N records and
- * no more" needs an end to read to, not a count to wait for. The end is the high
- * watermark at call time; a read-committed reader reaches it only once no
- * transaction on the topic is open, so call it after the writers finished or were fenced.
+ * no more" needs an end to read to, not a count to wait for. The end is what a
+ * read-committed ListOffsets answers at call time, the last stable offset:
+ * records of a transaction still open then are not read (even with
+ * `readUncommitted`, which adds the aborted records below that end), so call it
+ * after the writers finished or were fenced.
  */
 import type { Kafka } from 'kafkajs'
 import type { CollectedMessage } from './kafka-test-kit.ts'
@@ -48,7 +50,7 @@ export async function readTopic(
         const where = [...ends].map(([p, end]) => `p${p} at ${positions.get(p)}/${end}`).join(', ')
         reject(
           new Error(
-            `reading ${topic} to its end did not finish within ${timeoutMs} ms (${where}); an open transaction blocks read-committed readers`,
+            `reading ${topic} to its end did not finish within ${timeoutMs} ms (${where})`,
           ),
         )
       }, timeoutMs)

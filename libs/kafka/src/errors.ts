@@ -71,7 +71,7 @@ export class PipelineStoppedError extends KafkaLibError {
   }
 }
 
-/** Reading a topic to its end offsets took longer than allowed (an open transaction holds read-committed readers back, or the broker is slow). */
+/** Reading a topic to its end offsets took longer than allowed (a slow or unreachable broker, a group that cannot be joined). */
 export class TopicScanTimeoutError extends KafkaLibError {
   constructor(message: string, details: Record<string, unknown>) {
     super(message, { code: 'TOPIC_SCAN_TIMEOUT', retriable: true, details })

@@ -18,10 +18,11 @@ export interface TopicScanOptions {
 /**
  * Reads `topic` once, read committed, from `from` to the end offsets it has
  * when the scan starts (records written during the scan are not included, so
- * a scan that republishes never reads its own output). A read-committed reader
- * reaches an end only once no transaction before it is open: fence or finish
- * the writers first. A throw-away consumer group (never committing) is used
- * because KafkaJS 2 cannot assign partitions without one.
+ * a scan that republishes never reads its own output). The end offsets come
+ * from a read-committed ListOffsets, i.e. the last stable offset: a transaction
+ * still open at the start neither holds the scan back nor is part of it. A
+ * throw-away consumer group (never committing) is used because KafkaJS 2 cannot
+ * assign partitions without one.
  */
 export async function scanTopic(options: TopicScanOptions): Promise<{ records: number }> {
   const { kafka, topic } = options
@@ -69,7 +70,7 @@ export async function scanTopic(options: TopicScanOptions): Promise<{ records: n
         () =>
           reject(
             new TopicScanTimeoutError(
-              `scanning ${topic} did not reach its end offsets within ${timeoutMs} ms (partitions left: ${[...end.keys()].join(', ')}); an open transaction holds read-committed readers back`,
+              `scanning ${topic} did not reach its end offsets within ${timeoutMs} ms (partitions left: ${[...end.keys()].join(', ')})`,
               { topic, timeoutMs, partitionsLeft: [...end.keys()] },
             ),
           ),
