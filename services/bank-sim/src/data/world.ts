@@ -111,7 +111,7 @@ function makeAccount(seed: string, user: BankUser, kind: AccountKind, currency: 
     creditLimitMinor: kind === 'CREDIT_CARD' ? rng.int(3, 15) * 10_000 * 100 : 0,
     maskedPan: `xxxxxxxxxxxx${rng.digits(4)}`,
     cardScheme: rng.chance(0.5) ? 'VISA' : 'MASTERCARD',
-    salaryMinor: kind === 'CURRENT' && currency === 'CZK' ? rng.int(35, 65) * 1000 * 100 : 0,
+    salaryMinor: kind === 'CURRENT' && currency === 'CZK' ? rng.int(45, 85) * 1000 * 100 : 0,
     employer,
   }
 }

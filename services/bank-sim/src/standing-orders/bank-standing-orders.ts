@@ -18,7 +18,8 @@ export function bankStandingOrders(world: World): StandingOrder[] {
     const rng = Rng.of(world.seed, 'standing-orders', account.id)
     const plans: Array<{ name: string; bank: string; minor: number; day: number; interval: Schedule['interval']; message: string; vs?: string }> = []
     if (account.currency === 'CZK') {
-      plans.push({ name: 'Bytove druzstvo Vinohrady', bank: rng.pick(['0100', '0800', '2010']), minor: rng.int(9, 22) * 1000 * 100, day: rng.int(1, 5), interval: 'MONTHLY', message: 'NAJEM', vs: rng.digits(6).replace(/^0/, '1') })
+      // Rent is a share of the salary, so that income covers the generated spending and balances stay positive.
+      plans.push({ name: 'Bytove druzstvo Vinohrady', bank: rng.pick(['0100', '0800', '2010']), minor: Math.round((account.salaryMinor * rng.int(18, 28)) / 100 / 10_000) * 10_000, day: rng.int(1, 5), interval: 'MONTHLY', message: 'NAJEM', vs: rng.digits(6).replace(/^0/, '1') })
       plans.push({ name: 'Pojistovna Uniqa', bank: '5500', minor: rng.int(5, 30) * 100 * 100, day: 20, interval: 'MONTHLY', message: 'POJISTNE', vs: rng.digits(8).replace(/^0/, '1') })
       plans.push({ name: 'Penzijni sporeni', bank: '0300', minor: rng.int(5, 20) * 100 * 100 * 3, day: 15, interval: 'QUARTERLY', message: 'PENZIJNI SPORENI' })
     } else if (account.currency === 'EUR') {
