@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { SimClock } from '../core/sim-clock.ts'
-import { bankDate, DAY_MS } from '../core/bank-dates.ts'
 import { builtInMerchantSource } from './merchant-source.ts'
+import { simDataMerchantSource } from './sim-data-merchants.ts'
+import { StandingOrderService } from '../standing-orders/standing-order-service.ts'
+import { addDays, bankDate, bankInstant, DAY_MS } from '../core/bank-dates.ts'
 import { BankState } from './bank-state.ts'
 import { buildWorld } from './world.ts'
 import { amountAt, signedMinor } from './ledger-entry.ts'
@@ -70,6 +72,22 @@ describe('generated history and balances', () => {
       expect(Math.abs((e.holdAmountMinor as number) - e.amountMinor)).toBeLessThanOrEqual(Math.ceil(e.amountMinor * 0.008) + 1)
       expect(amountAt(e, e.bookAt - 1)).toBe(e.holdAmountMinor)
       expect(amountAt(e, e.bookAt)).toBe(e.amountMinor)
+    }
+  })
+
+  // Other packages' tests pick generated accounts and expect money on them.
+  it('keeps every generated current account in credit over the two years', () => {
+    const merchants = simDataMerchantSource({})
+    for (const seed of ['bank-sim', 'x']) {
+      const clock = new SimClock({ wallClock: () => START })
+      const world = buildWorld({ seed, clients: 5, today: bankDate(START), historyDays: 730 })
+      const bank = new BankState(world, merchants, clock)
+      new StandingOrderService(bank)
+      for (const account of world.accounts.filter((a) => a.kind === 'CURRENT')) {
+        for (let d = addDays(world.historyStart, 1); d <= bankDate(START); d = addDays(d, 29)) {
+          expect({ account: account.id, d, negative: bank.ledger.balances(account, bankInstant(d, 720)).availableMinor < 0 }).toEqual({ account: account.id, d, negative: false })
+        }
+      }
     }
   })
 })
