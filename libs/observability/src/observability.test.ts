@@ -68,7 +68,7 @@ describe('GracefulShutdown', () => {
     sd.add('a', async () => void order.push('a')).add('b', async () => {
       throw new Error('boom')
     })
-    await expect(sd.shutdown()).rejects.toThrow('shutdown steps failed')
+    await expect(sd.shutdown()).rejects.toMatchObject({ code: 'SHUTDOWN_INCOMPLETE', details: { failedSteps: ['b'] } })
     expect(order).toEqual(['a'])
   })
 })

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import { ShutdownIncompleteError } from './errors.ts'
 
 export interface ShutdownOptions {
   logger: Logger
@@ -56,17 +57,17 @@ export class GracefulShutdown {
       this.options.exit(1)
     }, this.options.timeoutMs)
     timer.unref()
-    let failed = false
+    const failed: string[] = []
     for (const step of [...this.steps].reverse()) {
       try {
         await step.run()
         this.options.logger.debug({ step: step.name }, 'stopped')
       } catch (err) {
-        failed = true
+        failed.push(step.name)
         this.options.logger.error({ err, step: step.name }, 'stop step failed')
       }
     }
     clearTimeout(timer)
-    if (failed) throw new Error('one or more shutdown steps failed')
+    if (failed.length > 0) throw new ShutdownIncompleteError(failed)
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { backoffDelay, resolvePollerBackoff } from './backoff.ts'
+import { InvalidationPollerConfigError } from './errors.ts'
 
 describe('poller backoff', () => {
   const policy = resolvePollerBackoff({ initialDelayMs: 1000, maxDelayMs: 8000, factor: 2 })
@@ -16,6 +17,8 @@ describe('poller backoff', () => {
   })
 
   it('rejects an inconsistent policy', () => {
-    expect(() => resolvePollerBackoff({ initialDelayMs: 10, maxDelayMs: 5 })).toThrow(RangeError)
+    expect(() => resolvePollerBackoff({ initialDelayMs: 10, maxDelayMs: 5 })).toThrow(
+      InvalidationPollerConfigError,
+    )
   })
 })

@@ -1,3 +1,5 @@
+import { InvalidationPollerConfigError } from './errors.ts'
+
 /**
  * Backoff of the poller's outer loop, as data. The enrichment client already
  * retries a request a few times in-line; this policy governs what happens when
@@ -26,8 +28,9 @@ export function resolvePollerBackoff(overrides: Partial<PollerBackoffPolicy> = {
     !(policy.maxDelayMs >= policy.initialDelayMs) ||
     !(policy.factor >= 1)
   ) {
-    throw new RangeError(
+    throw new InvalidationPollerConfigError(
       `poller backoff needs 0 <= initialDelayMs <= maxDelayMs and factor >= 1, got ${JSON.stringify(policy)}`,
+      { ...policy },
     )
   }
   return policy

@@ -39,3 +39,10 @@ export class InvalidationPollerFencedError extends PipelineError {
     )
   }
 }
+
+/** The poller was given settings that cannot work (a backoff that shrinks, a page size below the minimum). */
+export class InvalidationPollerConfigError extends PipelineError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, { code: 'INVALIDATION_POLLER_CONFIG_INVALID', retriable: false, details })
+  }
+}

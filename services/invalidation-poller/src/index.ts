@@ -12,6 +12,7 @@ export type { PollerBackoffPolicy } from './backoff.ts'
 export {
   InvalidationFeedFormatError,
   InvalidationPageSizeError,
+  InvalidationPollerConfigError,
   InvalidationPollerFencedError,
 } from './errors.ts'
 export { pollerEnv } from './config.ts'

@@ -59,7 +59,11 @@ try {
   await admin.disconnect()
 }
 
-const client = createEnrichmentClient({ baseUrl: cfg.ENRICHMENT_API_URL, ...enrichmentClientAuth(auth), logger })
+const client = createEnrichmentClient({
+  baseUrl: cfg.ENRICHMENT_API_URL,
+  ...enrichmentClientAuth(auth),
+  logger,
+})
 shutdown.add('enrichment client', () => client.close())
 
 const poller = await startInvalidationPoller({

@@ -1,3 +1,5 @@
+import { InvalidationPollerConfigError } from './errors.ts'
+
 /**
  * The page size the poller asks for. The service's bounds are not published,
  * so a 400 that blames `pageSize` halves it (down to `min`); it is never grown
@@ -10,7 +12,10 @@ export class PageSize {
 
   constructor(initial: number, min = 1) {
     if (!Number.isInteger(initial) || initial < min)
-      throw new RangeError(`page size must be an integer >= ${min}, got ${initial}`)
+      throw new InvalidationPollerConfigError(`page size must be an integer >= ${min}, got ${initial}`, {
+        initial,
+        min,
+      })
     this.value = initial
     this.min = min
   }

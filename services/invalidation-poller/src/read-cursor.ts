@@ -16,10 +16,10 @@ export interface ReadCursorOptions {
  * Reads the compacted cursor topic to its end, read committed, and returns the
  * last cursor written under `feed`.
  *
- * "End" is the high watermark when the read starts. Call it only after the
+ * "End" is the last stable offset when the read starts. Call it only after the
  * poller's transactional producer is initialised: that fences any previous
- * instance and aborts its open transaction, so nothing uncommitted can hold the
- * end back and no cursor can be committed after it was read.
+ * instance and aborts its open transaction, so no cursor of an older instance
+ * can still be committed after it was read.
  */
 export async function readCursor(options: ReadCursorOptions): Promise<StoredCursor | undefined> {
   const { kafka, topic, feed, codec } = options

@@ -10,3 +10,10 @@ export class UnexpectedTopicError extends PipelineError {
     })
   }
 }
+
+/** The refresher was started with options that cannot work (no API client, a sweep that cannot refresh in time). */
+export class RefresherConfigError extends PipelineError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, { code: 'REFRESHER_CONFIG_INVALID', retriable: false, details })
+  }
+}

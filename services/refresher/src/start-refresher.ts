@@ -25,6 +25,7 @@ import { refreshBatch, type EntityFetcher, type RefreshOutput } from './refresh-
 import { fromFetched, fromInvalidation, type EntityKind, type RefreshInput } from './refresh-input.ts'
 import { refreshAfter } from './sweep-selection.ts'
 import { Sweeper, type SweepResult } from './sweeper.ts'
+import { RefresherConfigError } from './errors.ts'
 
 export interface RefresherTopics {
   invalidations: string
@@ -112,7 +113,7 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       : enrichmentFetcher(options.client, (operation, outcome, seconds) =>
           metrics.apiLatency.observe({ operation, outcome }, seconds),
         ))
-  if (fetcher === undefined) throw new TypeError('startRefresher needs a client (or a fetcher)')
+  if (fetcher === undefined) throw new RefresherConfigError('startRefresher needs a client (or a fetcher)')
 
   const codecs = {
     invalidation: serde.topic(topics.invalidations, 'Invalidation'),

@@ -24,6 +24,9 @@ describe('refreshAfter', () => {
     expect(refreshAfter(7 * DAY, DAY / 24, DAY / 2)).toBe(7 * DAY - DAY / 24 - DAY / 2)
   })
   it('rejects a sweep interval that does not fit in the limit', () => {
-    expect(() => refreshAfter(DAY, DAY, 0)).toThrow(/must exceed SWEEP_INTERVAL/)
+    expect(() => refreshAfter(DAY, DAY, 0)).toThrow(/must exceed SWEEP_INTERVAL .* plus SWEEP_MARGIN/)
+    expect(() => refreshAfter(DAY, DAY, 0)).toThrow(
+      expect.objectContaining({ code: 'REFRESHER_CONFIG_INVALID' }),
+    )
   })
 })

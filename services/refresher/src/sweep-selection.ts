@@ -1,3 +1,5 @@
+import { RefresherConfigError } from './errors.ts'
+
 /**
  * Which table entries the sweep asks to re-fetch: those fetched at least
  * `refreshAfterMs` ago, oldest first, at most `limit` per sweep so that one
@@ -25,8 +27,9 @@ export function selectStale(
 export function refreshAfter(maxAgeMs: number, sweepIntervalMs: number, marginMs: number): number {
   const threshold = maxAgeMs - sweepIntervalMs - marginMs
   if (threshold <= 0) {
-    throw new RangeError(
-      `REFRESH_MAX_AGE (${maxAgeMs} ms) must exceed SWEEP_INTERVAL (${sweepIntervalMs} ms) plus the safety margin (${marginMs} ms)`,
+    throw new RefresherConfigError(
+      `REFRESH_MAX_AGE (${maxAgeMs} ms) must exceed SWEEP_INTERVAL (${sweepIntervalMs} ms) plus SWEEP_MARGIN (${marginMs} ms)`,
+      { maxAgeMs, sweepIntervalMs, marginMs },
     )
   }
   return threshold

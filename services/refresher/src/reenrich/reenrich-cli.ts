@@ -26,7 +26,10 @@ Prints a JSON report (handles, scanned, republished, alreadyRefreshed, transacti
 
 function moment(raw: string, option: string): Date {
   const parsed = parse.moment.safeParse(raw)
-  if (!parsed.success) throw new Error(`${option}: ${parsed.error.issues[0]?.message ?? 'invalid moment'}, got ${JSON.stringify(raw)}`)
+  if (!parsed.success)
+    throw new Error(
+      `${option}: ${parsed.error.issues[0]?.message ?? 'invalid moment'}, got ${JSON.stringify(raw)}`,
+    )
   return parsed.data()
 }
 
