@@ -37,7 +37,13 @@ options:
   --rounds N        interleaved rounds (default 3)
   --latency-ms N    simulated API latency (default 3)
   --shops N         simulator data set size (default 20000)
-  --only LIST       comma-separated scenarios: raw, client, raw-batch, client-batch (default all)
+  --only LIST       comma-separated scenarios: raw, client, raw-batch, client-batch
+                    (default all; with --baseline also baseline, baseline-batch)
+  --baseline DIR    also run the enrichment client of another source tree (before/after
+                    comparisons in the same run), e.g. an older commit exported with
+                    git archive HEAD~3 libs/http libs/enrichment-client | tar -x -C DIR,
+                    with DIR/node_modules linked to this repository's node_modules and
+                    '@tep/http' imports in DIR rewritten to DIR/libs/http/src/index.ts
   -h, --help        this text`
 
 const { values: args } = parseArgs({
@@ -50,7 +56,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'latency-ms': { type: 'string', default: '3' },
     shops: { type: 'string', default: '20000' },
-    only: { type: 'string', default: 'raw,client,raw-batch,client-batch' },
+    only: { type: 'string' },
+    baseline: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 })
@@ -77,9 +84,14 @@ const warmupMs = Number(args['warmup-ms'])
 const rounds = positive('rounds', args.rounds)
 const shops = positive('shops', args.shops)
 const latencyMs = args['latency-ms']
-const SCENARIOS = ['raw', 'client', 'raw-batch', 'client-batch'] as const
+const SCENARIOS = ['raw', 'client', 'baseline', 'raw-batch', 'client-batch', 'baseline-batch'] as const
 type Scenario = (typeof SCENARIOS)[number]
-const only = args.only.split(',').map((s) => s.trim()) as Scenario[]
+const only = (args.only?.split(',').map((s) => s.trim()) ??
+  SCENARIOS.filter((s) => args.baseline !== undefined || !s.startsWith('baseline'))) as Scenario[]
+if (args.baseline === undefined && only.some((s) => s.startsWith('baseline'))) {
+  process.stderr.write('client-throughput: the baseline scenarios need --baseline DIR\n')
+  process.exit(2)
+}
 for (const s of only) {
   if (!SCENARIOS.includes(s)) {
     process.stderr.write(
@@ -170,11 +182,32 @@ try {
   )
   const headers = { accept: 'application/json', authorization: `Bearer ${token}` }
 
-  const client = new EnrichmentClient({
+  const clientOptions = {
     baseUrl: sim.url,
     credentials: { type: 'oauth', clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
     limits: { maxConcurrent: Math.max(concurrency, batchConcurrency) },
-  })
+  } as const
+  const client = new EnrichmentClient(clientOptions)
+  // The other tree's class has the same public surface; its private fields make it a distinct type.
+  const baseline: Pick<EnrichmentClient, 'findByCardTransaction' | 'findByCardTransactionBatch' | 'close'> =
+    args.baseline === undefined
+      ? client
+      : new (
+          (await import(path.resolve(args.baseline, 'libs/enrichment-client/src/index.ts'))) as {
+            EnrichmentClient: typeof EnrichmentClient
+          }
+        ).EnrichmentClient(clientOptions)
+  const lookup =
+    (c: typeof baseline) =>
+    async (i: number): Promise<number> => {
+      const found = await c.findByCardTransaction(inputs[i % inputs.length]!)
+      if (found.status !== 'found') throw new Error(`client lookup answered ${found.status}`)
+      return 1
+    }
+  const batch =
+    (c: typeof baseline) =>
+    async (i: number): Promise<number> =>
+      (await c.findByCardTransactionBatch(batches[i % batches.length]!)).length
 
   const tasks: Record<Scenario, { workers: number; run: (i: number) => Promise<number> }> = {
     raw: {
@@ -192,14 +225,8 @@ try {
         return 1
       },
     },
-    client: {
-      workers: concurrency,
-      run: async (i) => {
-        const found = await client.findByCardTransaction(inputs[i % inputs.length]!)
-        if (found.status !== 'found') throw new Error(`client lookup answered ${found.status}`)
-        return 1
-      },
-    },
+    client: { workers: concurrency, run: lookup(client) },
+    baseline: { workers: concurrency, run: lookup(baseline) },
     'raw-batch': {
       workers: batchConcurrency,
       run: async (i) => {
@@ -215,10 +242,8 @@ try {
         return body.length
       },
     },
-    'client-batch': {
-      workers: batchConcurrency,
-      run: async (i) => (await client.findByCardTransactionBatch(batches[i % batches.length]!)).length,
-    },
+    'client-batch': { workers: batchConcurrency, run: batch(client) },
+    'baseline-batch': { workers: batchConcurrency, run: batch(baseline) },
   }
 
   process.stdout.write(
@@ -250,8 +275,15 @@ try {
   }
   process.stdout.write(`client vs raw:             ${ratio('client', 'raw')}\n`)
   process.stdout.write(`client-batch vs raw-batch: ${ratio('client-batch', 'raw-batch')}\n`)
+  if (args.baseline !== undefined) {
+    process.stdout.write(`baseline vs raw:             ${ratio('baseline', 'raw')}\n`)
+    process.stdout.write(`baseline-batch vs raw-batch: ${ratio('baseline-batch', 'raw-batch')}\n`)
+    process.stdout.write(`client vs baseline:             ${ratio('client', 'baseline')}\n`)
+    process.stdout.write(`client-batch vs baseline-batch: ${ratio('client-batch', 'baseline-batch')}\n`)
+  }
 
   await client.close()
+  if (baseline !== client) await baseline.close()
   await agent.close()
 } finally {
   sim.child.kill('SIGTERM')
