@@ -42,11 +42,11 @@ export class LocalStackError extends Error {
 
   toJSON(): Record<string, unknown> {
     return {
+      ...this.details,
       name: this.name,
       code: this.code,
       message: this.message,
       retriable: this.retriable,
-      ...this.details,
     }
   }
 }

@@ -18,6 +18,11 @@ describe('PipelineError', () => {
     expect(err.toJSON()).toMatchObject({ code: 'THROTTLED', retryAfterMs: 1000 })
   })
 
+  it('keeps its code and message in toJSON even when a detail has the same name', () => {
+    const err = new PipelineError('API answered 503', { code: 'API_DOWN', details: { code: 503, message: 'upstream text', status: 503 } })
+    expect(err.toJSON()).toMatchObject({ code: 'API_DOWN', message: 'API answered 503', status: 503, retriable: false })
+  })
+
   it('treats foreign errors as not retriable with a generic code', () => {
     expect(isRetriable(new Error('x'))).toBe(false)
     expect(errorCode('boom')).toBe('UNEXPECTED')

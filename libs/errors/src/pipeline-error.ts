@@ -27,8 +27,9 @@ export class PipelineError extends Error {
     this.details = options.details ?? {}
   }
 
+  /** Details flattened for log lines; a detail named like an identity field never overrides it. */
   toJSON(): Record<string, unknown> {
-    return { name: this.name, code: this.code, message: this.message, retriable: this.retriable, ...this.details }
+    return { ...this.details, name: this.name, code: this.code, message: this.message, retriable: this.retriable }
   }
 }
 
