@@ -165,7 +165,7 @@ describe('transaction-ingest killed with SIGKILL during a run', () => {
     expect(await last.exited, last.output.join('')).toEqual({ code: 0, signal: null })
 
     const outcomes = await readOutcomes(kit.kafka, serde, topics)
-    expect(outcomes.duplicates).toEqual([])
+    expect(outcomes.duplicatePositions).toEqual({})
     expect(outcomes.total).toBe(total)
     const lost = events.map((e) => e.transactionId).filter((id) => !outcomes.enriched.has(id))
     expect(lost).toEqual([])

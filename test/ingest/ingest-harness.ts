@@ -290,6 +290,8 @@ export interface Outcomes {
   dlq: Map<string, { code: string | undefined; count: number }>
   /** Keys seen on either topic more than once, or on both. */
   duplicates: string[]
+  /** Where each enriched record of a duplicated key sits (partition@offset), for diagnosis. */
+  duplicatePositions: Record<string, string[]>
   total: number
 }
 
@@ -301,9 +303,11 @@ export async function readOutcomes(kafka: Kafka, serde: AvroSerde, topics: Inges
     readTopic(kafka, topics.dlq, { timeoutMs: 60_000 }),
   ])
   const enriched = new Map<string, EnrichedTransaction[]>()
+  const positions = new Map<string, string[]>()
   for (const r of enrichedRecords) {
     const value = await codec.decode(r.value)
     enriched.set(value.transactionId, [...(enriched.get(value.transactionId) ?? []), value])
+    positions.set(value.transactionId, [...(positions.get(value.transactionId) ?? []), `${r.partition}@${r.offset}`])
   }
   const dlq = new Map<string, { code: string | undefined; count: number }>()
   for (const r of dlqRecords) {
@@ -315,7 +319,8 @@ export async function readOutcomes(kafka: Kafka, serde: AvroSerde, topics: Inges
     ...[...enriched].filter(([, list]) => list.length > 1).map(([id]) => id),
     ...[...dlq].filter(([id, d]) => d.count > 1 || enriched.has(id)).map(([id]) => id),
   ]
-  return { enriched, dlq, duplicates, total: enrichedRecords.length + dlqRecords.length }
+  const duplicatePositions = Object.fromEntries(duplicates.map((id) => [id, positions.get(id) ?? []]))
+  return { enriched, dlq, duplicates, duplicatePositions, total: enrichedRecords.length + dlqRecords.length }
 }
 
 export function testKafkaEnv(): { KAFKA_BROKERS: string; SCHEMA_REGISTRY_URL: string } {

@@ -191,7 +191,7 @@ describe('transaction-ingest during an enrichment API outage', () => {
 
   it('in the end every record was enriched exactly once and the lag is zero', async () => {
     const outcomes = await readOutcomes(kit.kafka, serde, topics)
-    expect(outcomes.duplicates).toEqual([])
+    expect(outcomes.duplicatePositions).toEqual({})
     expect(outcomes.dlq.size).toBe(0)
     expect(outcomes.enriched.size).toBe(produced)
     for (let i = 0; i < produced; i++) {

@@ -125,6 +125,7 @@ describe('the shop/merchant table of transaction-ingest', () => {
       client,
       topics,
       lookupMode: 'batch',
+      completeLookups: 'never',
       invalidationsEnabled: false,
       groupId: topics.groupId,
       transactionalIdPrefix: topics.transactionalIdPrefix,

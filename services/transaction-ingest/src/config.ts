@@ -17,6 +17,11 @@ export const INGEST_ENV = {
       default: 'batch',
     },
   ),
+  INGEST_COMPLETE_LOOKUPS: envVar(
+    z.enum(['auto', 'always', 'never'], { message: 'expected auto, always or never' }),
+    'card lookups through the `complete` variants, which bring the found shop and merchant in the same answer: `auto` while more than 10% of recent lookups miss the local table (e.g. an empty table after a start), `always`, or `never` (details from the table, the API on a miss)',
+    { default: 'auto' },
+  ),
   INGEST_BATCH_MAX: envVar(
     parse.integer(1, 500),
     'records per batch lookup call (the API accepts at most 500)',

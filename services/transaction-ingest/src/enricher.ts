@@ -99,7 +99,12 @@ export class Enricher {
           fetched: [],
         }
       case 'found': {
-        const details = await this.#details.resolve(result.shopUid)
+        const details = await this.#details.resolve(
+          result.shopUid,
+          result.shop === undefined
+            ? undefined
+            : { shop: result.shop, ...(result.merchant === undefined ? {} : { merchant: result.merchant }) },
+        )
         return {
           enriched: {
             ...base,

@@ -44,6 +44,19 @@ export interface ApiMerchant {
   category?: { name?: string; logo?: string }
 }
 
+/** Answer of a `complete` lookup: a found result carries the full shop and, when sent, its merchant. */
+export type CompleteFindOutcome =
+  | {
+      status: 'found'
+      handle: string | undefined
+      shopUid: string
+      shop: ApiShop
+      merchant: ApiMerchant | undefined
+    }
+  | { status: 'notFound'; handle: string | undefined }
+
+export type CompleteBatchEntry = CompleteFindOutcome | InvalidEntry
+
 export interface CallOptions {
   signal?: AbortSignal
 }
@@ -51,6 +64,11 @@ export interface CallOptions {
 export interface EnrichmentPort {
   findByCardTransaction(input: CardLookupInput, options?: CallOptions): Promise<FindOutcome>
   findByCardTransactionBatch(inputs: CardLookupInput[], options?: CallOptions): Promise<BatchEntry[]>
+  completeFindByCardTransaction(input: CardLookupInput, options?: CallOptions): Promise<CompleteFindOutcome>
+  completeFindByCardTransactionBatch(
+    inputs: CardLookupInput[],
+    options?: CallOptions,
+  ): Promise<CompleteBatchEntry[]>
   findByBankTransfer(
     scheme: TransferScheme,
     input: TransferLookupInput,

@@ -218,6 +218,72 @@ describe('Lookups', () => {
     expect(api.calls.map((c) => c.op)).toEqual(['transfer/certis', 'transfer/uk'])
   })
 
+  it('uses the complete variants while the table is cold (auto), and the plain ones once it is warm', async () => {
+    const api = new FakeEnrichment()
+    api.completeBatch = async (inputs) =>
+      inputs.map((i) => ({
+        status: 'found',
+        handle: 'h',
+        shopUid: `s-${i.merchantId}`,
+        shop: { uid: `s-${i.merchantId}`, merchantUid: 'm' },
+        merchant: { uid: 'm' },
+      }))
+    api.batch = async (inputs) =>
+      inputs.map((i) => ({ status: 'found', handle: 'h', shopUid: `s-${i.merchantId}` }))
+    api.completeSingle = async (i) => ({
+      status: 'found',
+      handle: 'h',
+      shopUid: `s-${i.merchantId}`,
+      shop: { uid: `s-${i.merchantId}` },
+      merchant: undefined,
+    })
+    let cold = true
+    const batch = new Lookups({
+      client: api,
+      mode: 'batch',
+      batchMax: 500,
+      lingerMs: 1,
+      complete: 'auto',
+      tableIsCold: () => cold,
+    })
+    const first = await batch.card({ merchantId: '1' })
+    expect(first).toMatchObject({
+      kind: 'found',
+      operation: 'completeFindByCardTransactionBatch',
+      shop: { uid: 's-1' },
+      merchant: { uid: 'm' },
+    })
+    cold = false
+    const second = await batch.card({ merchantId: '2' })
+    expect(second).toMatchObject({ kind: 'found', operation: 'findByCardTransactionBatch' })
+    expect(second).not.toHaveProperty('shop')
+    expect(api.calls.map((c) => c.op)).toEqual(['completeBatch', 'batch'])
+
+    const single = new Lookups({
+      client: api,
+      mode: 'single',
+      batchMax: 500,
+      lingerMs: 1,
+      complete: 'always',
+      tableIsCold: () => false,
+    })
+    await expect(single.card({ merchantId: '3' })).resolves.toMatchObject({
+      operation: 'completeFindByCardTransaction',
+      shop: { uid: 's-3' },
+    })
+    const never = new Lookups({
+      client: api,
+      mode: 'single',
+      batchMax: 500,
+      lingerMs: 1,
+      complete: 'never',
+      tableIsCold: () => true,
+    })
+    await expect(never.card({ merchantId: '4' })).resolves.toMatchObject({
+      operation: 'findByCardTransaction',
+    })
+  })
+
   it('refuses a batch size above the API limit', () => {
     expect(
       () => new Lookups({ client: new FakeEnrichment(), mode: 'batch', batchMax: 501, lingerMs: 1 }),

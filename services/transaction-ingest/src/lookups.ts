@@ -1,6 +1,14 @@
 import type { RejectReason } from '@tep/schemas'
 import { PipelineError } from '@tep/errors'
-import type { BatchEntry, EnrichmentPort, FindOutcome } from './enrichment-port.ts'
+import type {
+  ApiMerchant,
+  ApiShop,
+  BatchEntry,
+  CompleteBatchEntry,
+  CompleteFindOutcome,
+  EnrichmentPort,
+  FindOutcome,
+} from './enrichment-port.ts'
 import type { CardLookupInput, TransferLookup } from './lookup-input.ts'
 import {
   classifyLookupError,
@@ -14,9 +22,26 @@ import { MicroBatcher } from './micro-batcher.ts'
 
 export type LookupMode = 'single' | 'batch'
 
+/**
+ * When card lookups use the `complete` variants (the found shop and merchant in
+ * the same answer): `never`, `always`, or `auto` (while the local table misses
+ * often, e.g. right after a start with an empty table, so that a miss does not
+ * cost two more requests per record).
+ */
+export type CompleteLookups = 'auto' | 'always' | 'never'
+
 /** The answer for one record. Systemic failures are not results: they are thrown (SystemicLookupError). */
 export type LookupResult =
-  | { kind: 'found'; handle: string | null; shopUid: string; operation: string; attempts: number }
+  | {
+      kind: 'found'
+      handle: string | null
+      shopUid: string
+      operation: string
+      attempts: number
+      /** Present when a `complete` variant answered: the shop and merchant as of now. */
+      shop?: ApiShop
+      merchant?: ApiMerchant
+    }
   | { kind: 'notFound'; handle: string | null; operation: string; attempts: number }
   | { kind: 'rejected'; reason: RejectReason; operation: string; attempts: number }
 
@@ -26,6 +51,10 @@ export interface LookupsOptions {
   /** Entries per batch call, 1..500. */
   batchMax: number
   lingerMs: number
+  /** Default `never`. */
+  complete?: CompleteLookups
+  /** For `auto`: true while the table misses often enough that `complete` saves requests. */
+  tableIsCold?: () => boolean
   metrics?: IngestMetrics
 }
 
@@ -33,6 +62,8 @@ export const MAX_BATCH_ENTRIES = 500
 
 const OP_SINGLE = 'findByCardTransaction'
 const OP_BATCH = 'findByCardTransactionBatch'
+const OP_COMPLETE_SINGLE = 'completeFindByCardTransaction'
+const OP_COMPLETE_BATCH = 'completeFindByCardTransactionBatch'
 const BAD_REQUEST = 'ENRICHMENT_BAD_REQUEST'
 const INPUT_INVALID = 'ENRICHMENT_INPUT_INVALID'
 
@@ -47,6 +78,8 @@ const resultLabel = (err: unknown): string => (err instanceof PipelineError ? er
 export class Lookups {
   readonly #client: EnrichmentPort
   readonly #mode: LookupMode
+  readonly #complete: CompleteLookups
+  readonly #tableIsCold: () => boolean
   readonly #metrics: IngestMetrics | undefined
   readonly #batcher: MicroBatcher<CardLookupInput, LookupResult> | undefined
 
@@ -58,6 +91,8 @@ export class Lookups {
     }
     this.#client = options.client
     this.#mode = options.mode
+    this.#complete = options.complete ?? 'never'
+    this.#tableIsCold = options.tableIsCold ?? (() => false)
     this.#metrics = options.metrics
     if (options.mode === 'batch') {
       this.#batcher = new MicroBatcher({
@@ -73,7 +108,9 @@ export class Lookups {
   }
 
   card(input: CardLookupInput): Promise<LookupResult> {
-    return this.#batcher === undefined ? this.#single(input, 1) : this.#batcher.load(input)
+    return this.#batcher === undefined
+      ? this.#single(input, 1, this.#useComplete())
+      : this.#batcher.load(input)
   }
 
   async transfer(lookup: TransferLookup): Promise<LookupResult> {
@@ -108,17 +145,25 @@ export class Lookups {
     this.#batcher?.flush()
   }
 
-  async #single(input: CardLookupInput, attempts: number): Promise<LookupResult> {
+  #useComplete(): boolean {
+    return this.#complete === 'always' || (this.#complete === 'auto' && this.#tableIsCold())
+  }
+
+  async #single(input: CardLookupInput, attempts: number, complete: boolean): Promise<LookupResult> {
+    const operation = complete ? OP_COMPLETE_SINGLE : OP_SINGLE
     try {
       const outcome = await timed(
         this.#metrics,
-        OP_SINGLE,
-        () => this.#client.findByCardTransaction(input),
+        operation,
+        () =>
+          complete
+            ? this.#client.completeFindByCardTransaction(input)
+            : this.#client.findByCardTransaction(input),
         resultLabel,
       )
-      return fromOutcome(outcome, OP_SINGLE, attempts)
+      return fromOutcome(outcome, operation, attempts)
     } catch (err) {
-      return this.#failure(err, OP_SINGLE, attempts)
+      return this.#failure(err, operation, attempts)
     }
   }
 
@@ -131,12 +176,18 @@ export class Lookups {
 
   async #executeBatch(inputs: readonly CardLookupInput[]): Promise<Array<LookupResult | Error>> {
     this.#metrics?.batchSize.observe(inputs.length)
-    let entries: BatchEntry[]
+    // One variant per batch, chosen when it is sent.
+    const complete = this.#useComplete()
+    const operation = complete ? OP_COMPLETE_BATCH : OP_BATCH
+    let entries: Array<BatchEntry | CompleteBatchEntry>
     try {
       entries = await timed(
         this.#metrics,
-        OP_BATCH,
-        () => this.#client.findByCardTransactionBatch([...inputs]),
+        operation,
+        () =>
+          complete
+            ? this.#client.completeFindByCardTransactionBatch([...inputs])
+            : this.#client.findByCardTransactionBatch([...inputs]),
         resultLabel,
       )
     } catch (err) {
@@ -144,30 +195,40 @@ export class Lookups {
         // The whole batch was refused (or could not be sent) because of one or more
         // entries: single calls isolate them so the good records still resolve.
         this.#metrics?.batchFallbacks.inc()
-        return Promise.all(inputs.map((input) => this.#single(input, 2).catch((e: unknown) => toError(e))))
+        return Promise.all(
+          inputs.map((input) => this.#single(input, 2, complete).catch((e: unknown) => toError(e))),
+        )
       }
       throw toSystemic(err)
     }
     if (!Array.isArray(entries) || entries.length !== inputs.length) {
       throw toSystemic(
         new Error(
-          `${OP_BATCH} answered ${Array.isArray(entries) ? entries.length : typeof entries} entries for ${inputs.length} requests`,
+          `${operation} answered ${Array.isArray(entries) ? entries.length : typeof entries} entries for ${inputs.length} requests`,
         ),
       )
     }
     return entries.map((entry) =>
       entry.status === 'invalid'
-        ? { kind: 'rejected', reason: invalidEntryReason(entry.error), operation: OP_BATCH, attempts: 1 }
-        : fromOutcome(entry, OP_BATCH, 1),
+        ? { kind: 'rejected', reason: invalidEntryReason(entry.error), operation, attempts: 1 }
+        : fromOutcome(entry, operation, 1),
     )
   }
 }
 
-function fromOutcome(outcome: FindOutcome, operation: string, attempts: number): LookupResult {
+function fromOutcome(
+  outcome: FindOutcome | CompleteFindOutcome,
+  operation: string,
+  attempts: number,
+): LookupResult {
   const handle = outcome.handle ?? null
-  return outcome.status === 'found'
-    ? { kind: 'found', handle, shopUid: outcome.shopUid, operation, attempts }
-    : { kind: 'notFound', handle, operation, attempts }
+  if (outcome.status !== 'found') return { kind: 'notFound', handle, operation, attempts }
+  const result: LookupResult = { kind: 'found', handle, shopUid: outcome.shopUid, operation, attempts }
+  if ('shop' in outcome && outcome.shop !== undefined) {
+    result.shop = outcome.shop
+    if (outcome.merchant !== undefined) result.merchant = outcome.merchant
+  }
+  return result
 }
 
 function toError(err: unknown): Error {

@@ -95,6 +95,7 @@ const ingest = await startTransactionIngest({
   client,
   topics,
   lookupMode: cfg.INGEST_LOOKUP_MODE,
+  completeLookups: cfg.INGEST_COMPLETE_LOOKUPS,
   batchMax: cfg.INGEST_BATCH_MAX,
   batchLingerMs: cfg.INGEST_BATCH_LINGER,
   concurrency: cfg.INGEST_CONCURRENCY,

@@ -144,6 +144,44 @@ describe('MerchantDetails', () => {
     })
   })
 
+  it('uses details that came with a complete lookup without reading the API, storing and handing over only new ones', async () => {
+    const { api, details, tables } = setup()
+    const provided = {
+      shop: { uid: 's9', merchantUid: 'm9@cz', url: 'https://fresh.example' },
+      merchant: { uid: 'm9@cz', name: 'Fresh' },
+    }
+    const first = await details.resolve('s9', provided)
+    expect(api.calls).toEqual([])
+    expect(first).toMatchObject({
+      shopSource: 'API',
+      merchantSource: 'API',
+      shop: { url: 'https://fresh.example' },
+      merchant: { name: 'Fresh' },
+    })
+    expect(first.fetched.map((f) => `${f.entityType}:${f.uid}`)).toEqual(['SHOP:s9', 'MERCHANT:m9@cz'])
+    expect(tables.shops.get('s9')?.url).toBe('https://fresh.example')
+    // Known now: the next complete answer is used as it is, nothing to hand over.
+    const again = await details.resolve('s9', {
+      ...provided,
+      shop: { ...provided.shop, url: 'https://fresher.example' },
+    })
+    expect(again.shop?.url).toBe('https://fresher.example')
+    expect(again.fetched).toEqual([])
+    // A complete answer without the merchant falls back to the table.
+    const noMerchant = await details.resolve('s9', { shop: provided.shop })
+    expect(noMerchant).toMatchObject({ merchantSource: 'TABLE', merchant: { name: 'Fresh' } })
+  })
+
+  it('reports the table cold while lookups miss it and warm once they hit', async () => {
+    const { details, tables } = setup()
+    expect(details.tableIsCold()).toBe(true)
+    for (let i = 0; i < 5; i++) await details.resolve(`s${i}`)
+    expect(details.tableIsCold()).toBe(true)
+    for (let i = 0; i < 200; i++) await details.resolve(`s${i % 5}`)
+    expect(details.tableIsCold()).toBe(false)
+    expect(tables.shops.size).toBe(5)
+  })
+
   it('with invalidations off, re-fetches entries older than 7 days instead of using them', async () => {
     const { tables, api, details } = setup({ invalidationsEnabled: false })
     const eightDays = 8 * 24 * 3_600_000

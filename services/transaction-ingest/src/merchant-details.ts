@@ -35,7 +35,18 @@ export interface MerchantDetailsOptions {
   republishAfterMs?: number
   /** Bound on remembered unconfirmed fetches (oldest forgotten first). Default 100,000. */
   maxPending?: number
+  /** Share of recent shop lookups missing the table above which it counts as cold. Default 0.1. */
+  coldMissRate?: number
 }
+
+/** Shop and merchant as a `complete` lookup returned them with the find result. */
+export interface ProvidedDetails {
+  shop: ApiShop
+  merchant?: ApiMerchant
+}
+
+/** Weight of the newest observation in the table miss-rate average (~ the last 50 lookups). */
+const MISS_RATE_WEIGHT = 0.02
 
 interface Fetch<T> {
   snapshot: T | null
@@ -73,6 +84,9 @@ export class MerchantDetails {
   readonly #shopFlight = new SingleFlight<string, Fetch<Shop>>()
   readonly #merchantFlight = new SingleFlight<string, Fetch<Merchant>>()
   readonly #pending = new Map<string, PendingConfirmation>()
+  readonly #coldMissRate: number
+  /** Moving average of table misses among shop lookups; starts from the table's state. */
+  #missRate: number | undefined
 
   constructor(options: MerchantDetailsOptions) {
     this.#tables = options.tables
@@ -82,30 +96,52 @@ export class MerchantDetails {
     this.#now = options.now ?? Date.now
     this.#republishAfterMs = options.republishAfterMs ?? 30_000
     this.#maxPending = options.maxPending ?? 100_000
+    this.#coldMissRate = options.coldMissRate ?? 0.1
   }
 
-  async resolve(shopUid: string): Promise<ResolvedDetails> {
+  /**
+   * True while shop lookups often miss the table (an empty table after a start,
+   * a new region of traffic): then `complete` lookups, which bring the shop and
+   * merchant with the find result, save two requests per miss.
+   */
+  tableIsCold(): boolean {
+    this.#missRate ??= this.#tables.shops.size === 0 ? 1 : 0
+    return this.#missRate > this.#coldMissRate
+  }
+
+  #observe(miss: boolean): void {
+    const rate = this.#missRate ?? (this.#tables.shops.size === 0 ? 1 : 0)
+    this.#missRate = rate * (1 - MISS_RATE_WEIGHT) + (miss ? MISS_RATE_WEIGHT : 0)
+  }
+
+  /**
+   * Details of a found shop. `provided` is what a `complete` lookup returned with
+   * the find result; without it the table answers, or the API on a miss.
+   */
+  async resolve(shopUid: string, provided?: ProvidedDetails): Promise<ResolvedDetails> {
     const fetched: MerchantDataFetched[] = []
-    const shop = await this.#resolve(
-      'SHOP',
-      shopUid,
-      this.#tables.shops,
-      this.#shopFlight,
-      (uid) => this.#fetchShop(uid),
-      fetched,
-    )
-    const merchantUid = shop.snapshot?.merchantUid ?? null
-    const merchant =
-      merchantUid === null || merchantUid === ''
-        ? { snapshot: null, source: null }
-        : await this.#resolve(
-            'MERCHANT',
-            merchantUid,
-            this.#tables.merchants,
-            this.#merchantFlight,
-            (uid) => this.#fetchMerchant(uid),
+    const { shops, merchants } = this.#tables
+    const shop =
+      provided === undefined
+        ? await this.#resolve(
+            'SHOP',
+            shopUid,
+            shops,
+            this.#shopFlight,
+            (uid) => this.#fetchShop(uid),
             fetched,
           )
+        : this.#accept('SHOP', shopUid, shops, shopSnapshot(provided.shop, shopUid, this.#now()), fetched)
+    const merchantUid = shop.snapshot?.merchantUid ?? null
+    let merchant: { snapshot: Merchant | null; source: DetailSource | null }
+    if (merchantUid === null || merchantUid === '') merchant = { snapshot: null, source: null }
+    else if (provided?.merchant !== undefined && provided.merchant.uid === merchantUid) {
+      const snapshot = merchantSnapshot(provided.merchant, merchantUid, this.#now())
+      merchant = this.#accept('MERCHANT', merchantUid, merchants, snapshot, fetched)
+    } else {
+      const fetch = (uid: string) => this.#fetchMerchant(uid)
+      merchant = await this.#resolve('MERCHANT', merchantUid, merchants, this.#merchantFlight, fetch, fetched)
+    }
     return {
       shop: shop.snapshot,
       merchant: merchant.snapshot,
@@ -133,6 +169,41 @@ export class MerchantDetails {
     return this.#pending.size
   }
 
+  /**
+   * A snapshot that came with the find result is the freshest there is: it is
+   * used, and stored and handed to the refresher only when the table did not
+   * have the entity (a hit needs no write; the invalidation feed keeps it fresh).
+   */
+  #accept<T extends Shop | Merchant>(
+    entity: 'SHOP' | 'MERCHANT',
+    uid: string,
+    table: SnapshotTable<T>,
+    snapshot: T,
+    fetched: MerchantDataFetched[],
+  ): { snapshot: T; source: DetailSource } {
+    const label = entity === 'SHOP' ? 'shops' : 'merchants'
+    const known = table.get(uid) !== undefined
+    if (entity === 'SHOP') this.#observe(!known)
+    if (known) {
+      this.#metrics?.tableHits.inc({ table: label })
+      this.#reattachIfDue(entity, uid, fetched)
+      return { snapshot, source: 'API' }
+    }
+    this.#metrics?.tableMisses.inc({
+      table: label,
+      reason: table.fetchedAtOf(uid) === undefined ? 'absent' : 'stale',
+    })
+    table.putFetched(snapshot)
+    const event = this.#event(
+      entity,
+      uid,
+      entity === 'SHOP' ? { shop: snapshot as Shop } : { merchant: snapshot as Merchant },
+    )
+    this.#remember(entity, uid, { snapshot, event })
+    fetched.push(event)
+    return { snapshot, source: 'API' }
+  }
+
   async #resolve<T extends Shop | Merchant>(
     entity: 'SHOP' | 'MERCHANT',
     uid: string,
@@ -143,6 +214,7 @@ export class MerchantDetails {
   ): Promise<{ snapshot: T | null; source: DetailSource | null }> {
     const label = entity === 'SHOP' ? 'shops' : 'merchants'
     const local = table.get(uid)
+    if (entity === 'SHOP') this.#observe(local === undefined)
     if (local !== undefined) {
       this.#metrics?.tableHits.inc({ table: label })
       this.#reattachIfDue(entity, uid, fetched)

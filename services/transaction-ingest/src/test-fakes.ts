@@ -1,4 +1,12 @@
-import type { ApiMerchant, ApiShop, BatchEntry, EnrichmentPort, FindOutcome } from './enrichment-port.ts'
+import type {
+  ApiMerchant,
+  ApiShop,
+  BatchEntry,
+  CompleteBatchEntry,
+  CompleteFindOutcome,
+  EnrichmentPort,
+  FindOutcome,
+} from './enrichment-port.ts'
 import type { CardLookupInput, TransferLookupInput, TransferScheme } from './lookup-input.ts'
 
 /** A scriptable EnrichmentPort for unit tests: every call is recorded, answers come from the handlers. */
@@ -9,6 +17,12 @@ export class FakeEnrichment implements EnrichmentPort {
     handle: undefined,
   })
   batch: (inputs: CardLookupInput[]) => Promise<BatchEntry[]> = async (inputs) =>
+    inputs.map(() => ({ status: 'notFound', handle: undefined }))
+  completeSingle: (input: CardLookupInput) => Promise<CompleteFindOutcome> = async () => ({
+    status: 'notFound',
+    handle: undefined,
+  })
+  completeBatch: (inputs: CardLookupInput[]) => Promise<CompleteBatchEntry[]> = async (inputs) =>
     inputs.map(() => ({ status: 'notFound', handle: undefined }))
   transfer: (scheme: TransferScheme, input: TransferLookupInput) => Promise<FindOutcome> = async () => ({
     status: 'notFound',
@@ -24,6 +38,14 @@ export class FakeEnrichment implements EnrichmentPort {
   findByCardTransactionBatch(inputs: CardLookupInput[]): Promise<BatchEntry[]> {
     this.calls.push({ op: 'batch', arg: inputs })
     return this.batch(inputs)
+  }
+  completeFindByCardTransaction(input: CardLookupInput): Promise<CompleteFindOutcome> {
+    this.calls.push({ op: 'completeSingle', arg: input })
+    return this.completeSingle(input)
+  }
+  completeFindByCardTransactionBatch(inputs: CardLookupInput[]): Promise<CompleteBatchEntry[]> {
+    this.calls.push({ op: 'completeBatch', arg: inputs })
+    return this.completeBatch(inputs)
   }
   findByBankTransfer(scheme: TransferScheme, input: TransferLookupInput): Promise<FindOutcome> {
     this.calls.push({ op: `transfer/${scheme}`, arg: input })

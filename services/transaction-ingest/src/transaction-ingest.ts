@@ -15,7 +15,7 @@ import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import type { Admin, Kafka } from 'kafkajs'
 import type { EnrichmentPort } from './enrichment-port.ts'
 import { Enricher, validateRaw } from './enricher.ts'
-import { Lookups, type LookupMode } from './lookups.ts'
+import { Lookups, type CompleteLookups, type LookupMode } from './lookups.ts'
 import { MerchantDetails } from './merchant-details.ts'
 import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
 import { OutcomeTracker } from './outcome-tracker.ts'
@@ -49,6 +49,8 @@ export interface TransactionIngestOptions {
   lookupMode?: LookupMode
   /** Entries per batch call (1..500); default 500. */
   batchMax?: number
+  /** When card lookups use the `complete` variants; default `auto` (while the table is cold). */
+  completeLookups?: CompleteLookups
   /** Linger of a partly filled batch, ms; default 5. */
   batchLingerMs?: number
   /** Records of one partition in flight; default 500. */
@@ -135,6 +137,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     mode: options.lookupMode ?? 'batch',
     batchMax: options.batchMax ?? 500,
     lingerMs: options.batchLingerMs ?? 5,
+    complete: options.completeLookups ?? 'auto',
+    tableIsCold: () => details.tableIsCold(),
     metrics,
   })
   const enricher = new Enricher({ lookups, details, now })
@@ -325,6 +329,9 @@ function withSignal(client: EnrichmentPort, signal: AbortSignal): EnrichmentPort
   return {
     findByCardTransaction: (input) => client.findByCardTransaction(input, options),
     findByCardTransactionBatch: (inputs) => client.findByCardTransactionBatch(inputs, options),
+    completeFindByCardTransaction: (input) => client.completeFindByCardTransaction(input, options),
+    completeFindByCardTransactionBatch: (inputs) =>
+      client.completeFindByCardTransactionBatch(inputs, options),
     findByBankTransfer: (scheme, input) => client.findByBankTransfer(scheme, input, options),
     getShop: (uid) => client.getShop(uid, options),
     getMerchant: (uid) => client.getMerchant(uid, options),
