@@ -80,7 +80,7 @@ describe('history follows the simulator clock', () => {
     expect(new Set(after.map((x) => x.entryReference)).size).toBe(after.length)
   })
 
-  it('keeps identical twins apart by entryReference, and books an injected hold later with the same reference', async () => {
+  it('keeps identical twins apart by entryReference, books an injected hold later with the same reference, and drops a released hold', async () => {
     const t = await freshAisp()
     const now = (await h.admin<{ now: string }>('GET', '/clock')).body.now
     const injected = await h.admin<{ transactions: Array<{ entryReference: string }> }>('POST', '/transactions', {
@@ -88,10 +88,11 @@ describe('history follows the simulator clock', () => {
       transactions: [
         { type: 'CARD', amount: 99.9, shopIndex: 42, copies: 2 },
         { type: 'CARD', amount: 1234.56, shopIndex: 7, pendingUntil: new Date(Date.parse(now) + 2 * 86_400_000).toISOString() },
+        { type: 'CARD', amount: 777, shopIndex: 9, releaseAt: new Date(Date.parse(now) + 86_400_000).toISOString() },
       ],
     })
     expect(injected.status).toBe(201)
-    const [a, b, hold] = injected.body.transactions.map((x) => x.entryReference) as [string, string, string]
+    const [a, b, hold, released] = injected.body.transactions.map((x) => x.entryReference) as [string, string, string, string]
     expect(a).not.toBe(b)
     const balance = async (tokens: Tokens) => {
       const answer = await h.api<{ balances: Array<{ type: { codeOrProprietary: { code: string } }; amount: { value: number }; creditDebitIndicator: string }> }>('GET', '/accounts/{id}/balance', `/accounts/${account.id}/balance`, tokens.access_token)
@@ -109,12 +110,18 @@ describe('history follows the simulator clock', () => {
     const strip = (x: Tx) => JSON.parse(JSON.stringify(x).replaceAll(x.entryReference, 'REF')) as Tx
     expect(strip(twins[0] as Tx)).toEqual(strip(twins[1] as Tx))
     expect(list.find((x) => x.entryReference === hold)?.status).toBe('PDNG')
+    expect(list.find((x) => x.entryReference === released)?.status).toBe('PDNG')
     const during = await balance(t)
-    expect(Math.round((during.booked - during.available) * 100)).toBeGreaterThanOrEqual(123_456)
+    expect(Math.round((during.booked - during.available) * 100)).toBeGreaterThanOrEqual(123_456 + 77_700)
 
     await h.advance('2d')
     const t2 = await freshAisp()
-    expect((await history(t2, today)).find((x) => x.entryReference === hold)?.status).toBe('BOOK')
+    const after = await history(t2, today)
+    expect(after.find((x) => x.entryReference === hold)?.status).toBe('BOOK')
+    // The released hold is gone, from the history and from the balance.
+    expect(after.find((x) => x.entryReference === released)).toBeUndefined()
+    const settled = await balance(t2)
+    expect(Math.round((settled.booked - during.booked) * 100)).toBeLessThanOrEqual(-123_456)
   })
 
   it('ends an accounts consent after 90 days but keeps cards and payments consents', async () => {

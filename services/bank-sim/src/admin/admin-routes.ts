@@ -128,7 +128,12 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SimContext, reset
     const b = obj(req.body)
     const entries = injectTransactions(ctx.bank, { accountId: b.accountId, iban: b.iban }, b.transactions)
     return reply.code(201).send({
-      transactions: entries.map((e) => ({ entryReference: e.entryReference, accountId: e.accountId, at: new Date(e.at).toISOString(), bookAt: new Date(e.bookAt).toISOString() })),
+      transactions: entries.map((e) => ({
+        entryReference: e.entryReference,
+        accountId: e.accountId,
+        at: new Date(e.at).toISOString(),
+        ...(e.releasedAt !== undefined ? { releasedAt: new Date(e.releasedAt).toISOString() } : { bookAt: new Date(e.bookAt).toISOString() }),
+      })),
     })
   })
 

@@ -16,6 +16,8 @@ export interface InjectedTransaction {
   creditDebitIndicator?: 'CRDT' | 'DBIT'
   at?: string
   pendingUntil?: string
+  /** A card hold that never books: PDNG until then, afterwards gone from the history and the balance. */
+  releaseAt?: string
   shopIndex?: number
   shop?: Partial<CardShop>
   counterparty?: Counterparty
@@ -45,7 +47,12 @@ export function injectTransactions(bank: BankState, accountRef: { accountId?: un
     const direction = t.creditDebitIndicator ?? 'DBIT'
     if (direction !== 'CRDT' && direction !== 'DBIT') throw new BankSimConfigError(`transactions[${i}].creditDebitIndicator must be CRDT or DBIT`)
     const at = instant(t.at, `transactions[${i}].at`, now)
-    const bookAt = instant(t.pendingUntil, `transactions[${i}].pendingUntil`, at)
+    if (t.releaseAt !== undefined && (t.pendingUntil !== undefined || type !== 'CARD' || direction !== 'DBIT')) {
+      throw new BankSimConfigError(`transactions[${i}].releaseAt is for card holds (type CARD, DBIT) and excludes pendingUntil`)
+    }
+    const releasedAt = t.releaseAt === undefined ? undefined : instant(t.releaseAt, `transactions[${i}].releaseAt`, at)
+    if (releasedAt !== undefined && releasedAt <= at) throw new BankSimConfigError(`transactions[${i}].releaseAt must be after at`)
+    const bookAt = releasedAt !== undefined ? Number.MAX_SAFE_INTEGER : instant(t.pendingUntil, `transactions[${i}].pendingUntil`, at)
     if (bookAt < at) throw new BankSimConfigError(`transactions[${i}].pendingUntil is before at`)
     const copies = t.copies ?? 1
     if (!Number.isInteger(copies) || copies < 1 || copies > 100) throw new BankSimConfigError(`transactions[${i}].copies must be 1 to 100`)
@@ -62,6 +69,7 @@ export function injectTransactions(bank: BankState, accountRef: { accountId?: un
         at,
         bookAt,
         amountMinor: toMinor(t.amount),
+        ...(releasedAt !== undefined ? { releasedAt } : {}),
         currency: account.currency,
         direction,
         code: type === 'CARD' ? TX_CODES.cardPayment : TX_CODES.transfer,

@@ -60,6 +60,8 @@ export interface LedgerEntry {
    * rate of the clearing day.
    */
   holdAmountMinor?: number
+  /** A hold the merchant released: pending until then, afterwards gone without booking. */
+  releasedAt?: number
   currency: string
   direction: 'CRDT' | 'DBIT'
   code: string

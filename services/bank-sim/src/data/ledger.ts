@@ -21,7 +21,7 @@ export type EntryProvider = (account: SimAccount, now: number) => LedgerEntry[]
  * An account's history as the bank shows it at a given instant: the generated
  * days up to that instant, standing-order executions, settled payments and
  * injected entries. Nothing is visible before its `at`; card holds are pending
- * until their `bookAt`.
+ * until their `bookAt`, and a released hold disappears at its `releasedAt`.
  */
 export class Ledger {
   readonly #world: World
@@ -58,11 +58,12 @@ export class Ledger {
     const out: LedgerEntry[] = []
     const today = bankDate(now)
     const firstDay = fromDate !== undefined && addDays(fromDate, -4) > this.#world.historyStart ? addDays(fromDate, -4) : this.#world.historyStart
+    const visible = (e: LedgerEntry): boolean => e.at <= now && (e.releasedAt === undefined || now < e.releasedAt)
     for (let d = firstDay; d <= today; d = addDays(d, 1)) {
-      for (const e of this.#generator.day(account, d)) if (e.at <= now) out.push(e)
+      for (const e of this.#generator.day(account, d)) if (visible(e)) out.push(e)
     }
-    for (const e of this.#extra.get(account.id) ?? []) if (e.at <= now) out.push(e)
-    for (const p of this.#providers) for (const e of p(account, now)) if (e.at <= now) out.push(e)
+    for (const e of this.#extra.get(account.id) ?? []) if (visible(e)) out.push(e)
+    for (const p of this.#providers) for (const e of p(account, now)) if (visible(e)) out.push(e)
     return out
   }
 
