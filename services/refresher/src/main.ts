@@ -9,7 +9,9 @@ import {
   startHealthServer,
 } from '@tep/observability'
 import { refresherEnv } from './config.ts'
+import { RefresherConfigError } from './errors.ts'
 import { startRefresher } from './start-refresher.ts'
+import { refreshAfter } from './sweep-selection.ts'
 
 const SERVICE = 'refresher'
 
@@ -34,6 +36,17 @@ const auth = resolveEnrichmentAuth(cfg)
 if ('problem' in auth) {
   process.stderr.write(
     `invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`,
+  )
+  process.exit(2)
+}
+// The sweep settings are checked together (startRefresher would throw the same
+// error later), so a bad combination is reported like any other bad variable.
+try {
+  refreshAfter(cfg.REFRESH_MAX_AGE, cfg.SWEEP_INTERVAL, cfg.SWEEP_MARGIN)
+} catch (err) {
+  if (!(err instanceof RefresherConfigError)) throw err
+  process.stderr.write(
+    `invalid configuration for ${SERVICE}: ${err.message}\nRun with --help to see every variable.\n`,
   )
   process.exit(2)
 }
