@@ -52,7 +52,12 @@ describe('a consent granted through the gateway', () => {
     expect(history.length).toBeGreaterThan(10)
     expect(outcome).toMatchObject({ kind: 'synced', added: history.length, modified: 0, raw: history.length })
 
-    const raw = await h.readAll(h.topics.raw, h.codecs.raw)
+    const raw = await h.readUntil(
+      h.topics.raw,
+      h.codecs.raw,
+      'the raw events of the first sync',
+      (r) => r.length >= history.length,
+    )
     expect(raw).toHaveLength(history.length)
     const byRef = new Map(raw.map((r) => [r.value.sourceReference, r]))
     for (const t of history) {
@@ -106,7 +111,12 @@ describe('a consent granted through the gateway', () => {
       ),
     ).toBe(true)
 
-    const bankTx = await h.readAll(h.topics.bankTransactions, h.codecs.bankTransaction)
+    const bankTx = await h.readUntil(
+      h.topics.bankTransactions,
+      h.codecs.bankTransaction,
+      'the bank transactions of the first sync',
+      (r) => r.length >= history.length,
+    )
     expect(bankTx).toHaveLength(history.length)
     expect(
       bankTx.every(
@@ -116,7 +126,11 @@ describe('a consent granted through the gateway', () => {
     ).toBe(true)
 
     // The consent record: tokens only as envelopes bound to the consent, a watermark per account.
-    const consents = (await h.readAll(h.topics.consents, h.codecs.consent)).filter((c) => c.key === consentId)
+    const consents = (
+      await h.readUntil(h.topics.consents, h.codecs.consent, 'the consent record of the first sync', (r) =>
+        r.some((c) => c.key === consentId && c.value.accounts.length === 1),
+      )
+    ).filter((c) => c.key === consentId)
     const latest = consents.at(-1)?.value
     expect(latest?.status).toBe('ACTIVE')
     expect(latest?.accessToken).toMatch(/^v1\.test\./)

@@ -59,13 +59,23 @@ describe('an instance that dies between fetching the pages and committing', () =
       account.id,
       addDays(bankToday(new Date(h.sim.clock.now())), -30),
     )
-    const raw = await h.readAll(h.topics.raw, h.codecs.raw)
+    const raw = await h.readUntil(
+      h.topics.raw,
+      h.codecs.raw,
+      'the raw events of B',
+      (r) => r.length >= history.length,
+    )
     const refs = raw.map((r) => r.value.sourceReference)
     expect(refs).toHaveLength(history.length)
     expect(new Set(refs)).toEqual(
       new Set(history.map((t) => `${consentId}/${account.id}/${t.entryReference}`)),
     )
-    const bankTx = await h.readAll(h.topics.bankTransactions, h.codecs.bankTransaction)
+    const bankTx = await h.readUntil(
+      h.topics.bankTransactions,
+      h.codecs.bankTransaction,
+      'the bank transactions of B',
+      (r) => r.length >= history.length,
+    )
     expect(bankTx).toHaveLength(history.length)
 
     // B's state is what it committed; a further sync of B adds nothing.

@@ -61,7 +61,12 @@ describe('history older than 90 days', () => {
     const history = await h.bankHistory('user2', account.id, addDays(today, -110))
     const older = history.filter((t) => (t.bookingDate?.date ?? '') < addDays(today, -90))
     expect(older.length).toBeGreaterThan(0)
-    const raw = await h.readAll(h.topics.raw, h.codecs.raw)
+    const raw = await h.readUntil(
+      h.topics.raw,
+      h.codecs.raw,
+      'the backfilled raw events',
+      (r) => r.length >= history.length,
+    )
     expect(new Set(raw.map((r) => r.value.sourceReference))).toEqual(
       new Set(history.map((t) => `${consentId}/${account.id}/${t.entryReference}`)),
     )

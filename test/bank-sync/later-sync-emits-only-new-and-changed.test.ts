@@ -78,7 +78,12 @@ describe('later syncs', () => {
     )
     expect(injected).toBeDefined()
     await syncedTwiceMore(consentId)
-    const afterInjection = await h.readAll(h.topics.raw, h.codecs.raw)
+    const afterInjection = await h.readUntil(
+      h.topics.raw,
+      h.codecs.raw,
+      'the injected entries',
+      (r) => r.length >= firstSnapshot.length + 3,
+    )
     expect(afterInjection).toHaveLength(firstSnapshot.length + 3)
 
     // Three days later: the hold and the generated holds book, new days of history appear,
@@ -87,8 +92,20 @@ describe('later syncs', () => {
     await syncedTwiceMore(consentId)
 
     const finalSnapshot = await h.bankHistory('user1', account.id, dateFrom)
-    const raw = await h.readAll(h.topics.raw, h.codecs.raw)
-    const bankTx = await h.readAll(h.topics.bankTransactions, h.codecs.bankTransaction)
+    const bookedNow = new Set(finalSnapshot.filter((t) => t.status === 'BOOK').map((t) => t.entryReference))
+    const expectedModified = [...pendingAtFirstSync, 'HOLD-1'].filter((ref) => bookedNow.has(ref)).sort()
+    const raw = await h.readUntil(
+      h.topics.raw,
+      h.codecs.raw,
+      'a raw event per entry',
+      (r) => r.length >= finalSnapshot.length,
+    )
+    const bankTx = await h.readUntil(
+      h.topics.bankTransactions,
+      h.codecs.bankTransaction,
+      'an ADDED per entry and the MODIFIED bookings',
+      (r) => r.length >= finalSnapshot.length + expectedModified.length,
+    )
 
     // Every entry the bank shows, exactly once on the raw topic; nothing else.
     const rawRefs = raw.map((r) => r.value.sourceReference)
@@ -98,8 +115,6 @@ describe('later syncs', () => {
     )
 
     // MODIFIED exactly for the entries that were pending and are booked now.
-    const bookedNow = new Set(finalSnapshot.filter((t) => t.status === 'BOOK').map((t) => t.entryReference))
-    const expectedModified = [...pendingAtFirstSync, 'HOLD-1'].filter((ref) => bookedNow.has(ref)).sort()
     const modified = bankTx.filter((b) => b.value.changeType === 'MODIFIED')
     expect(modified.map((m) => m.value.entryReference).sort()).toEqual(expectedModified)
     expect(modified.every((m) => m.value.status === 'BOOKED')).toBe(true)

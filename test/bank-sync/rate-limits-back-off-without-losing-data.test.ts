@@ -24,8 +24,12 @@ describe('the bank throttling (429 with Retry-After)', () => {
       [account.id],
     )
     const first = await h.waitForSync(instance, consentId, 0, 'synced')
-    const rawBefore = (await h.readAll(h.topics.raw, h.codecs.raw)).length
-    expect(first).toMatchObject({ raw: rawBefore })
+    if (first.kind !== 'synced') throw new Error('unreachable')
+    const rawBefore = first.raw
+    expect(rawBefore).toBeGreaterThan(0)
+    expect(
+      await h.readUntil(h.topics.raw, h.codecs.raw, 'the first sync', (r) => r.length >= rawBefore),
+    ).toHaveLength(rawBefore)
 
     // Exactly one bank call's worth of 429s (the first try and the client's 4 in-line retries).
     await h.admin('PUT', '/__admin/faults', {
@@ -48,7 +52,12 @@ describe('the bank throttling (429 with Retry-After)', () => {
 
     const after = await h.waitForSync(instance, consentId, mark, 'synced')
     expect(after).toMatchObject({ added: 1, raw: 1 })
-    const raw = await h.readAll(h.topics.raw, h.codecs.raw)
+    const raw = await h.readUntil(
+      h.topics.raw,
+      h.codecs.raw,
+      'the entry after the throttling',
+      (r) => r.length >= rawBefore + 1,
+    )
     expect(raw).toHaveLength(rawBefore + 1)
     expect(raw.filter((r) => r.value.sourceReference?.endsWith('/AFTER-THROTTLE'))).toHaveLength(1)
   })

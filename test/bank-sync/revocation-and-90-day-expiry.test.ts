@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { waitFor } from '../support/wait-for.ts'
 import { startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
 
 async function counterValue(
@@ -51,7 +52,11 @@ describe('consent lifecycle driven by the bank', () => {
     expect(outcome).toEqual({ kind: 'stopped', status: 'REVOKED' })
     expect(await counterValue(instance, 'revocations')).toBe(revocationsBefore + 1)
 
-    const records = (await h.readAll(h.topics.consents, h.codecs.consent)).filter((c) => c.key === consentId)
+    const records = (
+      await h.readUntil(h.topics.consents, h.codecs.consent, 'the REVOKED record', (r) =>
+        r.some((c) => c.key === consentId && c.value.status === 'REVOKED'),
+      )
+    ).filter((c) => c.key === consentId)
     const last = records.at(-1)?.value
     expect(last).toMatchObject({ status: 'REVOKED', accessToken: null, refreshToken: null })
     expect(last?.statusReason).toEqual(expect.any(String))
@@ -77,22 +82,21 @@ describe('consent lifecycle driven by the bank', () => {
     await h.waitForSync(instance, consentId, 0, 'synced')
     const expiringBefore = await counterValue(instance, 'expiring')
     const expiredBefore = await counterValue(instance, 'expired')
-    const rawBefore = (await h.readAll(h.topics.raw, h.codecs.raw)).filter(
-      (r) => r.value.customerId === 'customer-x',
-    ).length
 
     await h.advanceClock('84d')
     const mark = instance.syncs.length
-    await h.waitForSync(instance, consentId, mark, 'synced')
+    await expect
+      .poll(async () => (await consentState(consentId)).status, { timeout: 30_000 })
+      .toBe('EXPIRING')
     const state = await consentState(consentId)
-    expect(state.status).toBe('EXPIRING')
     expect(state.expiryNotifiedAt).toEqual(expect.any(String))
     expect(await counterValue(instance, 'expiring')).toBe(expiringBefore + 1)
-    // Still syncing: the new days of history arrived.
-    const rawAfter = (await h.readAll(h.topics.raw, h.codecs.raw)).filter(
-      (r) => r.value.customerId === 'customer-x',
-    ).length
-    expect(rawAfter).toBeGreaterThan(rawBefore)
+    // Still syncing: a sync read the 84 new days of history.
+    await waitFor('a sync of the expiring consent that published the new days', () =>
+      instance.syncs
+        .slice(mark)
+        .find((s) => s.consentId === consentId && s.outcome.kind === 'synced' && s.outcome.raw > 0),
+    )
     // Announced once, not on every sync.
     await h.waitForSync(instance, consentId, instance.syncs.length, 'synced')
     expect(await counterValue(instance, 'expiring')).toBe(expiringBefore + 1)

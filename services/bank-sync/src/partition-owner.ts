@@ -113,12 +113,28 @@ export class PartitionOwner {
    * so the rebuilt state includes it before the first sync.
    */
   async start(fetchEndOffset: () => Promise<bigint>): Promise<void> {
-    const producer = this.#o.kafka.producer(transactionalProducerConfig(this.transactionalId))
-    await producer.connect()
-    this.#producer = producer
+    if (this.#producer === undefined) {
+      const producer = this.#o.kafka.producer(transactionalProducerConfig(this.transactionalId))
+      try {
+        await producer.connect()
+      } catch (err) {
+        await producer.disconnect().catch(() => undefined)
+        throw err
+      }
+      if (this.#stopped) {
+        // stop() ran while connecting and could not disconnect this producer.
+        await producer.disconnect().catch(() => undefined)
+        return
+      }
+      this.#producer = producer
+    }
     if (this.#stopped) return
     this.#target = await fetchEndOffset()
     this.#checkCaughtUp()
+  }
+
+  get stopped(): boolean {
+    return this.#stopped
   }
 
   /** A record of this partition, in log order. */
@@ -134,10 +150,11 @@ export class PartitionOwner {
         failures: 0,
       })
     } else if (decision.action === 'apply') {
-      const wasSyncing = !isTerminal(entry.consent.status)
       entry.consent = consent
       if (isTerminal(consent.status)) entry.needsReassert = false
-      else if (!wasSyncing) entry.dueAt = Date.now()
+      // While rebuilding, the schedule follows the latest record, so a restart does not
+      // sync every consent at once.
+      else if (!this.#caughtUp && !entry.running) entry.dueAt = this.#firstDue(consent)
     } else if (decision.action === 'reassert') {
       entry.needsReassert = true
     }

@@ -171,21 +171,26 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
         hooks: options.hooks ?? {},
       })
       owners.set(partition, owner)
-      owner
-        .start(() => endOffset(partition))
-        .then(() => owner.whenCaughtUp())
-        .then(() => {
-          if (owners.get(partition) !== owner) return
-          logger.info({ partition, consents: owner.consents().length }, 'consents partition rebuilt; syncing')
-          updateReadiness()
-        })
-        .catch((err: unknown) => {
-          logger.error(
-            { err, partition },
-            'could not take over the consents partition; restarting the consumer',
-          )
-          readiness.set(CONSENTS_CHECK, false, `partition ${partition} failed to start`)
-        })
+      void (async () => {
+        // The broker may be briefly unavailable during a rebalance: keep trying while we own the partition.
+        for (let attempt = 1; !owner.stopped; attempt++) {
+          try {
+            await owner.start(() => endOffset(partition))
+            break
+          } catch (err) {
+            logger.warn(
+              { err, partition, attempt },
+              'could not take over the consents partition yet; retrying',
+            )
+            readiness.set(CONSENTS_CHECK, false, `partition ${partition}: taking over failed, retrying`)
+            await new Promise((r) => setTimeout(r, Math.min(30_000, 500 * 2 ** Math.min(attempt, 6))))
+          }
+        }
+        await owner.whenCaughtUp()
+        if (owners.get(partition) !== owner || owner.stopped) return
+        logger.info({ partition, consents: owner.consents().length }, 'consents partition rebuilt; syncing')
+        updateReadiness()
+      })()
     }
     logger.info({ partitions: [...assigned].sort((a, b) => a - b) }, 'consents partitions assigned')
     updateReadiness()
@@ -196,6 +201,8 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
   })
   consumer.on(consumer.events.CRASH, (event) => {
     logger.error({ err: event.payload.error, restart: event.payload.restart }, 'consents consumer crashed')
+    if (!event.payload.restart)
+      readiness.set(CONSENTS_CHECK, false, 'consents consumer crashed and will not restart')
   })
 
   await consumer.connect()

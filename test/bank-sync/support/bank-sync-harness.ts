@@ -66,6 +66,17 @@ export interface Harness {
   bankHistory(username: string, accountId: string, dateFrom: string): Promise<Transaction[]>
   /** Every committed record of a topic (read committed), decoded. */
   readAll<T>(topic: string, codec: TopicCodec<T>): Promise<Array<{ key: string; value: T }>>
+  /**
+   * readAll until `done` holds. A transaction's commit returns before the broker has
+   * written its markers to every partition, so a read right after a sync may not see
+   * all of it yet; an exact assertion follows once the expected amount is visible.
+   */
+  readUntil<T>(
+    topic: string,
+    codec: TopicCodec<T>,
+    what: string,
+    done: (records: Array<{ key: string; value: T }>) => boolean,
+  ): Promise<Array<{ key: string; value: T }>>
   advanceClock(advance: string): Promise<void>
   waitForSync(
     instance: Instance,
@@ -304,6 +315,21 @@ export async function startHarness(options: { partitions?: number } = {}): Promi
       return out
         .sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1))
         .map(({ key, value }) => ({ key, value }))
+    },
+    async readUntil(topic, codec, what, done) {
+      let last: Array<{ key: string; value: never }> = []
+      try {
+        return await waitFor(
+          what,
+          async () => {
+            last = (await h.readAll(topic, codec)) as never
+            return done(last) ? last : undefined
+          },
+          { timeoutMs: 30_000, intervalMs: 200 },
+        )
+      } catch (err) {
+        throw new Error(`${(err as Error).message}; last read ${last.length} record(s) of ${topic}`, { cause: err })
+      }
     },
     async advanceClock(advance) {
       await admin('POST', '/__admin/clock', { advance })
