@@ -328,7 +328,9 @@ export async function startHarness(options: { partitions?: number } = {}): Promi
           { timeoutMs: 30_000, intervalMs: 200 },
         )
       } catch (err) {
-        throw new Error(`${(err as Error).message}; last read ${last.length} record(s) of ${topic}`, { cause: err })
+        throw new Error(`${(err as Error).message}; last read ${last.length} record(s) of ${topic}`, {
+          cause: err,
+        })
       }
     },
     async advanceClock(advance) {
