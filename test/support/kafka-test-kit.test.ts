@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from './kafka-test-kit.ts'
+import { readTopic, valuesByPartition } from './read-topic.ts'
 import { waitFor } from './wait-for.ts'
 
 // The shared helpers are only worth something if they fail for real defects:
@@ -77,6 +78,54 @@ describe('kafka test kit', () => {
     await expect(kit.collect(topic, 2, { timeoutMs: 3_000 })).rejects.toThrow(
       `received 1 of 2 messages from ${topic} within 3000 ms`,
     )
+  })
+})
+
+describe('readTopic', () => {
+  const kit = createKafkaTestKit()
+  afterAll(() => kit.disconnectAll())
+
+  it('reads every committed record to the end, per partition in order, and nothing aborted or still open', async () => {
+    const topic = uniqueName('kit-read')
+    await kit.createTopics([topic], 2)
+    expect(await readTopic(kit.kafka, topic)).toEqual([])
+    const producer = kit.producer({
+      transactionalId: uniqueName('kit-read-tx'),
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 30_000,
+    })
+    await producer.connect()
+    const send = async (messages: { partition: number; value: string }[], commit: boolean) => {
+      const tx = await producer.transaction()
+      await tx.send({ topic, messages })
+      await (commit ? tx.commit() : tx.abort())
+    }
+    await send(
+      [
+        { partition: 0, value: 'a' },
+        { partition: 1, value: 'x' },
+        { partition: 0, value: 'b' },
+      ],
+      true,
+    )
+    await send([{ partition: 0, value: 'aborted' }], false)
+    await send([{ partition: 1, value: 'y' }], true)
+    const open = await producer.transaction()
+    try {
+      await open.send({ topic, messages: [{ partition: 0, value: 'open' }] })
+      const committed = await readTopic(kit.kafka, topic)
+      expect(valuesByPartition(committed)).toEqual(
+        new Map([
+          [0, ['a', 'b']],
+          [1, ['x', 'y']],
+        ]),
+      )
+      const uncommitted = await readTopic(kit.kafka, topic, { readUncommitted: true })
+      expect(valuesByPartition(uncommitted).get(0)).toEqual(['a', 'b', 'aborted'])
+    } finally {
+      await open.abort()
+    }
   })
 })
 
