@@ -6,16 +6,19 @@ import { BankSimHarness } from './bank-sim-harness.ts'
 
 interface Tx {
   entryReference: string
+  creditDebitIndicator: 'CRDT' | 'DBIT'
   bankTransactionCode: { proprietary: { code: string } }
   entryDetails: {
     transactionDetails: {
       additionalTransactionInformation?: string
       remittanceInformation?: { unstructured?: string }
-      relatedParties?: { creditor?: { name?: string; postalAddress?: { townName?: string; country?: string } }; creditorAccount?: { identification?: { iban?: string; other?: { identification?: string } } } }
+      relatedParties?: { creditor?: Party; debtor?: Party; creditorAccount?: { identification?: { iban?: string; other?: { identification?: string } } } }
       relatedAgents?: { creditorAgent?: { financialInstitutionIdentification?: { clearingSystemMemberIdentification?: { memberIdentification?: string } } } }
     }
   }
 }
+
+type Party = { name?: string; postalAddress?: { townName?: string; country?: string } }
 
 let sim: BankSim
 let h: BankSimHarness
@@ -46,16 +49,19 @@ describe('bank history points at the enrichment simulator data', () => {
   it('gives card payments whose terminal, acceptor id and printed name and city find the same shop', async () => {
     const cards = (await history()).filter((x) => x.bankTransactionCode.proprietary.code === '30000301000')
     expect(cards.length).toBeGreaterThan(100)
+    expect(cards.some((x) => x.creditDebitIndicator === 'CRDT')).toBe(true)
     for (const tx of cards) {
       const details = tx.entryDetails.transactionDetails
       const info = details.additionalTransactionInformation as string
-      const [, name, city, country, mcc, tid, mid] = /^Platba kartou; (.+); (.+); ([A-Z]{2}); MCC (\d{4}); TID (\S+); MID (\S+)$/.exec(info) ?? []
+      const [, kind, name, city, country, mcc, tid, mid] = /^(Platba kartou|Vraceni platby kartou); (.+); (.+); ([A-Z]{2}); MCC (\d{4}); TID (\S+); MID (\S+)$/.exec(info) ?? []
+      expect(kind).toBe(tx.creditDebitIndicator === 'CRDT' ? 'Vraceni platby kartou' : 'Platba kartou')
       expect({ entryReference: tx.entryReference, parsed: tid !== undefined }).toEqual({ entryReference: tx.entryReference, parsed: true })
       const byTerminal = matchCard(dataset, { terminalId: tid, merchantId: mid })
       expect(byTerminal?.rule).toBe('merchantId+terminalId')
       const shop = dataset.shop(byTerminal?.shopIndex as number)
       expect({ name, city, country, mcc }).toEqual({ name: shop.card.acceptorName, city: shop.card.acceptorCity, country: shop.card.country, mcc: shop.card.mcc })
-      expect(details.relatedParties?.creditor).toEqual({ name: shop.card.acceptorName, postalAddress: { townName: shop.card.acceptorCity, country: shop.card.country } })
+      const shopSide = tx.creditDebitIndicator === 'CRDT' ? details.relatedParties?.debtor : details.relatedParties?.creditor
+      expect(shopSide).toEqual({ name: shop.card.acceptorName, postalAddress: { townName: shop.card.acceptorCity, country: shop.card.country } })
       expect(matchCard(dataset, { description: name, city })).toBeDefined()
     }
   })

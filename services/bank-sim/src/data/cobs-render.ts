@@ -87,11 +87,14 @@ export function renderTransaction(entry: LedgerEntry, account: SimAccount, now: 
     const { shop } = entry.card
     references.chequeNumber = entry.card.maskedPan
     references.clearingSystemReference = entry.card.scheme
-    relatedParties.creditor = { name: shop.acceptorName, postalAddress: { townName: shop.acceptorCity, country: shop.country } }
-    const debtor = own(account)
-    relatedParties.debtor = party(debtor)
-    relatedParties.debtorAccount = partyAccount(debtor)
-    details.additionalTransactionInformation = `Platba kartou; ${shop.acceptorName}; ${shop.acceptorCity}; ${shop.country}; MCC ${shop.mcc}; TID ${shop.terminalId}; MID ${shop.cardAcceptorId}`
+    // A refund (CRDT) comes from the shop: the shop is then the debtor.
+    const shopParty = { name: shop.acceptorName, postalAddress: { townName: shop.acceptorCity, country: shop.country } }
+    const me = own(account)
+    const refund = entry.direction === 'CRDT'
+    relatedParties[refund ? 'debtor' : 'creditor'] = shopParty
+    relatedParties[refund ? 'creditor' : 'debtor'] = party(me)
+    relatedParties[refund ? 'creditorAccount' : 'debtorAccount'] = partyAccount(me)
+    details.additionalTransactionInformation = `${refund ? 'Vraceni platby kartou' : 'Platba kartou'}; ${shop.acceptorName}; ${shop.acceptorCity}; ${shop.country}; MCC ${shop.mcc}; TID ${shop.terminalId}; MID ${shop.cardAcceptorId}`
     if (entry.card.original) {
       const { original } = entry.card
       const rate = shownMinor === entry.amountMinor ? original.rate : Math.round((shownMinor / original.amountMinor) * 10_000) / 10_000

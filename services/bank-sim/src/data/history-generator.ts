@@ -18,6 +18,9 @@ const MCC_RANGES: Record<string, [number, number]> = {
   '4112': [50, 600],
 }
 
+/** Share of card payments the merchant refunds in full a little later (returned goods). */
+const REFUND_SHARE = 0.01
+
 const FRIENDS = ['Martina Kralova', 'Ondrej Benes', 'Lenka Fialova', 'Vojtech Pokorny', 'Barbora Ruzickova']
 
 const LOCAL_CURRENCY: Record<string, string> = { CZ: 'CZK', GB: 'GBP', PL: 'PLN', HU: 'HUF', US: 'USD' }
@@ -136,6 +139,15 @@ export class HistoryGenerator {
       }
       this.#cardPayments(account, date, rng, weekend ? [0.4, 0.4, 0.2] : [0.6, 0.3, 0.1], add)
     }
+    // Refunds come last and from their own random stream, so adding them left every
+    // other entry (and its entryReference) of the day as it was.
+    const refundRng = Rng.of(seed, 'refunds', account.id, date)
+    for (const payment of out.filter((e) => e.code === TX_CODES.cardPayment && e.direction === 'DBIT')) {
+      if (!refundRng.chance(REFUND_SHARE)) continue
+      // Within the 4-day lookback of history reads, so a page starting at dateFrom still sees it.
+      const at = payment.bookAt + refundRng.int(1, 2 * 60) * 60_000
+      add({ at, bookAt: at + DAY_MS, amountMinor: payment.amountMinor, direction: 'CRDT', code: TX_CODES.cardPayment, ...(payment.card ? { card: payment.card } : {}) })
+    }
     return out.sort((a, b) => a.at - b.at)
   }
 
@@ -210,7 +222,7 @@ export class HistoryGenerator {
     if (cached !== undefined) return cached
     let total = 0
     for (let d = `${month}-01`; monthOf(d) === month; d = addDays(d, 1)) {
-      for (const e of this.day(account, d)) if (e.code === TX_CODES.cardPayment) total += e.amountMinor
+      for (const e of this.day(account, d)) if (e.code === TX_CODES.cardPayment) total += e.direction === 'DBIT' ? e.amountMinor : -e.amountMinor
     }
     this.#cardMonthTotals.set(key, total)
     return total
