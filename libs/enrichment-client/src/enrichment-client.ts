@@ -462,8 +462,9 @@ export class EnrichmentClient {
   ): Promise<T | { status: 'notFound'; handle: undefined }> {
     let res: HttpResponse
     try {
-      res = await this.#call({ operation, method: 'GET', path, query, ...signalOf(options) }, (err) =>
-        isLookupNotFound(err),
+      res = await this.#call(
+        { operation, method: 'GET', path, query, ...signalOf(options) },
+        isLookupNotFound,
       )
     } catch (err) {
       if (err instanceof LookupNotFound) return { status: 'notFound', handle: undefined }
@@ -537,7 +538,7 @@ export class EnrichmentClient {
         return handle(err)
       }
     }
-    const token = await this.#token(spec)
+    const token = this.#tokens.peek() ?? (await this.#token(spec))
     try {
       return await request(`Bearer ${token}`)
     } catch (err) {

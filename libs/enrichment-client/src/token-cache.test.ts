@@ -59,6 +59,27 @@ describe('TokenCache', () => {
     expect(new Set(await renewing)).toEqual(new Set(['token-2']))
   })
 
+  it('peek answers the cached token synchronously until its renewal moment, and never fetches', async () => {
+    let now = 0
+    const endpoint = fakeEndpoint()
+    const cache = new TokenCache(endpoint.fetch, { now: () => now })
+    expect(cache.peek()).toBeUndefined()
+    expect(endpoint.calls).toBe(0)
+    const first = cache.get()
+    await settle()
+    endpoint.answer(300_000)
+    await first
+    expect(cache.peek()).toBe('token-1')
+    now = 239_999
+    expect(cache.peek()).toBe('token-1')
+    now = 240_000
+    expect(cache.peek()).toBeUndefined()
+    now = 0
+    cache.invalidate('token-1')
+    expect(cache.peek()).toBeUndefined()
+    expect(endpoint.calls).toBe(1)
+  })
+
   it('renews minRemainingMs before expiry when that comes first', async () => {
     let now = 0
     const endpoint = fakeEndpoint()

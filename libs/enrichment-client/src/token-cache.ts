@@ -57,9 +57,16 @@ export class TokenCache {
 
   /** A token valid for a while yet: the cached one, or a fresh one. */
   async get(): Promise<string> {
+    return this.peek() ?? this.#renew()
+  }
+
+  /**
+   * The cached token while it is not yet due for renewal, else undefined. Every
+   * API call asks, so the common case answers synchronously, without a promise.
+   */
+  peek(): string | undefined {
     const cached = this.#cached
-    if (cached !== undefined && this.#now() < cached.renewAt) return cached.value
-    return this.#renew()
+    return cached !== undefined && this.#now() < cached.renewAt ? cached.value : undefined
   }
 
   /**

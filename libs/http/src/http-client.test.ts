@@ -20,6 +20,7 @@ import {
   type ResponseInfo,
   type RetryInfo,
 } from './http-client.ts'
+import { redactUrl } from './query-string.ts'
 import { createRequestLimiter } from './rate-limits.ts'
 
 interface Seen {
@@ -192,6 +193,58 @@ describe('HttpClient basics', () => {
     )
     expect(err).toBeInstanceOf(HttpResponseFormatError)
     expect(err.message).toMatch(/exceeds 1000 bytes/)
+  })
+
+  it('reads chunked bodies (no Content-Length) whole, and refuses them above maxResponseBytes', async () => {
+    const chunked =
+      (parts: string[]): Handler =>
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        for (const part of parts) res.write(part)
+        res.end()
+      }
+    const srv = await startServer(
+      chunked(['{"name":', '"Kavárna"', '}']),
+      chunked(['x'.repeat(600), 'y'.repeat(600)]),
+    )
+    const http = client({ baseUrl: srv.url, maxResponseBytes: 1_000 })
+    const res = await http.request({ operation: 'chunked', method: 'GET', path: '/' })
+    expect(res.headers['content-length']).toBeUndefined()
+    expect(res.json()).toEqual({ name: 'Kavárna' })
+    const err = await rejection(http.request({ operation: 'chunked', method: 'GET', path: '/' }))
+    expect(err).toBeInstanceOf(HttpResponseFormatError)
+    expect(err.message).toMatch(/exceeds 1000 bytes/)
+  })
+})
+
+describe('HttpClient request targets', () => {
+  it('sends every path and query exactly as resolveUrl builds them, and reports the same redacted URL', async () => {
+    const srv = await startServer(json(200, {}))
+    const reported: string[] = []
+    const c = client({ baseUrl: `${srv.url}/base/`, hooks: { onRequest: (i) => reported.push(i.url) } })
+    const paths = [
+      '/v5/shops/findByCardTransaction',
+      '/v5/shops/538Vq%2Fx%40gb%20y',
+      "/a/b!$&'()*+,;=:@-._~/",
+      '/a b',
+      '/x/../y',
+      '/x/./y',
+      '/x/%2e%2E/y',
+      '/é',
+      '/a//b',
+      '/',
+    ]
+    const queries = [undefined, {}, { a: '1', 'b c': null, d: undefined, 'é&': "x y!'" }]
+    for (const path of paths) {
+      for (const query of queries) {
+        const expected = c.resolveUrl(path, query)
+        await c.request({ operation: 'o', method: 'GET', path, ...(query === undefined ? {} : { query }) })
+        expect(srv.seen.at(-1)!.url, `${path} ${JSON.stringify(query)}`).toBe(
+          `${expected.pathname}${expected.search}`,
+        )
+        expect(reported.at(-1), `${path} ${JSON.stringify(query)}`).toBe(redactUrl(expected))
+      }
+    }
   })
 })
 

@@ -24,11 +24,13 @@ export function buildQueryString(params: QueryParams | undefined): string {
 
 /** encodeURIComponent plus the RFC 3986 sub-delimiters it leaves alone, so values round-trip through any parser. */
 export function encodeQueryComponent(value: string): string {
-  return encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  )
+  const encoded = encodeURIComponent(value)
+  // Most values hold none of these; testing first skips the replace callback machinery.
+  if (!SUB_DELIMS.test(encoded)) return encoded
+  return encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 }
+
+const SUB_DELIMS = /[!'()*]/
 
 /** Encodes one path segment (an id that may hold `/`, `@`, spaces...). */
 export function encodePathSegment(value: string): string {
@@ -43,4 +45,19 @@ export function redactUrl(url: URL): string {
   const names = [...new Set([...url.searchParams.keys()])]
   const query = names.length === 0 ? '' : `?${names.map((n) => `${encodeQueryComponent(n)}=*`).join('&')}`
   return `${url.origin}${url.pathname}${query}`
+}
+
+/**
+ * The redacted query part (`?name=*&...`, or "" when no parameter is present) of
+ * the URL whose query `buildQueryString(params)` makes: the same text redactUrl
+ * gives for that URL, without parsing one.
+ */
+export function redactedQuery(params: QueryParams | undefined): string {
+  if (params === undefined) return ''
+  let query = ''
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue
+    query += `${query === '' ? '?' : '&'}${encodeQueryComponent(name)}=*`
+  }
+  return query
 }
