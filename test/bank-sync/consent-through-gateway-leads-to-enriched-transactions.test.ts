@@ -78,16 +78,22 @@ describe('a consent granted through the gateway', () => {
     expect(cards.length).toBeGreaterThan(0)
     for (const { value } of cards) {
       const item = historyByRef.get(value.sourceReference?.split('/')[2] ?? '')
+      type Party = { name: string; postalAddress: { townName: string; country: string } }
       const details = item?.entryDetails?.transactionDetails as {
-        relatedParties: { creditor: { name: string; postalAddress: { townName: string; country: string } } }
+        relatedParties: { creditor: Party; debtor: Party }
         references: { chequeNumber: string }
         additionalTransactionInformation: string
       }
+      // The shop is the creditor of a payment and the debtor of a merchant refund.
+      const shop =
+        item?.creditDebitIndicator === 'CRDT'
+          ? details.relatedParties.debtor
+          : details.relatedParties.creditor
       expect(value.transfer).toBeNull()
       expect(value.card).toMatchObject({
-        description: details.relatedParties.creditor.name,
-        city: details.relatedParties.creditor.postalAddress.townName,
-        country: details.relatedParties.creditor.postalAddress.country,
+        description: shop.name,
+        city: shop.postalAddress.townName,
+        country: shop.postalAddress.country,
         mcc: expect.stringMatching(/^\d{4}$/),
         terminalId: expect.any(String),
         merchantId: expect.any(String),

@@ -28,12 +28,16 @@ export const bankSyncEnv = {
   CONSENT_GATEWAY_HOST: envVar(z.string().min(1), 'interface the consent gateway listens on', {
     default: '127.0.0.1',
   }),
-  SYNC_INTERVAL: envVar(parse.duration, 'pause between two syncs of one consent', { default: '15m' }),
+  SYNC_INTERVAL: envVar(
+    parse.duration,
+    'pause between two syncs of one consent (PSD2 allows 4 unattended reads per account and day: keep it at 6h or more against a real bank)',
+    { default: '6h' },
+  ),
   SYNC_JITTER: envVar(
     parse.duration,
     'random extra delay (0..this) added to each pause, so consents spread out',
     {
-      default: '1m',
+      default: '10m',
     },
   ),
   SYNC_CONCURRENCY: envVar(parse.integer(1, 64), 'consents of one partition synced at the same time', {

@@ -19,8 +19,8 @@ import {
 } from './partition-owner.ts'
 
 export const DEFAULT_SCHEDULE: ScheduleSettings = {
-  intervalMs: 15 * 60_000,
-  jitterMs: 60_000,
+  intervalMs: 6 * 3_600_000,
+  jitterMs: 10 * 60_000,
   concurrency: 4,
   maxBackoffMs: 5 * 60_000,
 }

@@ -90,6 +90,28 @@ describe('card payments → RawTransaction.card', () => {
     expect(JSON.stringify(raw)).not.toContain('1248')
   })
 
+  it('maps a merchant refund (credit) with the shop taken from the debtor', () => {
+    const refund: Transaction = {
+      ...cardItem({
+        relatedParties: {
+          debtor: { name: 'VOBELTA 0004 BRNO', postalAddress: { townName: 'BRNO', country: 'CZ' } },
+          creditor: { name: 'Jan Novak' },
+        },
+        additionalTransactionInformation:
+          'Vraceni platby kartou; VOBELTA 0004 BRNO; BRNO; CZ; MCC 7994; TID CSD564G4; MID 401000206341905',
+      }),
+      creditDebitIndicator: 'CRDT',
+    }
+    const raw = toRawTransaction(refund, { ...ctx, entry: entryKey(refund) })
+    expect(raw.creditDebit).toBe('CREDIT')
+    expect(raw.card).toMatchObject({
+      description: 'VOBELTA 0004 BRNO',
+      city: 'BRNO',
+      mcc: '7994',
+      merchantId: '401000206341905',
+    })
+  })
+
   it('reads the v8 layout (details directly under entryDetails)', () => {
     const nested = cardItem()
     const flat: Transaction = {

@@ -126,7 +126,8 @@ function counterpartyRole(item: Transaction): { party: string; account: string; 
     : { party: 'creditor', account: 'creditorAccount', agent: 'creditorAgent' }
 }
 
-const CARD_INFO_PREFIX = /^\s*platba kartou/i
+// "Platba kartou" (card payment), "Vraceni platby kartou" (merchant refund), with or without diacritics.
+const CARD_INFO_PREFIX = /^\s*(platba|vr[aá]cen[ií] platby) kartou/i
 
 /** Card payment: the bank names a card scheme or masked card, or describes it as a card payment. */
 export function isCardPayment(item: Transaction): boolean {
