@@ -1,45 +1,35 @@
-import { InvalidationPollerConfigError } from './errors.ts'
+import { backoffDelay as retryDelay, resolveRetryPolicy, type RetryPolicy } from '@tep/kafka'
 
 /**
- * Backoff of the poller's outer loop, as data. The enrichment client already
- * retries a request a few times in-line; this policy governs what happens when
- * it gives up: the poller keeps the same cursor and tries the same page again
- * later (it never skips), waiting longer each time.
+ * Backoff of the poller's outer loop, as data: the pipeline's `RetryPolicy`
+ * with the poller's defaults. The enrichment client already retries a request
+ * a few times in-line; this policy governs what happens when it gives up: the
+ * poller keeps the same cursor and tries the same page again later (it never
+ * skips), waiting longer each time.
  */
-export interface PollerBackoffPolicy {
-  /** Ceiling of the first wait, in ms. */
-  initialDelayMs: number
-  /** No wait exceeds this, in ms. */
-  maxDelayMs: number
-  /** Growth of the ceiling per consecutive failure. */
-  factor: number
-}
+export type PollerBackoffPolicy = RetryPolicy
 
+/**
+ * 1 s doubling to 60 s, each wait between half and all of that ceiling
+ * ("equal jitter"), so a standby that takes over does not hammer the API in
+ * lockstep but also never retries immediately.
+ */
 export const DEFAULT_POLLER_BACKOFF: Readonly<PollerBackoffPolicy> = Object.freeze({
   initialDelayMs: 1_000,
   maxDelayMs: 60_000,
-  factor: 2,
+  multiplier: 2,
+  jitter: 0.5,
 })
 
+/** The defaults with `overrides`, validated (`KafkaConfigError` when inconsistent). */
 export function resolvePollerBackoff(overrides: Partial<PollerBackoffPolicy> = {}): PollerBackoffPolicy {
-  const policy = { ...DEFAULT_POLLER_BACKOFF, ...overrides }
-  if (
-    !(policy.initialDelayMs >= 0) ||
-    !(policy.maxDelayMs >= policy.initialDelayMs) ||
-    !(policy.factor >= 1)
-  ) {
-    throw new InvalidationPollerConfigError(
-      `poller backoff needs 0 <= initialDelayMs <= maxDelayMs and factor >= 1, got ${JSON.stringify(policy)}`,
-      { ...policy },
-    )
-  }
-  return policy
+  return resolveRetryPolicy({ ...DEFAULT_POLLER_BACKOFF, ...overrides })
 }
 
 /**
- * Wait before retry number `failures` (1-based): "equal jitter", half fixed and
- * half random, so a standby that takes over does not hammer the API in lockstep
- * but also never retries immediately. A server's Retry-After wins when longer.
+ * Wait before retry number `failures` (1-based). A server's Retry-After wins
+ * when longer, even beyond `maxDelayMs`: asking again earlier would only be
+ * refused again.
  */
 export function backoffDelay(
   policy: PollerBackoffPolicy,
@@ -47,10 +37,5 @@ export function backoffDelay(
   retryAfterMs?: number,
   random: () => number = Math.random,
 ): number {
-  const ceiling = Math.min(
-    policy.maxDelayMs,
-    policy.initialDelayMs * policy.factor ** Math.max(0, failures - 1),
-  )
-  const delay = ceiling / 2 + random() * (ceiling / 2)
-  return Math.round(Math.max(delay, retryAfterMs ?? 0))
+  return Math.max(retryDelay(policy, failures, random), Math.round(retryAfterMs ?? 0))
 }
