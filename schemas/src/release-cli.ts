@@ -3,21 +3,31 @@ import { isDeepStrictEqual, parseArgs } from 'node:util'
 import { avroSchemas, SCHEMA_NAMES, type SchemaName } from './index.ts'
 import { loadReleasedSchemas, RELEASED_DIRECTORY } from './released-schemas.ts'
 
-const HELP = `Usage: node schemas/src/release-cli.ts [--check] [Name ...]
+const HELP = `Usage: npm exec -- node schemas/src/release-cli.ts [--check] [Name ...]
 
 Freezes the current self-contained Avro schema of each named event (default: all)
 as schemas/avro/released/<Name>/v<N+1>.avsc when it differs from the latest
 released version. Run it when a schema change ships; the compatibility tests then
 keep every later change a BACKWARD-compatible reader of it.
 
-  --check   write nothing; exit 1 and list the schemas that changed since release
-  --help    show this text
+  --check     write nothing; exit 1 and list the schemas that changed since release
+  -h, --help  show this text
 Names: ${SCHEMA_NAMES.join(', ')}`
 
-const { values, positionals } = parseArgs({
-  options: { check: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-  allowPositionals: true,
-})
+let parsed
+try {
+  parsed = parseArgs({
+    options: {
+      check: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+  })
+} catch (err) {
+  console.error(`${(err as Error).message}\n\n${HELP}`)
+  process.exit(2)
+}
+const { values, positionals } = parsed
 if (values.help) {
   console.log(HELP)
   process.exit(0)
@@ -44,7 +54,7 @@ for (const name of names) {
 }
 if (values.check && changed.length > 0) {
   console.error(
-    `unreleased schema changes: ${changed.join(', ')} (run node schemas/src/release-cli.ts to freeze them)`,
+    `unreleased schema changes: ${changed.join(', ')} (run npm exec -- node schemas/src/release-cli.ts to freeze them)`,
   )
   process.exit(1)
 }
