@@ -18,7 +18,7 @@ export interface DatasetOptions {
   seed?: number | string
   /** Number of shops. Default 50,000. */
   shops?: number
-  /** Number of merchants (at most `shops`). Default 5,000. */
+  /** Number of merchants (at most `shops`). Default 5,000, or shops / 10 when that is less. */
   merchants?: number
 }
 

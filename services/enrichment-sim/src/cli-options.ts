@@ -21,7 +21,8 @@ options:
   --host H            interface to listen on (default 127.0.0.1)
   --seed S            data seed, number or text (default 1)
   --shops N           number of shops (default 50000)
-  --merchants N       number of merchants (default 5000, at most --shops)
+  --merchants N       number of merchants (default 5000, or a tenth of --shops when
+                      that is less; at most --shops)
   --https             serve HTTPS with a generated self-signed certificate (needs openssl)
   --mutations N       background data changes per minute (default 6; 0 turns them off)
   --rate-limit N[/s]  requests per second per credential on /v5 (default unlimited)
