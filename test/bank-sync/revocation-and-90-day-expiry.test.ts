@@ -126,4 +126,48 @@ describe('consent lifecycle driven by the bank', () => {
     const missing = await fetch(`${gatewayUrl}/consents/00000000-0000-0000-0000-000000000000`)
     expect(missing.status).toBe(404)
   })
+
+  it('a non-terminal write that lands after ENDED (a raced writer) is answered by writing ENDED again', async () => {
+    const { consentId } = await h.grantThroughGateway(gatewayUrl, 'customer-race', 'user2')
+    await h.waitForSync(instance, consentId, 0, 'synced')
+    expect((await fetch(`${gatewayUrl}/consents/${consentId}`, { method: 'DELETE' })).status).toBe(200)
+    await expect.poll(() => instance.sync.ownedConsent(consentId)?.status).toBe('ENDED')
+    const ended = instance.sync.ownedConsent(consentId)
+    if (ended === undefined) throw new Error('unreachable')
+
+    // A stale writer (e.g. a sync that read before the end) writes ACTIVE with a higher version.
+    const producer = h.kit.producer()
+    await producer.connect()
+    await producer.send({
+      topic: h.topics.consents,
+      messages: [
+        {
+          key: consentId,
+          value: await h.codecs.consent.encode({
+            ...ended,
+            status: 'ACTIVE',
+            statusReason: 'STALE',
+            version: ended.version + 10,
+          }),
+        },
+      ],
+    })
+
+    const records = await h.readUntil(
+      h.topics.consents,
+      h.codecs.consent,
+      'ENDED written again after the stale ACTIVE',
+      (r) => {
+        const mine = r.filter((c) => c.key === consentId).map((c) => c.value)
+        const stale = mine.findIndex((c) => c.statusReason === 'STALE')
+        return stale >= 0 && mine.slice(stale + 1).some((c) => c.status === 'ENDED')
+      },
+    )
+    const mine = records.filter((c) => c.key === consentId).map((c) => c.value)
+    expect(mine.at(-1)).toMatchObject({ status: 'ENDED', accessToken: null, refreshToken: null })
+    expect(mine.at(-1)?.version).toBeGreaterThan(ended.version + 10)
+    expect(instance.sync.ownedConsent(consentId)?.status).toBe('ENDED')
+    const view = (await (await fetch(`${gatewayUrl}/consents/${consentId}`)).json()) as { status: string }
+    expect(view.status).toBe('ENDED')
+  })
 })

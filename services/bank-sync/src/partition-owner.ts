@@ -56,6 +56,8 @@ interface Entry {
   dueAt: number
   running: boolean
   failures: number
+  /** Highest version in the log, also of records not applied (a stale writer's): the next write goes above it. */
+  maxVersion: number
 }
 
 /**
@@ -140,7 +142,6 @@ export class PartitionOwner {
   /** A record of this partition, in log order. */
   apply(consent: Consent): void {
     const entry = this.#entries.get(consent.consentId)
-    const decision = decideConsentRecord(entry?.consent, consent)
     if (entry === undefined) {
       this.#entries.set(consent.consentId, {
         consent,
@@ -148,8 +149,14 @@ export class PartitionOwner {
         dueAt: this.#firstDue(consent),
         running: false,
         failures: 0,
+        maxVersion: consent.version,
       })
-    } else if (decision.action === 'apply') {
+      this.#pumpSoon()
+      return
+    }
+    entry.maxVersion = Math.max(entry.maxVersion, consent.version)
+    const decision = decideConsentRecord(entry.consent, consent)
+    if (decision.action === 'apply') {
       entry.consent = consent
       if (isTerminal(consent.status)) entry.needsReassert = false
       // While rebuilding, the schedule follows the latest record, so a restart does not
@@ -321,7 +328,7 @@ export class PartitionOwner {
         return null
       const next: Consent = {
         ...write.consent,
-        version: Math.max(current?.version ?? 0, write.consent.version) + 1,
+        version: Math.max(current?.version ?? 0, entry?.maxVersion ?? 0, write.consent.version) + 1,
         updatedAt: this.#o.sync.now(),
       }
       const { codecs, topics } = this.#o
@@ -358,7 +365,10 @@ export class PartitionOwner {
       for (const t of write.bankTransactions) metrics.transactions.inc({ change: t.changeType })
       metrics.rawEvents.inc(write.rawTransactions.length)
       const latest = this.#entries.get(id)
-      if (latest !== undefined && latest.consent.version < next.version) latest.consent = next
+      if (latest !== undefined) {
+        latest.maxVersion = Math.max(latest.maxVersion, next.version)
+        if (latest.consent.version < next.version) latest.consent = next
+      }
       return next
     }
     const result = this.#txChain.then(run, run)
