@@ -1,3 +1,5 @@
+import { SimDataError } from './errors.ts'
+
 /**
  * Check-digit arithmetic of bank account identifiers, so that generated accounts
  * pass the validation real banking software applies.
@@ -21,7 +23,7 @@ export function isValidCzechAccountPart(digits: string): boolean {
  * Distinct free digits give distinct numbers.
  */
 export function czechAccountNumber(freeDigits: string): string {
-  if (!/^[0-9]{8}$/.test(freeDigits)) throw new RangeError(`expected 8 digits, got ${freeDigits}`)
+  if (!/^[0-9]{8}$/.test(freeDigits)) throw new SimDataError(`expected 8 digits, got ${freeDigits}`, { code: 'SIM_DATA_INVALID_ARGUMENT', details: { freeDigits } })
   let base = 0
   for (let i = 0; i < 8; i++) base += Number(freeDigits[i]) * (CZ_WEIGHTS[i] as number)
   for (let ninth = 0; ninth <= 9; ninth++) {

@@ -1,4 +1,5 @@
 import { hashString } from './random.ts'
+import { SimDataError } from './errors.ts'
 
 /**
  * A compact string-key → integer index for millions of entries: an open-addressing
@@ -32,7 +33,7 @@ export class KeyIndex {
 
   /** Adds `key → value` unless the key is already taken. Returns whether it was added. */
   add(key: string, value: number): boolean {
-    if ((this.#size + 1) * 2 > this.#values.length) throw new RangeError('KeyIndex is full: construct it with the expected number of entries')
+    if ((this.#size + 1) * 2 > this.#values.length) throw new SimDataError('KeyIndex is full: construct it with the expected number of entries', { code: 'SIM_DATA_INVALID_ARGUMENT', details: { capacity: this.#values.length / 2 } })
     const hash = hashString(key) | 0
     for (let slot = hash & this.#mask; ; slot = (slot + 1) & this.#mask) {
       const existing = this.#values[slot] as number

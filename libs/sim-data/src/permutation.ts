@@ -1,4 +1,5 @@
 import { hashInts, mix32 } from './random.ts'
+import { SimDataError } from './errors.ts'
 
 /**
  * A keyed bijection on [0, domain) (a small Feistel network with cycle walking).
@@ -14,7 +15,7 @@ export class Permutation {
 
   constructor(domain: number, key: number) {
     if (!Number.isInteger(domain) || domain < 2 || domain > 2 ** 32) {
-      throw new RangeError(`permutation domain must be an integer in [2, 2^32], got ${domain}`)
+      throw new SimDataError(`permutation domain must be an integer in [2, 2^32], got ${domain}`, { code: 'SIM_DATA_INVALID_ARGUMENT', details: { domain } })
     }
     this.domain = domain
     const bits = Math.max(2, Math.ceil(Math.log2(domain)))
@@ -41,7 +42,7 @@ export class Permutation {
 
   #check(value: number): void {
     if (!Number.isInteger(value) || value < 0 || value >= this.domain) {
-      throw new RangeError(`value ${value} is outside the permutation domain [0, ${this.domain})`)
+      throw new SimDataError(`value ${value} is outside the permutation domain [0, ${this.domain})`, { code: 'SIM_DATA_INVALID_ARGUMENT', details: { value, domain: this.domain } })
     }
   }
 

@@ -1,3 +1,5 @@
+import { SimDataError } from './errors.ts'
+
 /**
  * Seeded, allocation-free randomness. Every generated value is a pure function of
  * (seed, namespace, index), so any shop or merchant can be produced on its own
@@ -36,7 +38,7 @@ export function hashString(text: string, salt = 0): number {
 /** Turns any seed (number or text) into a 32-bit integer. */
 export function seedToInt(seed: number | string): number {
   if (typeof seed === 'number') {
-    if (!Number.isFinite(seed)) throw new RangeError(`seed must be a finite number, got ${seed}`)
+    if (!Number.isFinite(seed)) throw new SimDataError(`seed must be a finite number, got ${seed}`, { code: 'SIM_DATA_INVALID_ARGUMENT', details: { seed } })
     return hashInts(Math.floor(seed) >>> 0, Math.floor(seed / 2 ** 32) >>> 0)
   }
   return hashString(seed, 0x5eed)
@@ -77,7 +79,7 @@ export class Rng {
   }
 
   pick<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new RangeError('cannot pick from an empty list')
+    if (items.length === 0) throw new SimDataError('cannot pick from an empty list', { code: 'SIM_DATA_INVALID_ARGUMENT' })
     return items[Math.floor(this.next() * items.length)] as T
   }
 

@@ -5,6 +5,7 @@ import type { CardMatchRule, SimDataset } from './dataset.ts'
 import { Rng, hashInts } from './random.ts'
 import { padDigits } from './text.ts'
 import type { BankAccount, SimShop } from './types.ts'
+import { SimDataError } from './errors.ts'
 
 export type SampleKind = 'card' | 'transfer'
 export type SampleOutcome = 'found' | 'notFound' | 'invalid'
@@ -47,7 +48,7 @@ const SAMPLE_NS = 99
  */
 export function generateSamples(dataset: SimDataset, options: SampleOptions = {}): Sample[] {
   const count = options.count ?? 20
-  if (!Number.isInteger(count) || count < 0 || count > 10_000) throw new RangeError(`sample count must be an integer from 0 to 10000, got ${count}`)
+  if (!Number.isInteger(count) || count < 0 || count > 10_000) throw new SimDataError(`sample count must be an integer from 0 to 10000, got ${count}`, { code: 'SIM_DATA_INVALID_ARGUMENT', details: { count } })
   const samples: Sample[] = []
   for (let i = 0; i < count; i++) {
     const rng = new Rng(hashInts(dataset.seed, SAMPLE_NS, options.seed ?? 0, i))
