@@ -1,3 +1,5 @@
+import { KafkaConfigError } from './errors.ts'
+
 /**
  * Outcome of one item of `mapInOrder`: its value, or the error it threw.
  */
@@ -17,7 +19,7 @@ export async function mapInOrder<T, R>(
   shouldContinue: () => boolean = () => true,
 ): Promise<Settled<R>[]> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`)
+    throw new KafkaConfigError(`concurrency must be a positive integer, got ${concurrency}`, { concurrency })
   }
   const results: Settled<R>[] = new Array(items.length)
   let next = 0
