@@ -192,6 +192,15 @@ describe('a consent granted through the gateway', () => {
     expect(denied.status).toBe(403)
     expect(await denied.text()).toContain('declined')
 
+    // The plain-link variant redirects the browser to the bank with a state of its own.
+    const link = await fetch(`${gatewayUrl}/consents/start?customerId=customer-45`, { redirect: 'manual' })
+    expect(link.status).toBe(302)
+    const location = new URL(link.headers.get('location') as string)
+    expect(`${location.origin}${location.pathname}`).toBe(`${h.sim.url}/oauth2/authorize`)
+    expect(location.searchParams.get('redirect_uri')).toBe(h.redirectUri)
+    expect(location.searchParams.get('scope')).toBe('AISP')
+    expect(location.searchParams.get('state')).toEqual(expect.any(String))
+
     const invalid = await fetch(`${gatewayUrl}/consents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
