@@ -99,6 +99,24 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
     return { consentId, url, expiresAt: claims.expiresAt }
   }
 
+  // Kafka or the registry failing while recording: say so instead of a bare 500 (nothing was recorded).
+  app.setErrorHandler((err, req, reply) => {
+    o.logger.error({ err, route: req.routeOptions.url }, 'consent gateway request failed')
+    count(req.routeOptions.url ?? 'unknown', 'error')
+    const status =
+      typeof (err as { statusCode?: unknown }).statusCode === 'number'
+        ? (err as { statusCode: number }).statusCode
+        : 503
+    if (status < 500)
+      return sendError(req, reply, { status, code: 'BAD_REQUEST', message: (err as Error).message })
+    return sendError(req, reply, {
+      status: 503,
+      code: 'CONSENT_NOT_RECORDED',
+      message:
+        'the consent could not be recorded right now; nothing was stored, please start the consent again in a moment',
+    })
+  })
+
   // Liveness of the gateway itself (the service's /healthz and /readyz are on METRICS_PORT).
   app.get('/healthz', async () => ({ status: 'ok' }))
 

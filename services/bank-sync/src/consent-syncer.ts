@@ -78,6 +78,12 @@ export type SyncOutcome =
   | { kind: 'skipped'; reason: string }
   | { kind: 'backoff'; code: string; retryAfterMs: number | undefined; error: unknown }
 
+/** The commit was refused: the consent became terminal (ended by the customer) while this sync ran. */
+const ENDED_MEANWHILE: SyncOutcome = {
+  kind: 'skipped',
+  reason: 'the consent reached a terminal state during the sync; nothing published',
+}
+
 interface Tokens {
   accessToken: string
   refreshToken: string
@@ -126,7 +132,7 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
       rawTransactions: [],
       reason: 'EXPIRING',
     })
-    if (written === null) return { kind: 'stopped', status: 'ENDED' }
+    if (written === null) return ENDED_MEANWHILE
     consent = written
     metrics.expiring.inc()
     logger.warn(
@@ -149,7 +155,7 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
 
   try {
     const refreshed = await ensureFreshAccessToken(consent, tokens, deps, false)
-    if (refreshed === null) return { kind: 'stopped', status: 'ENDED' }
+    if (refreshed === null) return ENDED_MEANWHILE
     ;({ consent, tokens } = refreshed)
     let result: Awaited<ReturnType<typeof readAccounts>>
     try {
@@ -158,7 +164,7 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
       if (!(err instanceof BankAccessTokenExpiredError)) throw err
       // The bank's clock ran ahead of ours: refresh once and read again.
       const again = await ensureFreshAccessToken(consent, tokens, deps, true)
-      if (again === null) return { kind: 'stopped', status: 'ENDED' }
+      if (again === null) return ENDED_MEANWHILE
       ;({ consent, tokens } = again)
       result = await readAccounts(consent, tokens, deps)
     }
@@ -168,7 +174,7 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
       rawTransactions: result.rawTransactions,
       reason: 'SYNC',
     })
-    if (written === null) return { kind: 'stopped', status: 'ENDED' }
+    if (written === null) return ENDED_MEANWHILE
     const added = result.bankTransactions.filter((t) => t.changeType === 'ADDED').length
     return {
       kind: 'synced',
