@@ -24,7 +24,7 @@ handleHelp({
 
 let cfg
 try {
-  cfg = loadConfig(SERVICE, pollerEnv)
+  cfg = loadConfig(SERVICE, pollerEnv, process.env)
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err
   process.stderr.write(`${err.message}\n`)

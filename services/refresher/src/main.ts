@@ -26,7 +26,7 @@ handleHelp({
 
 let cfg
 try {
-  cfg = loadConfig(SERVICE, refresherEnv)
+  cfg = loadConfig(SERVICE, refresherEnv, process.env)
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err
   process.stderr.write(`${err.message}\n`)

@@ -66,7 +66,7 @@ let cfg
 let invalidationsSince: Date | undefined
 let enrichedSince: Date | undefined
 try {
-  cfg = loadConfig('reenrich', env)
+  cfg = loadConfig('reenrich', env, process.env)
   if (args['from-invalidations'] !== undefined)
     invalidationsSince = moment(args['from-invalidations'], '--from-invalidations')
   if (args['enriched-since'] !== undefined) enrichedSince = moment(args['enriched-since'], '--enriched-since')
