@@ -307,7 +307,10 @@ export async function readOutcomes(kafka: Kafka, serde: AvroSerde, topics: Inges
   for (const r of enrichedRecords) {
     const value = await codec.decode(r.value)
     enriched.set(value.transactionId, [...(enriched.get(value.transactionId) ?? []), value])
-    positions.set(value.transactionId, [...(positions.get(value.transactionId) ?? []), `${r.partition}@${r.offset}`])
+    positions.set(value.transactionId, [
+      ...(positions.get(value.transactionId) ?? []),
+      `${r.partition}@${r.offset}`,
+    ])
   }
   const dlq = new Map<string, { code: string | undefined; count: number }>()
   for (const r of dlqRecords) {
