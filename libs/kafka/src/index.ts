@@ -47,6 +47,7 @@ export type {
   Transform,
   TransformContext,
 } from './pipeline-types.ts'
+export { isFencedError } from './fencing.ts'
 export { scanTopic } from './topic-scan.ts'
 export type { TopicScanOptions } from './topic-scan.ts'
 export { withTransaction } from './with-transaction.ts'

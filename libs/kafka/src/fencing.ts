@@ -6,6 +6,11 @@
 const FENCED_TYPES = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED', 'TRANSACTION_COORDINATOR_FENCED'])
 const PRODUCER_FENCED_CODE = 90
 
+/**
+ * True when `err` (or an error it wraps as `cause` or KafkaJS `originalError`)
+ * says this transactional producer was fenced by a newer one with the same id:
+ * the instance must stop, retrying cannot help.
+ */
 export function isFencedError(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 5) return false
   const e = err as { type?: unknown; code?: unknown; cause?: unknown; originalError?: unknown }
