@@ -195,6 +195,21 @@ describe('HttpClient basics', () => {
     expect(err.message).toMatch(/exceeds 1000 bytes/)
   })
 
+  it('answers a HEAD whose Content-Length exceeds maxResponseBytes (a HEAD answer has no body)', async () => {
+    const srv = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '50000' })
+      res.end()
+    })
+    const res = await client({ baseUrl: srv.url, maxResponseBytes: 1_000 }).request({
+      operation: 'head',
+      method: 'HEAD',
+      path: '/',
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers['content-length']).toBe('50000')
+    expect(res.text).toBe('')
+  })
+
   it('reads chunked bodies (no Content-Length) whole, and refuses them above maxResponseBytes', async () => {
     const chunked =
       (parts: string[]): Handler =>
@@ -547,6 +562,38 @@ describe('HttpClient network failures', () => {
     )
     expect(err).toBeInstanceOf(HttpTimeoutError)
     expect(err).toMatchObject({ phase: 'body' })
+  })
+
+  it('times out between body chunks of a body with Content-Length too', async () => {
+    const srv = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"partial":')
+    })
+    const err = await rejection(
+      client({ baseUrl: srv.url, timeouts: { bodyMs: 150 }, retry: { retries: 0 } }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+      }),
+    )
+    expect(err).toBeInstanceOf(HttpTimeoutError)
+    expect(err).toMatchObject({ phase: 'body' })
+  })
+
+  it('reports a body with Content-Length cut short by the server as a retriable HttpNetworkError', async () => {
+    const srv = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"partial":', () => res.socket?.destroy())
+    })
+    const err = await rejection(
+      client({ baseUrl: srv.url, retry: { retries: 0 } }).request({
+        operation: 'o',
+        method: 'GET',
+        path: '/',
+      }),
+    )
+    expect(err).toBeInstanceOf(HttpNetworkError)
+    expect(err).toMatchObject({ code: 'HTTP_NETWORK_ERROR', retriable: true })
   })
 })
 

@@ -432,7 +432,12 @@ export class HttpClient {
       })
       status = res.statusCode
       const ok = status >= 200 && status < 300
-      const text = await readBody(res, ok ? this.#maxResponseBytes : this.#maxErrorBodyBytes, !ok)
+      const text = await readBody(
+        res,
+        req.method === 'HEAD',
+        ok ? this.#maxResponseBytes : this.#maxErrorBodyBytes,
+        !ok,
+      )
       if (this.#hooks.onResponse !== undefined) {
         const durationMs = performance.now() - started
         this.#callHook('onResponse', () => this.#hooks.onResponse?.({ ...context, status, durationMs }))
@@ -504,9 +509,15 @@ function encodeBody(req: HttpRequest): { body: string | undefined; contentType: 
   return { body: undefined, contentType: undefined }
 }
 
-async function readBody(res: Dispatcher.ResponseData, limit: number, truncate: boolean): Promise<string> {
+async function readBody(
+  res: Dispatcher.ResponseData,
+  head: boolean,
+  limit: number,
+  truncate: boolean,
+): Promise<string> {
   const body = res.body
-  const header = res.headers['content-length']
+  // A HEAD answer's Content-Length describes the body a GET would get; it has none.
+  const header = head ? undefined : res.headers['content-length']
   const length = typeof header === 'string' && /^[0-9]+$/.test(header) ? Number(header) : undefined
   if (length !== undefined && length <= limit) {
     // The framing bounds the body, so undici's own collector can read it: much
@@ -515,6 +526,8 @@ async function readBody(res: Dispatcher.ResponseData, limit: number, truncate: b
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
   }
   if (length !== undefined && !truncate) {
+    // Nobody reads this stream, so the AbortError its destruction emits needs a listener.
+    body.on('error', ignore)
     body.destroy()
     throw new BodyTooLargeError(limit)
   }
@@ -538,6 +551,8 @@ async function readBody(res: Dispatcher.ResponseData, limit: number, truncate: b
   }
   return Buffer.concat(chunks, size).toString('utf8')
 }
+
+function ignore(): void {}
 
 function statusError(
   exchange: Exchange,
