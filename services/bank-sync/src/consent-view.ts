@@ -18,6 +18,10 @@ export class ConsentView {
   readonly #logger: SyncLogger
   readonly #groupPrefix: string
   #consumer: Consumer | undefined
+  /** partition → end offset at start still to be reached. */
+  readonly #remaining = new Map<number, bigint>()
+  #caughtUpWaiters: Array<() => void> = []
+  #started = false
 
   constructor(options: {
     kafka: Kafka
@@ -47,7 +51,26 @@ export class ConsentView {
     if (decision.action === 'apply') this.#consents.set(consent.consentId, consent)
   }
 
+  /** True once every partition was read up to its end offset at start. */
+  get caughtUp(): boolean {
+    return this.#started && this.#remaining.size === 0
+  }
+
+  whenCaughtUp(): Promise<void> {
+    if (this.caughtUp) return Promise.resolve()
+    return new Promise((resolve) => this.#caughtUpWaiters.push(resolve))
+  }
+
   async start(): Promise<void> {
+    const admin = this.#kafka.admin()
+    await admin.connect()
+    try {
+      for (const p of await admin.fetchTopicOffsets(this.#topic)) {
+        if (BigInt(p.high) > BigInt(p.low)) this.#remaining.set(p.partition, BigInt(p.high))
+      }
+    } finally {
+      await admin.disconnect()
+    }
     // A private group per process: every instance reads every partition.
     const consumer = this.#kafka.consumer({
       groupId: `${this.#groupPrefix}-view-${randomBytes(6).toString('hex')}`,
@@ -56,6 +79,13 @@ export class ConsentView {
       maxWaitTimeInMs: 500,
     })
     this.#consumer = consumer
+    consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
+      const target = this.#remaining.get(e.payload.partition)
+      if (target !== undefined && BigInt(e.payload.lastOffset) + 1n >= target) {
+        this.#remaining.delete(e.payload.partition)
+        this.#checkCaughtUp()
+      }
+    })
     await consumer.connect()
     await consumer.subscribe({ topics: [this.#topic], fromBeginning: true })
     await consumer.run({
@@ -75,10 +105,18 @@ export class ConsentView {
         await heartbeat()
       },
     })
+    this.#started = true
+    this.#checkCaughtUp()
+  }
+
+  #checkCaughtUp(): void {
+    if (!this.caughtUp) return
+    for (const w of this.#caughtUpWaiters.splice(0)) w()
   }
 
   async stop(): Promise<void> {
     await this.#consumer?.disconnect()
+    for (const w of this.#caughtUpWaiters.splice(0)) w()
   }
 }
 

@@ -62,7 +62,7 @@ export interface BankSync {
   ownedPartitions(): number[]
   /** The state of a consent owned by this instance (never for consents of other instances). */
   ownedConsent(consentId: string): Consent | undefined
-  /** Resolves once every partition assigned so far is rebuilt. */
+  /** Resolves once every partition assigned so far is rebuilt (and the gateway's view has read the topic). */
   whenCaughtUp(): Promise<void>
   /** Stops syncing (in-flight syncs get a grace period), the gateway and every client. Idempotent. */
   stop(): Promise<void>
@@ -270,7 +270,11 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
     await gatewayApp.listen({ port: options.gateway?.port ?? 8190, host })
     const address = gatewayApp.server.address() as AddressInfo
     gatewayUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`
-    readiness.set(GATEWAY_CHECK, true, gatewayUrl)
+    readiness.set(GATEWAY_CHECK, false, 'reading the consents topic')
+    const url = gatewayUrl
+    void view.whenCaughtUp().then(() => {
+      if (!stopped) readiness.set(GATEWAY_CHECK, true, `${url}, ${view.size} consent(s) known`)
+    })
     logger.info({ url: gatewayUrl }, 'consent gateway listening')
   }
 
@@ -290,7 +294,10 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
       return undefined
     },
     whenCaughtUp: async () => {
-      await Promise.all([...owners.values()].map((o) => o.whenCaughtUp()))
+      await Promise.all([
+        ...[...owners.values()].map((o) => o.whenCaughtUp()),
+        ...(options.gateway === false ? [] : [view.whenCaughtUp()]),
+      ])
     },
     stop: () => {
       stopping ??= (async () => {
