@@ -21,10 +21,16 @@ describe('classifyPayment', () => {
     ).toBe('INTERNAL')
   })
 
-  it('DOMESTIC, not INTERNAL: a CZ IBAN at bank code 5500 with other check digits (the contract names the prefix)', () => {
+  it('INTERNAL: a CZ IBAN at bank code 5500 whatever its check digits (the bank code identifies the bank)', () => {
     expect(
       classifyPayment(payment({ creditorAccount: { identification: { iban: IBAN.rbOther } } })),
-    ).toMatchObject({ kind: 'DOMESTIC', bankCode: '5500' })
+    ).toMatchObject({ kind: 'INTERNAL', bankCode: '5500' })
+  })
+
+  it('DOMESTIC: a CZ IBAN at another bank, even with check digits 31', () => {
+    expect(
+      classifyPayment(payment({ creditorAccount: { identification: { iban: 'CZ31 0800 0000 0000 0000 0043' } } })).kind,
+    ).toBe('DOMESTIC')
   })
 
   it('INTERNAL: bank code 5500 without an IBAN (account number or creditor agent)', () => {

@@ -63,11 +63,13 @@ export function classifyPayment(
   const bankCode = creditorBankCode(request, iban)
   const base = { bankCode, missingSepaFields: [] as string[] }
 
-  // The contract names the literal prefix CZ315500 (as the bank's own table does). Other CZ
-  // IBANs at bank code 5500 carry other check digits and fall under DOMESTIC, which the
-  // bank treats the same way for every rule checked here.
-  if (iban?.startsWith(INTERNAL_IBAN_PREFIX)) {
-    return { ...base, kind: 'INTERNAL', reason: `creditor IBAN starts with ${INTERNAL_IBAN_PREFIX}` }
+  // The contract's "IBAN starts with CZ315500" names the bank's own IBANs, but in a
+  // Czech IBAN the two digits after CZ are per-account check digits (CZkk BBBB ...),
+  // so read literally it would classify by checksum. What identifies the bank is the
+  // bank code 5500 in positions 5-8; the bank simulator decides the same way
+  // (docs/DECISIONS.md). The literal prefix is one case of it.
+  if (iban !== undefined && (iban.startsWith(INTERNAL_IBAN_PREFIX) || (iban.startsWith('CZ') && iban.slice(4, 8) === OWN_BANK_CODE))) {
+    return { ...base, kind: 'INTERNAL', reason: `creditor IBAN is at bank code ${OWN_BANK_CODE}` }
   }
   if (!iban && bankCode === OWN_BANK_CODE) {
     return { ...base, kind: 'INTERNAL', reason: `creditor bank code is ${OWN_BANK_CODE} (no IBAN)` }
