@@ -513,17 +513,19 @@ export class EnrichmentClient {
    * one; a second 401 is an EnrichmentUnauthorizedError.
    */
   async #call(spec: CallSpec, intercept?: (err: unknown) => boolean): Promise<HttpResponse> {
+    const path = `${this.#prefix}${spec.path}`
     const request = (authorization: string): Promise<HttpResponse> => {
+      // Assigned one by one rather than spread: this runs for every API call.
       const req: HttpRequest = {
         operation: spec.operation,
         method: spec.method,
-        path: `${this.#prefix}${spec.path}`,
+        path,
         headers: { authorization },
-        ...(spec.query === undefined ? {} : { query: spec.query }),
-        ...(spec.json === undefined ? {} : { json: spec.json }),
-        ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }),
-        ...(spec.signal === undefined ? {} : { signal: spec.signal }),
       }
+      if (spec.query !== undefined) req.query = spec.query
+      if (spec.json !== undefined) req.json = spec.json
+      if (spec.idempotent !== undefined) req.idempotent = spec.idempotent
+      if (spec.signal !== undefined) req.signal = spec.signal
       return this.#http.request(req)
     }
     const handle = (err: unknown): never => {

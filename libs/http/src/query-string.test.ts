@@ -31,6 +31,14 @@ describe('buildQueryString', () => {
   })
 })
 
+describe('buildQueryString with many distinct names', () => {
+  it('encodes every name correctly past the size of its name table', () => {
+    for (let i = 0; i < 2_500; i++) {
+      expect(buildQueryString({ [`n ${i}!`]: 'v', fixed: null })).toBe(`n%20${i}%21=v&fixed=`)
+    }
+  })
+})
+
 describe('encodePathSegment', () => {
   it('keeps a segment a single segment', () => {
     expect(encodePathSegment('538Vq/x@gb y')).toBe('538Vq%2Fx%40gb%20y')

@@ -14,12 +14,32 @@ export type QueryParams = Readonly<Record<string, QueryValue>>
  */
 export function buildQueryString(params: QueryParams | undefined): string {
   if (params === undefined) return ''
-  const parts: string[] = []
-  for (const [name, value] of Object.entries(params)) {
+  let query = ''
+  for (const name of Object.keys(params)) {
+    const value = params[name]
     if (value === undefined) continue
-    parts.push(`${encodeQueryComponent(name)}=${value === null ? '' : encodeQueryComponent(String(value))}`)
+    const pair = `${encodedName(name)}=${value === null ? '' : encodeQueryComponent(String(value))}`
+    query = query === '' ? pair : `${query}&${pair}`
   }
-  return parts.join('&')
+  return query
+}
+
+/**
+ * Parameter names come from code (a handful per API), so their encoding is
+ * remembered; the bound keeps a caller that builds names from data from growing
+ * the table without limit.
+ */
+const NAME_CACHE_LIMIT = 1_000
+const encodedNames = new Map<string, string>()
+
+function encodedName(name: string): string {
+  let encoded = encodedNames.get(name)
+  if (encoded === undefined) {
+    encoded = encodeQueryComponent(name)
+    if (encodedNames.size >= NAME_CACHE_LIMIT) encodedNames.clear()
+    encodedNames.set(name, encoded)
+  }
+  return encoded
 }
 
 /** encodeURIComponent plus the RFC 3986 sub-delimiters it leaves alone, so values round-trip through any parser. */
@@ -55,9 +75,9 @@ export function redactUrl(url: URL): string {
 export function redactedQuery(params: QueryParams | undefined): string {
   if (params === undefined) return ''
   let query = ''
-  for (const [name, value] of Object.entries(params)) {
-    if (value === undefined) continue
-    query += `${query === '' ? '?' : '&'}${encodeQueryComponent(name)}=*`
+  for (const name of Object.keys(params)) {
+    if (params[name] === undefined) continue
+    query += `${query === '' ? '?' : '&'}${encodedName(name)}=*`
   }
   return query
 }
