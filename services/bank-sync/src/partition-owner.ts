@@ -6,6 +6,9 @@ import { syncConsent, type SyncDeps, type SyncOutcome, type SyncWrite } from './
 import { PartitionFencedError } from './errors.ts'
 import { isFencedError } from './fencing.ts'
 
+/** Records per send inside a sync's transaction (bank transaction records carry the bank's JSON, ~1-2 kB). */
+const SEND_SLICE = 200
+
 export interface BankSyncTopics {
   consents: string
   bankTransactions: string
@@ -344,8 +347,13 @@ export class PartitionOwner {
       const consentMessage: Message = { key: id, value: await codecs.consent.encode(next) }
       try {
         await withTransaction(producer, async (tx) => {
-          if (bankMessages.length > 0) await tx.send(topics.bankTransactions, bankMessages)
-          if (rawMessages.length > 0) await tx.send(topics.raw, rawMessages)
+          // A first sync with a long backfill can hold thousands of records: sent in slices so no
+          // produce request (one record batch per partition) grows past the broker's message.max.bytes.
+          for (let i = 0; i < bankMessages.length; i += SEND_SLICE) {
+            await tx.send(topics.bankTransactions, bankMessages.slice(i, i + SEND_SLICE))
+          }
+          for (let i = 0; i < rawMessages.length; i += SEND_SLICE)
+            await tx.send(topics.raw, rawMessages.slice(i, i + SEND_SLICE))
           await tx.send(topics.consents, [consentMessage])
           await this.#o.hooks.beforeCommit?.({ ...write, consent: next, partition: this.partition })
         })
