@@ -92,6 +92,15 @@ export class TableReader {
     consumer.on(consumer.events.END_BATCH_PROCESS, (e) =>
       this.#progress(e.payload.topic, e.payload.partition, e.payload.lastOffset),
     )
+    consumer.on(consumer.events.CRASH, (e) => {
+      logger?.error({ err: e.payload.error, restart: e.payload.restart }, 'table reader crashed')
+      // KafkaJS restarts the consumer after retriable errors; otherwise the table
+      // would silently stop following the refresher, so the instance says so.
+      if (!e.payload.restart && !this.#stopped) {
+        const reason = e.payload.error instanceof Error ? e.payload.error.message : String(e.payload.error)
+        this.#options.readiness?.set(TABLE_CHECK, false, `table reader stopped after an error: ${reason}`)
+      }
+    })
     await consumer.connect()
     await consumer.subscribe({ topics: [shops.topic, merchants.topic], fromBeginning: true })
     await consumer.run({

@@ -157,6 +157,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       logger?.error({ err, topic }, 'table record skipped: it does not decode as its schema'),
   })
 
+  let stopping: Promise<void> | undefined
   const outcomes = new OutcomeTracker()
   const paused = new Map<string, string>()
   const updateConsumerCheck = (): void => {
@@ -227,6 +228,12 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
         )
         updateConsumerCheck()
       },
+      onCrash: (e) => {
+        // A crash KafkaJS does not recover from leaves the instance consuming nothing.
+        if (e.restart || stopping !== undefined) return
+        const reason = e.error instanceof Error ? e.error.message : String(e.error)
+        readiness.set(CONSUMER_CHECK, false, `consumer stopped after an error: ${reason}`)
+      },
       onAssigned: (e) => {
         outcomes.retain(e.partitions)
         for (const key of [...paused.keys()])
@@ -245,7 +252,6 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   })
 
   let lagMonitor: LagMonitor | undefined
-  let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       const grace = options.stopGraceMs ?? 5_000
