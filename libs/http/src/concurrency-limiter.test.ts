@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ConcurrencyLimiter, LimiterStoppedError } from './concurrency-limiter.ts'
+import { ConcurrencyLimiter } from './concurrency-limiter.ts'
+import { LimiterStoppedError } from './errors.ts'
 
 /** A task that stays running until the test releases it. */
 function gate<T>(value: T): { task: () => Promise<T>; release: () => void; started: () => boolean } {
@@ -83,7 +84,11 @@ describe('ConcurrencyLimiter', () => {
     const stopping = limiter.stop('closed before start').then(() => (stopped = true))
     const err = await waiting.catch((e: unknown) => e)
     expect(err).toBeInstanceOf(LimiterStoppedError)
-    expect((err as Error).message).toBe('closed before start')
+    expect(err).toMatchObject({
+      code: 'HTTP_LIMITER_STOPPED',
+      retriable: false,
+      message: 'closed before start',
+    })
     await expect(limiter.schedule(async () => 'late')).rejects.toThrow(/stopped/)
     expect(stopped).toBe(false)
     first.release()

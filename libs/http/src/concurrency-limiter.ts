@@ -1,13 +1,7 @@
+import { LimiterStoppedError } from './errors.ts'
+
 /** Message of the error a job still waiting for a slot gets when its limiter stops. */
 export const LIMITER_STOPPED_MESSAGE = 'the HTTP client was closed before this request could start'
-
-/** Thrown by `schedule` on a stopped limiter, and to jobs dropped by `stop`. */
-export class LimiterStoppedError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'LimiterStoppedError'
-  }
-}
 
 interface Waiting {
   task: () => Promise<unknown>
@@ -41,7 +35,10 @@ export class ConcurrencyLimiter {
   }
 
   schedule<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#stopped) return Promise.reject(new LimiterStoppedError('this limiter has been stopped'))
+    if (this.#stopped)
+      return Promise.reject(
+        new LimiterStoppedError('the request limiter has been stopped (its HTTP client was closed)'),
+      )
     if (this.#running < this.#max) return this.#start(task)
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ task, resolve: resolve as (value: unknown) => void, reject })

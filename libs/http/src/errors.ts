@@ -24,6 +24,17 @@ export class HttpConfigError extends PipelineError {
   }
 }
 
+/**
+ * A request never started because its limiter was stopped (the client was
+ * closed): it was still waiting for a slot, or was scheduled afterwards. Not
+ * retriable on this client.
+ */
+export class LimiterStoppedError extends PipelineError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: 'HTTP_LIMITER_STOPPED', retriable: false, cause })
+  }
+}
+
 /** Common parent of the request-scoped errors below. */
 export class HttpRequestError extends PipelineError {
   readonly operation: string

@@ -20,6 +20,7 @@ export {
   HttpStatusError,
   HttpTimeoutError,
   HttpTlsError,
+  LimiterStoppedError,
   ThrottledError,
 } from './errors.ts'
 export type { HttpStatusErrorOptions, RequestContext, TimeoutPhase } from './errors.ts'

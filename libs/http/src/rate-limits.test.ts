@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { HttpConfigError } from './errors.ts'
+import { HttpConfigError, LimiterStoppedError } from './errors.ts'
 import { DEFAULT_RATE_LIMITS, createRequestLimiter, resolveRateLimits } from './rate-limits.ts'
 
 describe('resolveRateLimits', () => {
@@ -110,6 +110,7 @@ describe('createRequestLimiter', () => {
       await until(() => limiter.counts().running === 1 && limiter.counts().queued === 1)
       const stopping = limiter.stop()
       await expect(queued).rejects.toThrow(/closed before this request could start/)
+      await expect(queued).rejects.toBeInstanceOf(LimiterStoppedError)
       release()
       await first
       await stopping

@@ -1,6 +1,6 @@
 import Bottleneck from 'bottleneck'
 import { ConcurrencyLimiter, LIMITER_STOPPED_MESSAGE } from './concurrency-limiter.ts'
-import { HttpConfigError } from './errors.ts'
+import { HttpConfigError, LimiterStoppedError } from './errors.ts'
 
 /**
  * Rate and concurrency limits for one credential, as data. One RequestLimiter
@@ -119,7 +119,11 @@ function bottleneckScheduler(limits: RateLimits): Scheduler {
   })
   let stopping: Promise<void> | undefined
   return {
-    schedule: (task) => bottleneck.schedule(task),
+    schedule: (task) =>
+      // The same error type as the semaphore's for jobs dropped by stop (the task's own errors pass through).
+      bottleneck.schedule(task).catch((err: unknown) => {
+        throw err instanceof Bottleneck.BottleneckError ? new LimiterStoppedError(err.message, err) : err
+      }),
     counts() {
       const c = bottleneck.counts()
       return { queued: (c.RECEIVED ?? 0) + (c.QUEUED ?? 0), running: (c.RUNNING ?? 0) + (c.EXECUTING ?? 0) }
