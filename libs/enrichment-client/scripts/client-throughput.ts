@@ -80,7 +80,7 @@ const concurrency = positive('concurrency', args.concurrency)
 const batchConcurrency = positive('batch-concurrency', args['batch-concurrency'])
 const batchSize = positive('batch-size', args['batch-size'])
 const durationMs = positive('duration-ms', args['duration-ms'])
-const warmupMs = Number(args['warmup-ms'])
+const warmupMs = args['warmup-ms'] === '0' ? 0 : positive('warmup-ms', args['warmup-ms'])
 const rounds = positive('rounds', args.rounds)
 const shops = positive('shops', args.shops)
 const latencyMs = args['latency-ms']
