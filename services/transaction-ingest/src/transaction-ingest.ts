@@ -329,16 +329,23 @@ function registerTableGauges(registry: Registry, tables: MerchantTables): void {
   })
 }
 
-/** Every call of the port gets the instance's abort signal (the real client takes `{ signal }`). */
+/**
+ * Batch lookups and shop/merchant reads get the instance's abort signal, so that
+ * stop() can cut them short after its grace period. Per-record lookups (single
+ * mode, transfers) do not: thousands of concurrent requests each adding and
+ * removing a listener on one shared signal cost measurable CPU on the hot path
+ * (EventTarget keeps listeners in a list); at stop they end within the request
+ * timeout instead.
+ */
 function withSignal(client: EnrichmentPort, signal: AbortSignal): EnrichmentPort {
   const options = { signal }
   return {
-    findByCardTransaction: (input) => client.findByCardTransaction(input, options),
+    findByCardTransaction: (input) => client.findByCardTransaction(input),
     findByCardTransactionBatch: (inputs) => client.findByCardTransactionBatch(inputs, options),
-    completeFindByCardTransaction: (input) => client.completeFindByCardTransaction(input, options),
+    completeFindByCardTransaction: (input) => client.completeFindByCardTransaction(input),
     completeFindByCardTransactionBatch: (inputs) =>
       client.completeFindByCardTransactionBatch(inputs, options),
-    findByBankTransfer: (scheme, input) => client.findByBankTransfer(scheme, input, options),
+    findByBankTransfer: (scheme, input) => client.findByBankTransfer(scheme, input),
     getShop: (uid) => client.getShop(uid, options),
     getMerchant: (uid) => client.getMerchant(uid, options),
   }
