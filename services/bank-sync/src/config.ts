@@ -1,4 +1,5 @@
 import { bankApiVars, envVar, isLoopbackHost, kafkaVars, observabilityVars, parse } from '@tep/config'
+import { TOPICS } from '@tep/kafka'
 import { createKeyring, decodeKey, parseKeyring, type Keyring } from '@tep/token-cipher'
 import { z } from 'zod'
 import { BankSyncConfigError } from './errors.ts'
@@ -76,6 +77,19 @@ export const bankSyncEnv = {
       default: 'bank-sync',
     },
   ),
+  BANK_CONSENTS_TOPIC: envVar(
+    parse.nonEmpty,
+    'consents (compacted): read to own consents, written by the gateway and the sync',
+    {
+      default: TOPICS.bankConsents,
+    },
+  ),
+  BANK_TRANSACTIONS_TOPIC: envVar(parse.nonEmpty, 'bank transaction records (ADDED / MODIFIED)', {
+    default: TOPICS.bankTransactions,
+  }),
+  BANK_RAW_TOPIC: envVar(parse.nonEmpty, 'raw transactions handed to enrichment', {
+    default: TOPICS.transactionsRaw,
+  }),
   BANK_SYNC_TRANSACTIONAL_ID_PREFIX: envVar(
     z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, dot, dash or underscore'),
     'prefix of the per-partition transactional ids (<prefix>-<partition>)',

@@ -55,9 +55,15 @@ const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLe
 const admin = kafka.admin()
 await admin.connect()
 try {
+  // Same partitions and cleanup as the catalog topic, under the configured name.
+  const as = (name: string, catalog: Parameters<typeof topicSpec>[0]) => ({ ...topicSpec(catalog), name })
   await ensureTopics(
     admin,
-    [topicSpec(TOPICS.bankConsents), topicSpec(TOPICS.bankTransactions), topicSpec(TOPICS.transactionsRaw)],
+    [
+      as(cfg.BANK_CONSENTS_TOPIC, TOPICS.bankConsents),
+      as(cfg.BANK_TRANSACTIONS_TOPIC, TOPICS.bankTransactions),
+      as(cfg.BANK_RAW_TOPIC, TOPICS.transactionsRaw),
+    ],
     { logger },
   )
 } finally {
@@ -74,6 +80,11 @@ const sync = await startBankSync({
     redirectUri: cfg.BANK_REDIRECT_URI,
   },
   keyring: keys.keyring,
+  topics: {
+    consents: cfg.BANK_CONSENTS_TOPIC,
+    bankTransactions: cfg.BANK_TRANSACTIONS_TOPIC,
+    raw: cfg.BANK_RAW_TOPIC,
+  },
   groupId: cfg.BANK_SYNC_GROUP_ID,
   transactionalIdPrefix: cfg.BANK_SYNC_TRANSACTIONAL_ID_PREFIX,
   gateway: { port: cfg.CONSENT_GATEWAY_PORT, host: cfg.CONSENT_GATEWAY_HOST },

@@ -102,7 +102,9 @@ async function freePort(): Promise<number> {
 /** The enrichment simulator's data set the bank simulator's card payments and merchant transfers point at. */
 export const SIM_DATA = { seed: 1, shops: 3_000, merchants: 300 }
 
-export async function startHarness(options: { partitions?: number } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { partitions?: number; realClock?: boolean } = {},
+): Promise<Harness> {
   const kit = createKafkaTestKit()
   const kafka = createKafka({
     brokers: inject('kafkaBrokers'),
@@ -127,7 +129,8 @@ export async function startHarness(options: { partitions?: number } = {}): Promi
   const gatewayPort = await freePort()
   const redirectUri = `http://127.0.0.1:${gatewayPort}/consents/callback`
   const sim = await startBankSim({
-    wallClock: () => SIM_START,
+    // A frozen bank clock unless a test runs bank-sync as a separate process (which uses real time).
+    ...(options.realClock ? {} : { wallClock: () => SIM_START }),
     clients: 3,
     historyDays: 120,
     merchantData: SIM_DATA,
