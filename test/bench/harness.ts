@@ -152,7 +152,7 @@ export function spawnNode(ctx: BenchContext, name: string, script: string, args:
   }
 }
 
-export async function waitForHttpOk(url: string, timeoutMs = 120_000): Promise<void> {
+export async function waitForHttpOk(url: string, timeoutMs = 120_000, pollMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     try {
@@ -160,7 +160,7 @@ export async function waitForHttpOk(url: string, timeoutMs = 120_000): Promise<v
     } catch {
       // not yet
     }
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, pollMs))
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s`)
 }

@@ -25,7 +25,7 @@ Uses KAFKA_BROKERS/SCHEMA_REGISTRY_URL when set, otherwise a private local stack
 
 options:
   --scenarios a,b       run only these
-  --events N            events per throughput scenario (default 20000)
+  --events N            events per throughput scenario (default 50000)
   --naive-events N      events for the naive consumer (default 1500; it is slow by design)
   --latency-rate N      events per second for the latency run (default 1000)
   --latency-seconds N   length of the latency run (default 20)
@@ -68,7 +68,7 @@ async function main(): Promise<number> {
   const chosen = (values.scenarios?.split(',').map((s) => s.trim()) ?? [...ALL]) as Scenario[]
   const unknown = chosen.filter((s) => !ALL.includes(s))
   if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${ALL.join(', ')}`)
-  const events = num(values.events, 20_000, 'events')
+  const events = num(values.events, 50_000, 'events')
   const naiveEvents = num(values['naive-events'], 1_500, 'naive-events')
   const latencyRate = num(values['latency-rate'], 1_000, 'latency-rate')
   const latencySeconds = num(values['latency-seconds'], 20, 'latency-seconds')
