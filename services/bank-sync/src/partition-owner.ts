@@ -1,10 +1,9 @@
-import { transactionalProducerConfig, withTransaction, type TopicCodec } from '@tep/kafka'
+import { isFencedError, transactionalProducerConfig, withTransaction, type TopicCodec } from '@tep/kafka'
 import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
 import type { Kafka, Message, Producer } from 'kafkajs'
 import { decideConsentRecord, isTerminal } from './consent-status.ts'
 import { syncConsent, type SyncDeps, type SyncOutcome, type SyncWrite } from './consent-syncer.ts'
 import { PartitionFencedError } from './errors.ts'
-import { isFencedError } from './fencing.ts'
 
 /** Records per send inside a sync's transaction (bank transaction records carry the bank's JSON, ~1-2 kB). */
 const SEND_SLICE = 200
