@@ -52,3 +52,5 @@ export {
 } from './errors.ts'
 export type { ApiErrorBody, EnrichmentErrorOptions } from './errors.ts'
 export { toEnrichmentError } from './error-mapping.ts'
+export { merchantSnapshotData, shopSnapshotData } from './event-snapshots.ts'
+export type { MerchantAnswer, MerchantSnapshotData, ShopAnswer, ShopSnapshotData } from './event-snapshots.ts'

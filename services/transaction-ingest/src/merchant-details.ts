@@ -1,6 +1,7 @@
 import { PipelineError } from '@tep/errors'
 import type { Merchant, MerchantDataFetched, Shop } from '@tep/schemas'
 import { SingleFlight } from '@tep/http'
+import { merchantSnapshotData, shopSnapshotData } from '@tep/enrichment-client'
 import type { ApiMerchant, ApiShop, EnrichmentPort } from './enrichment-port.ts'
 import { toSystemic } from './lookup-outcome.ts'
 import { timed, type IngestMetrics } from './metrics.ts'
@@ -306,60 +307,14 @@ function isEntityNotFound(err: unknown): boolean {
 }
 
 /**
- * The API may omit any value (spec rule 6); the snapshot says "not returned" with
- * null. The uid asked for is kept as the key even if the answer names another
- * (a handle would resolve to a uid; we only ever ask by uid).
+ * The snapshot of an API answer (absent values as null, via the client's shared
+ * mapping), keyed by the uid asked for even if the answer names another (a handle
+ * would resolve to a uid; we only ever ask by uid).
  */
 export function shopSnapshot(api: ApiShop, uid: string, fetchedAt: number): Shop {
-  const address = api.location?.address
-  const coordinates = api.location?.coordinates
-  return {
-    uid,
-    type: api.type ?? null,
-    tags: api.tags ?? null,
-    merchantUid: api.merchantUid ?? null,
-    category:
-      api.category === undefined
-        ? null
-        : { name: api.category.name ?? null, logo: api.category.logo ?? null },
-    location:
-      api.location === undefined
-        ? null
-        : {
-            address:
-              address === undefined
-                ? null
-                : {
-                    street: address.street ?? null,
-                    city: address.city ?? null,
-                    zip: address.zip ?? null,
-                    country: address.country ?? null,
-                    areas: address.areas ?? null,
-                  },
-            coordinates:
-              coordinates === undefined
-                ? null
-                : {
-                    type: coordinates.type ?? null,
-                    lat: coordinates.lat ?? null,
-                    long: coordinates.long ?? null,
-                  },
-          },
-    url: api.url ?? null,
-    googlePlaceId: api.googlePlaceId ?? null,
-    fetchedAt,
-    invalidationItemId: null,
-  }
+  return { ...shopSnapshotData(api, uid), fetchedAt, invalidationItemId: null }
 }
 
 export function merchantSnapshot(api: ApiMerchant, uid: string, fetchedAt: number): Merchant {
-  return {
-    uid,
-    name: api.name ?? null,
-    logo: api.logo ?? null,
-    url: api.url ?? null,
-    categoryName: api.category?.name ?? null,
-    fetchedAt,
-    invalidationItemId: null,
-  }
+  return { ...merchantSnapshotData(api, uid), fetchedAt, invalidationItemId: null }
 }
