@@ -131,6 +131,13 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
     expected.set(`${mode}-pan`, { kind: 'DLQ', code: 'RAW_INVALID_FIELD' })
 
     await produceRaw(kit, serde, topics.input, events, broken)
+    // Each input exactly once, or an input duplicated by a retried produce request
+    // would read below as the pipeline duplicating its output.
+    const inputKeys = (await readTopic(kit.kafka, topics.input)).map(
+      (r) => r.key?.toString('utf8') ?? '<null>',
+    )
+    expect(inputKeys.length - new Set(inputKeys).size, 'duplicated raw input records').toBe(0)
+    expect(inputKeys.length).toBe(expected.size)
     const statsBefore = (await (await fetch(`${sim.url}/__admin/stats`)).json()) as {
       lookups: number
       requests: { byOperation: Record<string, number> }

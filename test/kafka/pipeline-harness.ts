@@ -16,6 +16,7 @@ import {
 } from '@tep/kafka'
 import { inject } from 'vitest'
 import { uniqueName, type KafkaTestKit } from '../support/kafka-test-kit.ts'
+import { INPUT_PRODUCER_CONFIG } from './input-producer-config.ts'
 
 export const PIPELINE_TEST_CONSUMER = {
   sessionTimeout: 10_000,
@@ -137,14 +138,17 @@ export function startPipeline(
   return { pipeline, started: pipeline.start() }
 }
 
-/** Produces `count` records keyed `k<i>` with values `v<i>` (non-transactional). */
+/**
+ * Produces `count` records keyed `k<i>` with values `v<i>` (non-transactional,
+ * idempotent: a retried request must not duplicate the input, see INPUT_PRODUCER_CONFIG).
+ */
 export async function produceInputs(
   kit: KafkaTestKit,
   topic: string,
   count: number,
   from = 0,
 ): Promise<string[]> {
-  const producer = kit.producer()
+  const producer = kit.producer(INPUT_PRODUCER_CONFIG)
   await producer.connect()
   const values = Array.from({ length: count }, (_, i) => `v${from + i}`)
   try {
