@@ -60,7 +60,7 @@ export interface KafkaTestKit {
   /** A KafkaJS client for the injected brokers, logLevel WARN. */
   readonly kafka: Kafka
   admin(): Admin
-  /** Java-compatible partitioner; bounded retries so a test against a dead broker fails instead of hanging. */
+  /** Java-compatible partitioner, idempotent (a retried request never duplicates test input); bounded retries so a test against a dead broker fails instead of hanging. */
   producer(config?: ProducerConfig): Producer
   /** Needs a `groupId`; test timings filled in unless given. */
   consumer(config: ConsumerConfig): Consumer
@@ -93,6 +93,12 @@ export function createKafkaTestKit(clientId: string = uniqueName('test')): Kafka
           createPartitioner: Partitioners.DefaultPartitioner,
           allowAutoTopicCreation: false,
           retry: { retries: 5 },
+          // Idempotent by default: KafkaJS retries a whole produce request when one
+          // partition in it fails or its response is lost, and a plain producer then
+          // writes test input twice, which a test reads as the code under test
+          // duplicating records (test/kafka/lost-produce-response-*.test.ts).
+          idempotent: true,
+          maxInFlightRequests: 1,
           ...config,
         }),
       ),
