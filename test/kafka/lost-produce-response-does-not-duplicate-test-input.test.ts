@@ -13,14 +13,14 @@ import { afterAll, describe, expect, inject, it } from 'vitest'
 import { produceRaw, serdeForTests } from '../ingest/ingest-harness.ts'
 import { createKafkaTestKit, uniqueName, type KafkaTestKit } from '../support/kafka-test-kit.ts'
 import { readTopic } from '../support/read-topic.ts'
-import { loseFirstProduceResponse, type LostProduceResponse } from './lost-produce-response.ts'
+import { API_KEYS, loseFirstResponse, type LostResponse } from './lost-response.ts'
 import { produceInputs } from './pipeline-harness.ts'
 
 const kit = createKafkaTestKit()
 afterAll(() => kit.disconnectAll())
 
 /** The kit, except that its producers connect through a socket that loses the first produce response. */
-function lossyKit(fault: LostProduceResponse): KafkaTestKit {
+function lossyKit(fault: LostResponse): KafkaTestKit {
   const kafka = new Kafka({
     clientId: uniqueName('lossy'),
     brokers: inject('kafkaBrokers'),
@@ -49,7 +49,7 @@ describe('a produce request whose response is lost and that is retried', () => {
   it('duplicates records sent by a plain producer (the mechanism behind the incident)', async () => {
     const topic = uniqueName('lost-response-plain')
     await kit.createTopics([topic], 3)
-    const fault = loseFirstProduceResponse()
+    const fault = loseFirstResponse(API_KEYS.produce)
     const producer = lossyKit(fault).producer()
     await producer.connect()
     try {
@@ -70,7 +70,7 @@ describe('a produce request whose response is lost and that is retried', () => {
   it("leaves exactly one copy of the pipeline tests' input (produceInputs)", async () => {
     const topic = uniqueName('lost-response-inputs')
     await kit.createTopics([topic], 3)
-    const fault = loseFirstProduceResponse()
+    const fault = loseFirstResponse(API_KEYS.produce)
     await produceInputs(lossyKit(fault), topic, 20)
     expect(fault.dropped()).toBe(true)
     expect(await keysIn(topic)).toEqual(Array.from({ length: 20 }, (_, i) => `k${i}`).sort())
@@ -79,7 +79,7 @@ describe('a produce request whose response is lost and that is retried', () => {
   it("leaves exactly one copy of the ingest tests' raw input (produceRaw)", async () => {
     const topic = uniqueName('lost-response-raw')
     await kit.createTopics([topic], 3)
-    const fault = loseFirstProduceResponse()
+    const fault = loseFirstResponse(API_KEYS.produce)
     const raw = Array.from({ length: 12 }, (_, i) => ({ key: `raw-${i}`, value: Buffer.from(`bytes ${i}`) }))
     await produceRaw(lossyKit(fault), serdeForTests(), topic, [], raw)
     expect(fault.dropped()).toBe(true)

@@ -1,22 +1,23 @@
 /**
  * Fault injection for KafkaJS: a socket factory that lets the broker handle the
- * first Produce request but loses its response by closing the connection the
- * moment the response arrives. The records are then in the log while the client
- * sees a closed connection (retriable) and sends the request again: the
- * "outcome unknown" case of a produce, made deterministic.
+ * first request of one kind (Produce, EndTxn) but loses its response by closing
+ * the connection the moment the response arrives. The broker has acted (records
+ * appended, transaction committed) while the client sees a closed connection:
+ * the "outcome unknown" case, made deterministic.
  */
 import net from 'node:net'
 import type { ISocketFactory } from 'kafkajs'
 
-const PRODUCE_API_KEY = 0
+/** Kafka protocol API keys of the requests a test may want to lose the answer to. */
+export const API_KEYS = { produce: 0, endTxn: 26 } as const
 
-export interface LostProduceResponse {
+export interface LostResponse {
   socketFactory: ISocketFactory
-  /** True once a Produce response was dropped. */
+  /** True once a response was dropped. */
   dropped(): boolean
 }
 
-export function loseFirstProduceResponse(): LostProduceResponse {
+export function loseFirstResponse(apiKey: number): LostResponse {
   let armed = true
   let droppedOne = false
   const socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
@@ -26,7 +27,7 @@ export function loseFirstProduceResponse(): LostProduceResponse {
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean
     // KafkaJS writes each request as one buffer: size, api key, version, correlation id.
     socket.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (armed && Buffer.isBuffer(chunk) && chunk.length >= 12 && chunk.readInt16BE(4) === PRODUCE_API_KEY) {
+      if (armed && Buffer.isBuffer(chunk) && chunk.length >= 12 && chunk.readInt16BE(4) === apiKey) {
         armed = false
         target = chunk.readInt32BE(8)
       }

@@ -75,6 +75,20 @@ interface PartitionState {
   producer: Producer | undefined
   /** Generation the producer was created in; a new assignment needs a new producer (fencing). */
   producerGeneration: number
+  /**
+   * The group's committed offset as read after fencing or after a failure. Records
+   * below it were committed by an earlier attempt or owner and are skipped, in the
+   * batch at hand and in later ones: it can lie beyond the batch that was fetched
+   * (a zombie committed more than one fetch holds). Cleared once consumption reaches it.
+   */
+  floor: bigint | undefined
+  /** Read the committed offset again before the next batch (set by every pause). */
+  recheckFloor: boolean
+  /**
+   * The offset a commit whose outcome is unknown would have committed: EndTxn was
+   * sent but its answer never came, so the broker may have committed it.
+   */
+  uncertainNext: bigint | undefined
   /** Consecutive systemic failures. */
   failures: number
   pausedSince: number | undefined
@@ -95,6 +109,17 @@ type Outcome =
  * broker surfaces as a systemic failure instead of hanging the batch.
  */
 const PRODUCER_RETRY = { initialRetryTime: 5, maxRetryTime: 5_000, retries: 15 }
+
+/**
+ * After a commit with an unknown outcome, how long the committed offset is read
+ * again until it shows that commit. Fencing (InitProducerId) settles the outcome,
+ * but Kafka's group coordinator applies a transaction's offsets to what
+ * OffsetFetch answers only after the commit markers are written, and KafkaJS
+ * 2.2.4 cannot ask for stable offsets only (KIP-447 require_stable). If the offset
+ * does not get there, the commit was aborted and the records are redone.
+ */
+const UNCERTAIN_COMMIT_WAIT_MS = 3_000
+const UNCERTAIN_COMMIT_POLL_MS = 50
 
 const DEFAULTS = {
   concurrency: 16,
@@ -213,6 +238,9 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         transactionalId: `${options.transactionalIdPrefix}-${topic}-${partition}`,
         producer: undefined,
         producerGeneration: -1,
+        floor: undefined,
+        recheckFloor: false,
+        uncertainNext: undefined,
         failures: 0,
         pausedSince: undefined,
         pausedCode: '',
@@ -247,12 +275,59 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     }
   }
 
-  /** Producer of the partition for the current generation, plus the committed offset read after fencing. */
-  async function ensureProducer(
-    ps: PartitionState,
-  ): Promise<{ producer: Producer; committedFloor: bigint | undefined }> {
-    if (ps.producer !== undefined && ps.producerGeneration === generation)
-      return { producer: ps.producer, committedFloor: undefined }
+  /** The group's committed offset of the partition; `undefined` when none. */
+  async function fetchCommitted(ps: PartitionState): Promise<bigint | undefined> {
+    const offsets = await admin!.fetchOffsets({ groupId, topics: [ps.topic] })
+    const committed = offsets
+      .find((t) => t.topic === ps.topic)
+      ?.partitions.find((p) => p.partition === ps.partition)?.offset
+    return committed === undefined || BigInt(committed) < 0n ? undefined : BigInt(committed)
+  }
+
+  /**
+   * Reads the committed offset into `ps.floor`. After a commit with an unknown
+   * outcome it reads again for a while until the offset shows that commit (see
+   * UNCERTAIN_COMMIT_WAIT_MS); a redo of committed records would duplicate them.
+   */
+  async function refreshFloor(ps: PartitionState): Promise<void> {
+    const uncertain = ps.uncertainNext
+    const deadline = Date.now() + UNCERTAIN_COMMIT_WAIT_MS
+    let floor = await fetchCommitted(ps)
+    while (
+      uncertain !== undefined &&
+      (floor === undefined || floor < uncertain) &&
+      Date.now() < deadline &&
+      state === 'running'
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, UNCERTAIN_COMMIT_POLL_MS))
+      floor = await fetchCommitted(ps)
+    }
+    if (uncertain !== undefined)
+      logger.info(
+        {
+          topic: ps.topic,
+          partition: ps.partition,
+          uncertain: uncertain.toString(),
+          committed: floor?.toString(),
+          outcome: floor !== undefined && floor >= uncertain ? 'committed' : 'aborted',
+        },
+        'outcome of the commit whose answer was lost',
+      )
+    ps.floor = floor
+    ps.recheckFloor = false
+    ps.uncertainNext = undefined
+  }
+
+  /**
+   * Producer of the partition for the current generation. A new one fences the
+   * previous owner first, and only then is the committed offset read (`ps.floor`),
+   * so a zombie's last commit is seen. The offset is read again after any failure.
+   */
+  async function ensureProducer(ps: PartitionState): Promise<Producer> {
+    if (ps.producer !== undefined && ps.producerGeneration === generation) {
+      if (ps.recheckFloor || ps.uncertainNext !== undefined) await refreshFloor(ps)
+      return ps.producer
+    }
     if (ps.producer !== undefined) await closeProducer(ps)
     const producer = kafka.producer(
       transactionalProducerConfig(ps.transactionalId, { transactionTimeout, retry: PRODUCER_RETRY }),
@@ -264,16 +339,12 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     // Fence: the first transaction() runs InitProducerId for this transactional id.
     const probe = await producer.transaction()
     await probe.abort()
-    const offsets = await admin!.fetchOffsets({ groupId, topics: [ps.topic] })
-    const committed = offsets
-      .find((t) => t.topic === ps.topic)
-      ?.partitions.find((p) => p.partition === ps.partition)?.offset
-    const floor = committed === undefined || BigInt(committed) < 0n ? undefined : BigInt(committed)
+    await refreshFloor(ps)
     logger.debug(
-      { transactionalId: ps.transactionalId, committed },
+      { transactionalId: ps.transactionalId, committed: ps.floor?.toString() },
       'transactional producer ready (previous owner fenced)',
     )
-    return { producer, committedFloor: floor }
+    return producer
   }
 
   function toKafkaMessage(output: OutputRecord): Message {
@@ -329,6 +400,7 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     const first = outcomes[0]!.record
     const last = outcomes[outcomes.length - 1]!.record
     const tx = await producer.transaction()
+    let endTxnSent = false
     try {
       if (writes.length > 0) await tx.sendBatch({ topicMessages: groupByTopic(writes) })
       await tx.sendOffsets({
@@ -341,8 +413,11 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         throw new PipelineStoppedError(
           `partition ${ps.topic}/${ps.partition} was sought or revoked during the batch`,
         )
+      endTxnSent = true
       await tx.commit()
     } catch (err) {
+      // A commit that failed after EndTxn went out may have happened all the same.
+      if (endTxnSent) ps.uncertainNext = BigInt(nextOffset(last.offset))
       await tx.abort().catch(() => undefined)
       throw err
     }
@@ -390,8 +465,10 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
         : undefined
     const delayMs = backoffDelay(policy, ps.failures, random, retryAfterMs)
     const tp = { topic: ps.topic, partition: ps.partition }
-    // Re-read from the first record whose outcome was not committed.
+    // Re-read from the first record whose outcome was not committed, and read the
+    // committed offset again before redoing anything.
     consumer!.seek({ ...tp, offset: fromOffset })
+    ps.recheckFloor = true
     payload.pause()
     ps.pausedSince ??= Date.now()
     ps.pausedCode = code
@@ -487,9 +564,9 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
     const { batch } = payload
     const ps = partitionState(batch.topic, batch.partition)
     if (state !== 'running' || payload.isStale() || batch.messages.length === 0) return
-    let ready: { producer: Producer; committedFloor: bigint | undefined }
+    let producer: Producer
     try {
-      ready = await ensureProducer(ps)
+      producer = await ensureProducer(ps)
     } catch (error) {
       await closeProducer(ps)
       if (state === 'running' && !payload.isStale())
@@ -497,22 +574,25 @@ export function createTransactionalPipeline(options: TransactionalPipelineOption
       return
     }
     let records = batch.messages.map((m) => toRecord(batch.topic, batch.partition, m))
-    if (ready.committedFloor !== undefined) {
-      const floor = ready.committedFloor
+    if (ps.floor !== undefined) {
+      const floor = ps.floor
       const skipped = records.filter((r) => BigInt(r.offset) < floor)
       if (skipped.length > 0) {
-        // A previous owner committed these after this instance fetched its start offset.
+        // Committed by an earlier attempt whose answer was lost, or by a previous
+        // owner after this instance fetched its start offset.
         logger.info(
           { topic: ps.topic, partition: ps.partition, skipped: skipped.length, committed: floor.toString() },
-          'skipping records committed by the previous owner',
+          'skipping records that are already committed',
         )
         payload.resolveOffset(skipped[skipped.length - 1]!.offset)
         records = records.filter((r) => BigInt(r.offset) >= floor)
       }
+      // Kept while the whole batch lay below it: the next batch may too.
+      if (records.length > 0) ps.floor = undefined
     }
     for (let i = 0; i < records.length; i += maxPerTxn) {
       if (state !== 'running' || payload.isStale()) return
-      const result = await processChunk(ps, ready.producer, records.slice(i, i + maxPerTxn), payload)
+      const result = await processChunk(ps, producer, records.slice(i, i + maxPerTxn), payload)
       if (result === 'failed' || ps.producer === undefined) return
     }
   }
