@@ -30,7 +30,8 @@ function lossyKit(fault: LostResponse): KafkaTestKit {
   return {
     ...kit,
     kafka,
-    // The kit's producer defaults, on the lossy client.
+    // The kit's producer settings on the lossy client, without the idempotence the kit
+    // now adds by default: the helpers below must not depend on the kit for it.
     producer: (config: ProducerConfig = {}) =>
       kafka.producer({
         createPartitioner: Partitioners.DefaultPartitioner,
@@ -50,7 +51,7 @@ describe('a produce request whose response is lost and that is retried', () => {
     const topic = uniqueName('lost-response-plain')
     await kit.createTopics([topic], 3)
     const fault = loseFirstResponse(API_KEYS.produce)
-    const producer = lossyKit(fault).producer()
+    const producer = lossyKit(fault).producer({ idempotent: false })
     await producer.connect()
     try {
       await producer.send({
