@@ -52,6 +52,21 @@ export class StringPool {
   get size(): number {
     return this.#values.length
   }
+
+  /** Every pooled string, in id order. */
+  values(): readonly string[] {
+    return this.#values
+  }
+
+  /**
+   * Appends `values` as the next ids, so a pool rebuilt on another thread keeps
+   * the ids its encoded records refer to. Only an empty pool can be restored.
+   */
+  restore(values: readonly string[]): void {
+    if (this.#values.length > 0) throw new Error('only an empty string pool can be restored')
+    for (const value of values) this.intern(value)
+    if (this.#values.length !== values.length) throw new Error('a pool state holds a string twice')
+  }
 }
 
 /** The pools of one table family, one per field path (created on first use). */
@@ -72,6 +87,21 @@ export class StringPools {
     let n = 0
     for (const pool of this.#byPath.values()) n += pool.size
     return n
+  }
+
+  /** Every pool's strings by path (plain data, for another thread). */
+  exportState(): Record<string, string[]> {
+    const state: Record<string, string[]> = {}
+    for (const [path, pool] of this.#byPath) state[path] = [...pool.values()]
+    return state
+  }
+
+  /**
+   * Fills the pools from `exportState` of pools that encoded with the same
+   * schemas. Codecs keep their pool objects, so the pools are filled in place.
+   */
+  restoreState(state: Readonly<Record<string, readonly string[]>>): void {
+    for (const [path, values] of Object.entries(state)) this.forPath(path).restore(values)
   }
 }
 

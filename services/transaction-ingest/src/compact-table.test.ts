@@ -65,4 +65,38 @@ describe('CompactTable', () => {
     for (let i = 0; i < 700; i++) expect(table.get(`k${i}`, asString)).toBe(i % 2 === 0 ? `w${i}` : `v${i}`)
     expect(table.size).toBe(700)
   })
+
+  it('moves to another table through a transfer with every entry, deletion and free slot intact', () => {
+    const source = new CompactTable()
+    for (let i = 0; i < 5_000; i++) put(source, `k${i}`, `v${i}:${'y'.repeat(i % 900)}`)
+    for (let i = 0; i < 5_000; i += 4) source.delete(`k${i}`)
+    const state = source.exportState()
+    // The buffers travel, not copies: the sender's are detached afterwards.
+    const moved = structuredClone(state, { transfer: CompactTable.transferables(state) })
+    expect(state.slots.byteLength).toBe(0)
+    expect(state.chunks.every((c) => c.byteLength === 0)).toBe(true)
+    expect(source.size).toBe(0)
+
+    const target = new CompactTable()
+    target.restoreState(moved)
+    expect(target.size).toBe(5_000 - 1_250)
+    for (let i = 0; i < 5_000; i++)
+      expect(target.get(`k${i}`, asString)).toBe(i % 4 === 0 ? undefined : `v${i}:${'y'.repeat(i % 900)}`)
+    // It keeps working as a table: tombstoned slots reused, the index grows, the arena appends.
+    for (let i = 0; i < 10_000; i += 2) put(target, `k${i}`, `w${i}`)
+    for (let i = 0; i < 10_000; i++) {
+      const expected = i % 2 === 0 ? `w${i}` : i < 5_000 ? `v${i}:${'y'.repeat(i % 900)}` : undefined
+      expect(target.get(`k${i}`, asString)).toBe(expected)
+    }
+  })
+
+  it('refuses a state whose index or chunks do not have the shape it writes', () => {
+    const state = new CompactTable().exportState()
+    expect(() => new CompactTable().restoreState({ ...state, slots: new Uint32Array(1000) })).toThrow(
+      /invalid index capacity 1000/,
+    )
+    expect(() => new CompactTable().restoreState({ ...state, chunks: [new ArrayBuffer(16)] })).toThrow(
+      /chunk that is not/,
+    )
+  })
 })

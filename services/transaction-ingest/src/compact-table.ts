@@ -2,7 +2,7 @@
  * A string-keyed map of byte values built to hold millions of entries in little
  * memory: no JS object, string or Buffer per entry.
  *
- * - Keys and values live back to back in an arena of 4 MiB chunks:
+ * - Keys and values live back to back in an arena of 32 MiB chunks:
  *   `[varint keyLength][key UTF-8][varint valueLength][value]`.
  * - An open-addressing hash index (linear probing) of two Uint32 arrays points
  *   into the arena: `slots` (arena location + 1; 0 empty; 0xFFFFFFFF deleted)
@@ -14,7 +14,11 @@
  * Cost per entry: the record bytes plus 8 / load-factor bytes of index
  * (≈ 11-21 bytes at the 0.375-0.75 load this keeps).
  */
-const CHUNK_SIZE = 4 * 1024 * 1024
+// 32 MiB is glibc's largest dynamic mmap threshold on 64-bit: a chunk of this
+// size is always its own mmap, never carved out of a malloc arena, so it cannot
+// pin the arena pages that the load's freed garbage (fetch buffers) sits in, and
+// the pages of its unused tail are never touched (allocUnsafe), so never resident.
+const CHUNK_SIZE = 32 * 1024 * 1024
 const MIN_CAPACITY = 1024
 const MAX_LOAD = 0.75
 const COMPACT_MIN_GARBAGE = 16 * 1024 * 1024
@@ -23,6 +27,21 @@ const DELETED = 0xffffffff
 const MAX_ARENA = 0xffffffff - 1
 
 export type ValueReader<T> = (chunk: Buffer, offset: number, length: number) => T
+
+/**
+ * Everything a CompactTable holds, as plain ArrayBuffers and numbers: it passes
+ * between threads (structured clone) and its buffers can be transferred, not copied.
+ */
+export interface CompactTableState {
+  chunks: ArrayBuffer[]
+  chunkPos: number
+  slots: Uint32Array<ArrayBuffer>
+  hashes: Uint32Array<ArrayBuffer>
+  size: number
+  deleted: number
+  liveBytes: number
+  garbageBytes: number
+}
 
 export class CompactTable {
   #chunks: Buffer[] = []
@@ -40,9 +59,14 @@ export class CompactTable {
     return this.#size
   }
 
-  /** Bytes held: arena chunks plus the index arrays. */
+  /**
+   * Bytes held: the arena chunks up to the write position of the last one (its
+   * tail is reserved address space, never written, so not resident) plus the
+   * index arrays.
+   */
   get memoryBytes(): number {
-    return this.#chunks.length * CHUNK_SIZE + this.#slots.byteLength + this.#hashes.byteLength
+    const arena = this.#chunks.length === 0 ? 0 : (this.#chunks.length - 1) * CHUNK_SIZE + this.#chunkPos
+    return arena + this.#slots.byteLength + this.#hashes.byteLength
   }
 
   get liveBytes(): number {
@@ -132,6 +156,56 @@ export class CompactTable {
     this.#deleted = 0
     this.#liveBytes = 0
     this.#garbageBytes = 0
+  }
+
+  /**
+   * Hands the table's memory over (for a transfer to another thread) and leaves
+   * this table empty. Each chunk owns its whole ArrayBuffer (chunk-sized allocations
+   * never come from Node's shared Buffer pool), so nothing else travels along.
+   */
+  exportState(): CompactTableState {
+    const state: CompactTableState = {
+      chunks: this.#chunks.map((c) => {
+        if (c.byteOffset !== 0 || c.byteLength !== c.buffer.byteLength)
+          throw new Error('a table chunk does not own its ArrayBuffer; it cannot be transferred')
+        return c.buffer as ArrayBuffer
+      }),
+      chunkPos: this.#chunkPos,
+      slots: this.#slots,
+      hashes: this.#hashes,
+      size: this.#size,
+      deleted: this.#deleted,
+      liveBytes: this.#liveBytes,
+      garbageBytes: this.#garbageBytes,
+    }
+    this.clear()
+    return state
+  }
+
+  /** Replaces the contents with a state produced by `exportState` (of this code version). */
+  restoreState(state: CompactTableState): void {
+    const capacity = state.slots.length
+    if (capacity < MIN_CAPACITY || (capacity & (capacity - 1)) !== 0 || state.hashes.length !== capacity)
+      throw new RangeError(`table state has an invalid index capacity ${capacity}`)
+    if (state.chunks.some((c) => c.byteLength !== CHUNK_SIZE))
+      throw new RangeError(`table state has a chunk that is not ${CHUNK_SIZE} bytes`)
+    this.#chunks = state.chunks.map((c) => Buffer.from(c))
+    this.#chunkPos = state.chunkPos
+    // Copied, not adopted: a buffer made on another thread lives in that thread's
+    // malloc arena, where one live block would keep the pages of everything the
+    // thread freed (its garbage) from going back to the system. Chunks need no
+    // copy: at CHUNK_SIZE each is an mmap of its own.
+    this.#slots = new Uint32Array(state.slots)
+    this.#hashes = new Uint32Array(state.hashes)
+    this.#size = state.size
+    this.#deleted = state.deleted
+    this.#liveBytes = state.liveBytes
+    this.#garbageBytes = state.garbageBytes
+  }
+
+  /** The ArrayBuffers of a state, to list as the transfer list of a postMessage. */
+  static transferables(state: CompactTableState): ArrayBuffer[] {
+    return [...state.chunks, state.slots.buffer, state.hashes.buffer]
   }
 
   *keys(): IterableIterator<string> {

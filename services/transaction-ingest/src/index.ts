@@ -1,7 +1,7 @@
 export { startTransactionIngest, DEFAULT_TOPICS, CONSUMER_CHECK } from './transaction-ingest.ts'
 export type { TransactionIngest, TransactionIngestOptions, IngestTopics } from './transaction-ingest.ts'
 export { TABLE_CHECK, TableReader } from './table-reader.ts'
-export type { TableReaderOptions } from './table-reader.ts'
+export type { TableLoaderConfig, TableReaderOptions } from './table-reader.ts'
 export { INGEST_ENV } from './config.ts'
 export { createMerchantTables, SnapshotTable, MAX_AGE_WITHOUT_INVALIDATIONS_MS } from './snapshot-table.ts'
 export type { MerchantTables, SnapshotTableOptions } from './snapshot-table.ts'

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { avroSchema, exampleMerchant, exampleShop, type Shop } from '@tep/schemas'
-import { createMerchantTables, MAX_AGE_WITHOUT_INVALIDATIONS_MS } from './snapshot-table.ts'
+import {
+  createMerchantTables,
+  MAX_AGE_WITHOUT_INVALIDATIONS_MS,
+  merchantTablesTransferables,
+} from './snapshot-table.ts'
 
 const DAY = 24 * 3_600_000
 
@@ -62,5 +66,38 @@ describe('shop and merchant tables', () => {
     expect(on.shops.get('stale')).toBeDefined()
     now += 1
     expect(off.shops.get('fresh')).toBeUndefined()
+  })
+
+  it('hands tables and string pools over to other tables that decode and extend them identically', () => {
+    const shopType = avroSchema('Shop').type
+    const loader = createMerchantTables({ invalidationsEnabled: true })
+    const shops: Shop[] = []
+    for (let i = 0; i < 200; i++) {
+      // A few categories and tags repeat, so pooled ids are in use on both sides of the hand-over.
+      const s = shop(`s${i}`, 1_700_000_000_000 + i, {
+        category: { name: `category ${i % 7}`, logo: null },
+        tags: [`tag${i % 3}`],
+        url: `https://chain.example/stores/${i}`,
+      })
+      shops.push(s)
+      loader.shops.applyFromTopic(s.uid, s)
+    }
+    loader.merchants.applyFromTopic('m1@cz', { ...exampleMerchant(), uid: 'm1@cz' })
+    const state = loader.exportState()
+    const moved = structuredClone(state, { transfer: merchantTablesTransferables(state) })
+    expect(loader.shops.size).toBe(0)
+
+    const serving = createMerchantTables({ invalidationsEnabled: true })
+    serving.restoreState(moved)
+    expect(serving.shops.size).toBe(200)
+    expect(serving.pooledStrings()).toBe(Object.values(moved.pools).reduce((n, v) => n + v.length, 0))
+    for (const s of shops) expect(shopType.toBuffer(serving.shops.get(s.uid))).toEqual(shopType.toBuffer(s))
+    expect(serving.merchants.get('m1@cz')?.uid).toBe('m1@cz')
+    // New entries reuse the pooled ids and add new ones after the restored ones.
+    const later = shop('s-new', 1_800_000_000_000, { category: { name: 'category 3', logo: null }, tags: ['fresh', 'tag1'] })
+    serving.shops.applyFromTopic(later.uid, later)
+    expect(shopType.toBuffer(serving.shops.get(later.uid))).toEqual(shopType.toBuffer(later))
+    expect(shopType.toBuffer(serving.shops.get('s3'))).toEqual(shopType.toBuffer(shops[3]))
+    expect(() => serving.restoreState(moved)).toThrow(/only be restored into empty tables/)
   })
 })

@@ -1,6 +1,6 @@
 import type { Merchant, Shop } from '@tep/schemas'
 import { avroSchema } from '@tep/schemas'
-import { CompactTable } from './compact-table.ts'
+import { CompactTable, type CompactTableState } from './compact-table.ts'
 import { createCompactCodec, StringPools, Writer, type CompactCodec } from './compact-codec.ts'
 
 /** Spec limit 4: without invalidations, shop and merchant results may be cached for at most one week. */
@@ -83,6 +83,15 @@ export class SnapshotTable<T extends Snapshot> {
     this.#table.delete(uid)
   }
 
+  /** Hands the stored entries over (see CompactTable.exportState); the table is empty afterwards. */
+  exportState(): CompactTableState {
+    return this.#table.exportState()
+  }
+
+  restoreState(state: CompactTableState): void {
+    this.#table.restoreState(state)
+  }
+
   #put(uid: string, value: T): void {
     if (value.uid !== uid) throw new TypeError(`snapshot uid ${value.uid} does not match its key ${uid}`)
     this.#writer.reset()
@@ -97,6 +106,25 @@ export interface MerchantTables {
   merchants: SnapshotTable<Merchant>
   /** Distinct pooled strings (categorical values shared by all entries). */
   pooledStrings(): number
+  /**
+   * Hands both tables and their string pools over as plain data plus
+   * transferable buffers (a table built on a loader thread moves to the serving
+   * thread without a copy); both tables are empty afterwards.
+   */
+  exportState(): MerchantTablesState
+  /** Takes over a state from `exportState`; only into tables that are still empty. */
+  restoreState(state: MerchantTablesState): void
+}
+
+export interface MerchantTablesState {
+  shops: CompactTableState
+  merchants: CompactTableState
+  pools: Record<string, string[]>
+}
+
+/** The buffers of a state, for the transfer list of a postMessage. */
+export function merchantTablesTransferables(state: MerchantTablesState): ArrayBuffer[] {
+  return [...CompactTable.transferables(state.shops), ...CompactTable.transferables(state.merchants)]
 }
 
 // Strings that are unique per entity gain nothing from pooling and would only grow the pool.
@@ -118,9 +146,23 @@ export function createMerchantTables(options: SnapshotTableOptions): MerchantTab
     leadingLong: 'fetchedAt',
     inlineStrings: MERCHANT_INLINE,
   })
+  const shops = new SnapshotTable(shopCodec, writer, options)
+  const merchants = new SnapshotTable(merchantCodec, writer, options)
   return {
-    shops: new SnapshotTable(shopCodec, writer, options),
-    merchants: new SnapshotTable(merchantCodec, writer, options),
+    shops,
+    merchants,
     pooledStrings: () => pools.size,
+    exportState: () => ({
+      pools: pools.exportState(),
+      shops: shops.exportState(),
+      merchants: merchants.exportState(),
+    }),
+    restoreState: (state) => {
+      if (shops.size > 0 || merchants.size > 0 || pools.size > 0)
+        throw new Error('table state can only be restored into empty tables')
+      pools.restoreState(state.pools)
+      shops.restoreState(state.shops)
+      merchants.restoreState(state.merchants)
+    },
   }
 }

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { Worker } from 'node:worker_threads'
 import { isRetriable } from '@tep/errors'
 import type { KafkaLogger, TopicCodec } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
 import type { Readiness } from '@tep/observability'
 import type { Consumer, Kafka } from 'kafkajs'
-import type { MerchantTables } from './snapshot-table.ts'
+import type { MerchantTables, MerchantTablesState } from './snapshot-table.ts'
 
 export interface TableReaderOptions {
   kafka: Kafka
@@ -20,7 +23,55 @@ export interface TableReaderOptions {
   /** Records of the compacted topics that could not be decoded and were skipped. */
   onSkipped?: (topic: string, error: unknown) => void
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
+  /**
+   * Load the bulk of the topics in a worker thread (see TableLoaderConfig);
+   * without it the whole load runs on the calling thread.
+   */
+  loader?: TableLoaderConfig
+  /** KafkaJS fetch limits of this reader's consumer (KafkaJS defaults: 1 MiB per partition, 10 MiB). */
+  fetch?: { maxBytesPerPartition?: number; maxBytes?: number }
+  /**
+   * Stop applying records once caught up (the loader thread uses this so that
+   * the tables and `positions()` stay consistent while it hands them over).
+   */
+  freezeWhenCaughtUp?: boolean
 }
+
+/**
+ * How a loader thread reaches Kafka and the registry. Loading a million records
+ * through KafkaJS leaves a large young generation and malloc'd fetch buffers
+ * behind that the process keeps; a worker thread's heap and buffers go away
+ * when it exits, and only the finished table (transferred, not copied) stays.
+ */
+export interface TableLoaderConfig {
+  brokers: string[]
+  clientId: string
+  registryUrl: string
+  /** KafkaJS fetch limits during the load; smaller fetches keep the loader's peak lower. */
+  maxBytesPerPartition?: number
+  maxBytes?: number
+}
+
+/** Next offset to read per `${topic}:${partition}` (only partitions with applied records). */
+export type TablePositions = Record<string, string>
+
+/** What the loader thread posts to its parent. */
+export type TableLoaderMessage =
+  | { type: 'loaded'; state: MerchantTablesState; positions: TablePositions }
+  | { type: 'skipped'; topic: string; error: unknown }
+  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; obj: object; msg?: string }
+
+/** What the parent hands the loader thread as workerData. */
+export interface TableLoaderData {
+  loader: TableLoaderConfig
+  shopsTopic: string
+  merchantsTopic: string
+  groupPrefix: string
+  consumer?: TableReaderOptions['consumer']
+}
+
+const LOADER_URL = new URL('./table-load-worker.ts', import.meta.url)
+const LOADER_YOUNG_GENERATION_MB = 16
 
 export const TABLE_CHECK = 'table'
 
@@ -44,6 +95,10 @@ export class TableReader {
   #resolveCaughtUp: () => void = () => {}
   /** `${topic}:${partition}` → end offset to reach; deleted once reached. */
   readonly #remaining = new Map<string, bigint>()
+  /** `${topic}:${partition}` → offset after the last applied record. */
+  readonly #positions = new Map<string, bigint>()
+  #frozen = false
+  #worker: Worker | undefined
 
   constructor(options: TableReaderOptions) {
     this.#options = options
@@ -62,19 +117,33 @@ export class TableReader {
     return this.#remaining.size === 0 && this.#consumer !== undefined
   }
 
+  /** Where reading continues, per partition that had records applied. */
+  positions(): TablePositions {
+    const out: TablePositions = {}
+    for (const [key, offset] of this.#positions) out[key] = offset.toString()
+    return out
+  }
+
   async start(): Promise<void> {
     const { kafka, shops, merchants, logger } = this.#options
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      for (const topic of [shops.topic, merchants.topic]) {
-        for (const p of await admin.fetchTopicOffsets(topic)) {
-          const high = BigInt(p.high)
-          if (high > BigInt(p.low)) this.#remaining.set(`${topic}:${p.partition}`, high)
+    if (this.#options.loader !== undefined) {
+      // The loader caught up to the end offsets it saw; this thread then only
+      // follows what was written since, from where the loader stopped.
+      await this.#loadInWorker(this.#options.loader)
+      if (this.#stopped) return
+    } else {
+      const admin = kafka.admin()
+      await admin.connect()
+      try {
+        for (const topic of [shops.topic, merchants.topic]) {
+          for (const p of await admin.fetchTopicOffsets(topic)) {
+            const high = BigInt(p.high)
+            if (high > BigInt(p.low)) this.#remaining.set(`${topic}:${p.partition}`, high)
+          }
         }
+      } finally {
+        await admin.disconnect()
       }
-    } finally {
-      await admin.disconnect()
     }
     const groupId = `${this.#options.groupPrefix}-${randomBytes(6).toString('hex')}`
     const consumer = kafka.consumer({
@@ -84,8 +153,20 @@ export class TableReader {
       sessionTimeout: this.#options.consumer?.sessionTimeout ?? 30_000,
       heartbeatInterval: this.#options.consumer?.heartbeatInterval ?? 3_000,
       maxWaitTimeInMs: this.#options.consumer?.maxWaitTimeInMs ?? 500,
+      ...(this.#options.fetch?.maxBytesPerPartition === undefined
+        ? {}
+        : { maxBytesPerPartition: this.#options.fetch.maxBytesPerPartition }),
+      ...(this.#options.fetch?.maxBytes === undefined ? {} : { maxBytes: this.#options.fetch.maxBytes }),
     })
     this.#consumer = consumer
+    // The group never commits, so every (re)join would start from the beginning:
+    // continue from the last applied record instead (the loader's positions at first).
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      for (const [key, offset] of this.#positions) {
+        const sep = key.lastIndexOf(':')
+        consumer.seek({ topic: key.slice(0, sep), partition: Number(key.slice(sep + 1)), offset: offset.toString() })
+      }
+    })
     // END_BATCH_PROCESS also fires for fetches that held only transaction markers
     // or aborted records, whose offsets never reach eachBatch: without it a
     // partition ending in a commit marker would never count as caught up.
@@ -107,15 +188,19 @@ export class TableReader {
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat, isRunning }) => {
         const isShop = batch.topic === shops.topic
-        for (const message of batch.messages) {
-          if (!isRunning() || this.#stopped) return
-          const uid = message.key?.toString('utf8')
-          if (uid === undefined || uid === '') {
-            this.#options.onSkipped?.(batch.topic, new Error(`record at offset ${message.offset} has no key`))
-            continue
+        let last: string | undefined
+        try {
+          for (const message of batch.messages) {
+            if (!isRunning() || this.#stopped || this.#frozen) return
+            const uid = message.key?.toString('utf8')
+            if (uid === undefined || uid === '') {
+              this.#options.onSkipped?.(batch.topic, new Error(`record at offset ${message.offset} has no key`))
+            } else if (isShop) await this.#apply('SHOP', uid, message.value, shops.codec, batch.topic)
+            else await this.#apply('MERCHANT', uid, message.value, merchants.codec, batch.topic)
+            last = message.offset
           }
-          if (isShop) await this.#apply('SHOP', uid, message.value, shops.codec, batch.topic)
-          else await this.#apply('MERCHANT', uid, message.value, merchants.codec, batch.topic)
+        } finally {
+          if (last !== undefined) this.#positions.set(`${batch.topic}:${batch.partition}`, BigInt(last) + 1n)
         }
         await heartbeat()
       },
@@ -126,7 +211,66 @@ export class TableReader {
 
   async stop(): Promise<void> {
     this.#stopped = true
+    await this.#worker?.terminate()
     await this.#consumer?.disconnect()
+  }
+
+  /** Runs the catch-up in a worker thread and takes over its tables and positions. */
+  async #loadInWorker(loader: TableLoaderConfig): Promise<void> {
+    const { shops, merchants, logger, readiness } = this.#options
+    readiness?.set(TABLE_CHECK, false, 'catching up in the table loader thread')
+    const data: TableLoaderData = {
+      loader,
+      shopsTopic: shops.topic,
+      merchantsTopic: merchants.topic,
+      groupPrefix: this.#options.groupPrefix,
+      ...(this.#options.consumer === undefined ? {} : { consumer: this.#options.consumer }),
+    }
+    const started = Date.now()
+    const worker = new Worker(LOADER_URL, {
+      workerData: data,
+      // A small young generation: the loader's allocation rate would otherwise grow
+      // it to 128 MB of pages that V8 pools after the thread exits.
+      resourceLimits: { maxYoungGenerationSizeMb: LOADER_YOUNG_GENERATION_MB },
+    })
+    this.#worker = worker
+    const loaded = await new Promise<Extract<TableLoaderMessage, { type: 'loaded' }> | undefined>(
+      (resolve, reject) => {
+        let result: Extract<TableLoaderMessage, { type: 'loaded' }> | undefined
+        worker.on('message', (m: TableLoaderMessage) => {
+          if (m.type === 'loaded') {
+            result = m
+            // Its consumer has left already; idle keep-alive sockets (registry
+            // client) must not keep the thread, and its heap, alive.
+            void worker.terminate()
+          }
+          else if (m.type === 'skipped') this.#options.onSkipped?.(m.topic, m.error)
+          else logger?.[m.level]({ ...m.obj, thread: 'table-loader' }, m.msg)
+        })
+        worker.on('error', (err) =>
+          reject(new Error(`the table loader thread failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })),
+        )
+        // Waiting for the exit (not only the message) means its heap is gone before readiness.
+        worker.on('exit', (code) => {
+          if (result !== undefined || this.#stopped) resolve(result)
+          else reject(new Error(`the table loader thread exited with code ${code} before handing over the table`))
+        })
+      },
+    ).finally(() => {
+      this.#worker = undefined
+    })
+    if (loaded === undefined) return
+    this.#options.tables.restoreState(loaded.state)
+    for (const [key, offset] of Object.entries(loaded.positions)) this.#positions.set(key, BigInt(offset))
+    releaseLoaderMemory()
+    logger?.info(
+      {
+        shops: this.#options.tables.shops.size,
+        merchants: this.#options.tables.merchants.size,
+        loadMs: Date.now() - started,
+      },
+      'table loaded by the loader thread; following the topics from its positions',
+    )
   }
 
   async #apply<T extends Shop | Merchant>(
@@ -200,6 +344,28 @@ export class TableReader {
       true,
       `caught up: ${tables.shops.size} shops, ${tables.merchants.size} merchants`,
     )
+    if (this.#options.freezeWhenCaughtUp === true) this.#frozen = true
     this.#resolveCaughtUp()
   }
+}
+
+/**
+ * V8 keeps the pages of an exited thread's heap pooled for reuse until a
+ * memory-reducing GC of a live isolate releases them, which its memory reducer
+ * schedules only after several quiet seconds. The loader leaves ~100 MB there,
+ * so release it now, with one last-resort GC (the same call as
+ * `node --expose-gc`'s `gc()`, made reachable for this one call).
+ */
+function releaseLoaderMemory(): void {
+  let gc = (globalThis as { gc?: unknown }).gc
+  if (typeof gc !== 'function') {
+    setFlagsFromString('--expose-gc')
+    try {
+      gc = runInNewContext('gc') as unknown
+    } finally {
+      setFlagsFromString('--no-expose-gc')
+    }
+  }
+  if (typeof gc === 'function')
+    (gc as (options: object) => void)({ type: 'major', execution: 'sync', flavor: 'last-resort' })
 }

@@ -20,7 +20,7 @@ import { MerchantDetails } from './merchant-details.ts'
 import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
 import { OutcomeTracker } from './outcome-tracker.ts'
 import { createMerchantTables, type MerchantTables } from './snapshot-table.ts'
-import { TableReader } from './table-reader.ts'
+import { TableReader, type TableLoaderConfig } from './table-reader.ts'
 
 export interface IngestTopics {
   input: string
@@ -74,6 +74,11 @@ export interface TransactionIngestOptions {
     maxWaitTimeInMs?: number
     rebalanceTimeout?: number
   }
+  /**
+   * Load the shop/merchant table in a worker thread (its garbage leaves with the
+   * thread; see TableReader). Without it the table loads on this thread.
+   */
+  tableLoader?: TableLoaderConfig
   /** How often the input lag gauge is refreshed, ms; default 10 000. */
   lagIntervalMs?: number
   /** How long stop() lets in-flight API calls finish before aborting them, ms; default 5 000. */
@@ -152,6 +157,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     readiness,
     ...(logger === undefined ? {} : { logger }),
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
+    ...(options.tableLoader === undefined ? {} : { loader: options.tableLoader }),
     onApplied: (entity, uid, fetchedAt) => details.confirm(entity, uid, fetchedAt),
     onSkipped: (topic, err) =>
       logger?.error({ err, topic }, 'table record skipped: it does not decode as its schema'),
