@@ -1,6 +1,7 @@
 export { createKafka, PRODUCER_DEFAULTS, transactionalProducerConfig } from './kafka-client.ts'
 export type { KafkaClientConfig } from './kafka-client.ts'
 export { pinoLogCreator, SILENT_LOGGER } from './logger.ts'
+export { hideAbortedRecords, installReadCommittedFix } from './read-committed-fix.ts'
 export type { KafkaLogger } from './logger.ts'
 export { DEFAULT_PARTITIONS, TOPIC_CATALOG, TOPICS, topicCatalog, topicSpec } from './topic-catalog.ts'
 export type { CatalogOptions, CleanupPolicy, TopicName, TopicSpec } from './topic-catalog.ts'

@@ -8,6 +8,7 @@ import {
 } from 'kafkajs'
 import { KafkaConfigError } from './errors.ts'
 import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
+import { installReadCommittedFix } from './read-committed-fix.ts'
 
 export interface KafkaClientConfig {
   /** host:port list. */
@@ -43,6 +44,8 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
     )
   }
   if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
+  // KafkaJS's own read-committed filter can let aborted records through.
+  installReadCommittedFix()
   return new Kafka({
     brokers: config.brokers,
     clientId: config.clientId,
