@@ -44,6 +44,8 @@ export interface CompactTableState {
 }
 
 export class CompactTable {
+  /** Size of every arena chunk (a restored state's chunks must have it). */
+  static readonly CHUNK_SIZE = CHUNK_SIZE
   #chunks: Buffer[] = []
   #chunkPos = CHUNK_SIZE
   #slots = new Uint32Array(MIN_CAPACITY)
@@ -191,10 +193,9 @@ export class CompactTable {
       throw new RangeError(`table state has a chunk that is not ${CHUNK_SIZE} bytes`)
     this.#chunks = state.chunks.map((c) => Buffer.from(c))
     this.#chunkPos = state.chunkPos
-    // Copied, not adopted: a buffer made on another thread lives in that thread's
-    // malloc arena, where one live block would keep the pages of everything the
-    // thread freed (its garbage) from going back to the system. Chunks need no
-    // copy: at CHUNK_SIZE each is an mmap of its own.
+    // Copied, not adopted: a buffer that arrived in a message may be a view
+    // into a larger receive buffer, or sit in another thread's malloc arena and
+    // pin the pages of everything that thread freed.
     this.#slots = new Uint32Array(state.slots)
     this.#hashes = new Uint32Array(state.hashes)
     this.#size = state.size

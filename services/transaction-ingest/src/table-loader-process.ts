@@ -1,33 +1,46 @@
 /**
- * Entry of the table loader thread (started by TableReader when it has a
+ * Entry of the table loader process (forked by TableReader when it has a
  * `loader` config): reads both compacted topics up to their end offsets into
- * tables of its own, then transfers the tables' buffers, its string pools and
- * where it stopped to the parent thread, and exits. Everything else the load
- * allocated (KafkaJS fetch buffers and message objects, decoded records, a
- * young generation grown by the allocation rate) dies with this thread.
+ * tables of its own, then sends the tables' arena chunks, index, string pools
+ * and where it stopped to the parent over the IPC channel, and exits.
+ * Everything else the load allocated (KafkaJS fetch buffers and message
+ * objects, decoded records, a young generation grown by the allocation rate)
+ * goes back to the system with the process. A worker thread is not enough:
+ * V8 keeps an exited isolate's pages pooled, and glibc keeps the thread's
+ * malloc arenas, both for the life of the process.
  */
-import { parentPort, workerData } from 'node:worker_threads'
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { AvroSerde, createKafka, createSchemaRegistry, type KafkaLogger } from '@tep/kafka'
-import { createMerchantTables, merchantTablesTransferables } from './snapshot-table.ts'
-import { TableReader, type TableLoaderData, type TableLoaderMessage } from './table-reader.ts'
+import { createMerchantTables } from './snapshot-table.ts'
+import { TableReader, type TableLoaderData, type TableLoaderFiles, type TableLoaderMessage } from './table-reader.ts'
 
-const port = parentPort
-if (port === null) throw new Error('table-load-worker.ts runs only as a worker thread (started by TableReader)')
-const data = workerData as TableLoaderData
+if (process.send === undefined)
+  throw new Error('table-loader-process.ts runs only as a child forked by TableReader (it needs an IPC channel)')
+// Orphaned (the service was killed): stop at once instead of loading for nobody.
+process.on('disconnect', () => process.exit(1))
+
+function send(message: TableLoaderMessage): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.send!(message, undefined, {}, (err: Error | null) => (err ? reject(err) : resolve()))
+  })
+}
 
 function post(message: TableLoaderMessage): void {
+  let sendable = message
   try {
-    port!.postMessage(message)
+    structuredClone(message)
   } catch {
     // A log object that does not clone (functions, sockets) still reaches the log as JSON.
     if (message.type === 'log')
-      port!.postMessage({ ...message, obj: JSON.parse(JSON.stringify(message.obj, errorReplacer)) as object })
+      sendable = { ...message, obj: JSON.parse(JSON.stringify(message.obj, errorReplacer)) as object }
     else if (message.type === 'skipped')
-      port!.postMessage({
+      sendable = {
         ...message,
         error: new Error(message.error instanceof Error ? message.error.message : String(message.error)),
-      })
+      }
   }
+  send(sendable).catch(() => process.exit(1))
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {
@@ -41,6 +54,9 @@ const logger: KafkaLogger = {
   error: (obj, msg) => post({ type: 'log', level: 'error', obj, ...(msg === undefined ? {} : { msg }) }),
 }
 
+const data = await new Promise<TableLoaderData>((resolve) =>
+  process.once('message', (m) => resolve(m as TableLoaderData)),
+)
 const kafka = createKafka(
   { brokers: data.loader.brokers, clientId: `${data.loader.clientId}-table-loader`, logLevel: 'warn' },
   logger,
@@ -70,7 +86,30 @@ try {
   await reader.stop()
 }
 const state = tables.exportState()
-port.postMessage(
-  { type: 'loaded', state, positions: reader.positions() } satisfies TableLoaderMessage,
-  merchantTablesTransferables(state),
-)
+// The bulk goes through files in the directory the parent made, read straight
+// into the parent's own buffers: over the IPC channel it would pass through
+// receive buffers and copies that leave tens of MB of freed malloc memory behind.
+const files: TableLoaderFiles = { shops: [], merchants: [] }
+for (const table of ['shops', 'merchants'] as const) {
+  const { chunks, chunkPos, slots, hashes } = state[table]
+  const write = (name: string, bytes: Uint8Array): string => {
+    const file = path.join(data.spoolDir, `${table}-${name}`)
+    writeFileSync(file, bytes)
+    return file
+  }
+  for (let i = 0; i < chunks.length; i++) {
+    // The last chunk only up to where it was written.
+    const used = i === chunks.length - 1 ? chunkPos : (chunks[i] as ArrayBuffer).byteLength
+    files[table].push(write(`chunk-${i}`, new Uint8Array(chunks[i] as ArrayBuffer, 0, used)))
+  }
+  files[`${table}Slots`] = write('slots', new Uint8Array(slots.buffer))
+  files[`${table}Hashes`] = write('hashes', new Uint8Array(hashes.buffer))
+  state[table].chunks = []
+  state[table].slots = new Uint32Array(0)
+  state[table].hashes = new Uint32Array(0)
+}
+files.pools = path.join(data.spoolDir, 'pools.json')
+writeFileSync(files.pools, JSON.stringify(state.pools))
+state.pools = {}
+await send({ type: 'loaded', state, files, positions: reader.positions() })
+process.disconnect()

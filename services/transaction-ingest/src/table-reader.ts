@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto'
+import { fork, type ChildProcess } from 'node:child_process'
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { Worker } from 'node:worker_threads'
 import { isRetriable } from '@tep/errors'
 import type { KafkaLogger, TopicCodec } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
 import type { Readiness } from '@tep/observability'
 import type { Consumer, Kafka } from 'kafkajs'
+import { CompactTable } from './compact-table.ts'
 import type { MerchantTables, MerchantTablesState } from './snapshot-table.ts'
 
 export interface TableReaderOptions {
@@ -24,24 +29,25 @@ export interface TableReaderOptions {
   onSkipped?: (topic: string, error: unknown) => void
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   /**
-   * Load the bulk of the topics in a worker thread (see TableLoaderConfig);
+   * Load the bulk of the topics in a child process (see TableLoaderConfig);
    * without it the whole load runs on the calling thread.
    */
   loader?: TableLoaderConfig
   /** KafkaJS fetch limits of this reader's consumer (KafkaJS defaults: 1 MiB per partition, 10 MiB). */
   fetch?: { maxBytesPerPartition?: number; maxBytes?: number }
   /**
-   * Stop applying records once caught up (the loader thread uses this so that
+   * Stop applying records once caught up (the loader process uses this so that
    * the tables and `positions()` stay consistent while it hands them over).
    */
   freezeWhenCaughtUp?: boolean
 }
 
 /**
- * How a loader thread reaches Kafka and the registry. Loading a million records
- * through KafkaJS leaves a large young generation and malloc'd fetch buffers
- * behind that the process keeps; a worker thread's heap and buffers go away
- * when it exits, and only the finished table (transferred, not copied) stays.
+ * How the loader process reaches Kafka and the registry. Loading a million
+ * records through KafkaJS leaves a large young generation, pooled V8 pages and
+ * malloc'd fetch buffers behind that a process keeps (a worker thread's too);
+ * a child process gives them all back when it exits, and only the finished
+ * table (its arena bytes, index and string pools) comes over.
  */
 export interface TableLoaderConfig {
   brokers: string[]
@@ -55,14 +61,27 @@ export interface TableLoaderConfig {
 /** Next offset to read per `${topic}:${partition}` (only partitions with applied records). */
 export type TablePositions = Record<string, string>
 
-/** What the loader thread posts to its parent. */
+/** What the loader process sends its parent. */
 export type TableLoaderMessage =
-  | { type: 'loaded'; state: MerchantTablesState; positions: TablePositions }
+  | { type: 'loaded'; state: MerchantTablesState; files: TableLoaderFiles; positions: TablePositions }
   | { type: 'skipped'; topic: string; error: unknown }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; obj: object; msg?: string }
 
-/** What the parent hands the loader thread as workerData. */
+/** Files the loader wrote the bulk of the state to (arena chunks in order, index arrays, pools as JSON). */
+export interface TableLoaderFiles {
+  shops: string[]
+  merchants: string[]
+  shopsSlots?: string
+  shopsHashes?: string
+  merchantsSlots?: string
+  merchantsHashes?: string
+  pools?: string
+}
+
+/** What the parent sends the loader process first. */
 export interface TableLoaderData {
+  /** Directory (made and removed by the parent) for the state's files. */
+  spoolDir: string
   loader: TableLoaderConfig
   shopsTopic: string
   merchantsTopic: string
@@ -70,8 +89,7 @@ export interface TableLoaderData {
   consumer?: TableReaderOptions['consumer']
 }
 
-const LOADER_URL = new URL('./table-load-worker.ts', import.meta.url)
-const LOADER_YOUNG_GENERATION_MB = 16
+const LOADER_PATH = new URL('./table-loader-process.ts', import.meta.url)
 
 export const TABLE_CHECK = 'table'
 
@@ -98,7 +116,7 @@ export class TableReader {
   /** `${topic}:${partition}` → offset after the last applied record. */
   readonly #positions = new Map<string, bigint>()
   #frozen = false
-  #worker: Worker | undefined
+  #loaderProcess: ChildProcess | undefined
 
   constructor(options: TableReaderOptions) {
     this.#options = options
@@ -127,9 +145,10 @@ export class TableReader {
   async start(): Promise<void> {
     const { kafka, shops, merchants, logger } = this.#options
     if (this.#options.loader !== undefined) {
-      // The loader caught up to the end offsets it saw; this thread then only
+      // The loader caught up to the end offsets it saw; this process then only
       // follows what was written since, from where the loader stopped.
-      await this.#loadInWorker(this.#options.loader)
+      await this.#loadInChildProcess(this.#options.loader)
+      collectLoadGarbage(logger)
       if (this.#stopped) return
     } else {
       const admin = kafka.admin()
@@ -211,15 +230,25 @@ export class TableReader {
 
   async stop(): Promise<void> {
     this.#stopped = true
-    await this.#worker?.terminate()
+    this.#loaderProcess?.kill()
     await this.#consumer?.disconnect()
   }
 
-  /** Runs the catch-up in a worker thread and takes over its tables and positions. */
-  async #loadInWorker(loader: TableLoaderConfig): Promise<void> {
-    const { shops, merchants, logger, readiness } = this.#options
-    readiness?.set(TABLE_CHECK, false, 'catching up in the table loader thread')
+  /** Runs the catch-up in a child process and takes over its tables and positions. */
+  async #loadInChildProcess(loader: TableLoaderConfig): Promise<void> {
+    this.#options.readiness?.set(TABLE_CHECK, false, 'catching up in the table loader process')
+    const spoolDir = await mkdtemp(path.join(tmpdir(), 'tep-table-'))
+    try {
+      await this.#runLoader(loader, spoolDir)
+    } finally {
+      await rm(spoolDir, { recursive: true, force: true })
+    }
+  }
+
+  async #runLoader(loader: TableLoaderConfig, spoolDir: string): Promise<void> {
+    const { shops, merchants, logger } = this.#options
     const data: TableLoaderData = {
+      spoolDir,
       loader,
       shopsTopic: shops.topic,
       merchantsTopic: merchants.topic,
@@ -227,49 +256,56 @@ export class TableReader {
       ...(this.#options.consumer === undefined ? {} : { consumer: this.#options.consumer }),
     }
     const started = Date.now()
-    const worker = new Worker(LOADER_URL, {
-      workerData: data,
-      // A small young generation: the loader's allocation rate would otherwise grow
-      // it to 128 MB of pages that V8 pools after the thread exits.
-      resourceLimits: { maxYoungGenerationSizeMb: LOADER_YOUNG_GENERATION_MB },
-    })
-    this.#worker = worker
+    // No inherited execArgv (an --inspect port would clash); V8 structured
+    // clone on the channel so chunks and typed arrays travel as bytes.
+    const child = fork(LOADER_PATH, [], { execArgv: [], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    this.#loaderProcess = child
     const loaded = await new Promise<Extract<TableLoaderMessage, { type: 'loaded' }> | undefined>(
       (resolve, reject) => {
         let result: Extract<TableLoaderMessage, { type: 'loaded' }> | undefined
-        worker.on('message', (m: TableLoaderMessage) => {
-          if (m.type === 'loaded') {
-            result = m
-            // Its consumer has left already; idle keep-alive sockets (registry
-            // client) must not keep the thread, and its heap, alive.
-            void worker.terminate()
-          }
+        child.on('message', (raw) => {
+          const m = raw as TableLoaderMessage
+          if (m.type === 'loaded') result = m
           else if (m.type === 'skipped') this.#options.onSkipped?.(m.topic, m.error)
-          else logger?.[m.level]({ ...m.obj, thread: 'table-loader' }, m.msg)
+          else logger?.[m.level]({ ...m.obj, process: 'table-loader' }, m.msg)
         })
-        worker.on('error', (err) =>
-          reject(new Error(`the table loader thread failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })),
-        )
-        // Waiting for the exit (not only the message) means its heap is gone before readiness.
-        worker.on('exit', (code) => {
+        child.on('error', (err) => reject(new Error(`the table loader process failed: ${err.message}`, { cause: err })))
+        // Waiting for the exit (not only the message) means its memory is gone before readiness.
+        child.on('exit', (code, signal) => {
           if (result !== undefined || this.#stopped) resolve(result)
-          else reject(new Error(`the table loader thread exited with code ${code} before handing over the table`))
+          else
+            reject(
+              new Error(
+                `the table loader process exited (${signal ?? `code ${code}`}) before handing over the table; its log lines above say why`,
+              ),
+            )
         })
+        child.send(data)
       },
     ).finally(() => {
-      this.#worker = undefined
+      this.#loaderProcess = undefined
     })
     if (loaded === undefined) return
-    this.#options.tables.restoreState(loaded.state)
+    const { state, files } = loaded
+    for (const table of ['shops', 'merchants'] as const) {
+      state[table].chunks = files[table].map((file) => readInto(file, new ArrayBuffer(CompactTable.CHUNK_SIZE)))
+      const slots = files[`${table}Slots`]
+      const hashes = files[`${table}Hashes`]
+      if (slots === undefined || hashes === undefined) throw new Error(`the table loader sent no index for ${table}`)
+      state[table].slots = new Uint32Array(readInto(slots, new ArrayBuffer(fileSize(slots))))
+      state[table].hashes = new Uint32Array(readInto(hashes, new ArrayBuffer(fileSize(hashes))))
+    }
+    if (files.pools === undefined) throw new Error('the table loader sent no string pools')
+    state.pools = JSON.parse(readFileSync(files.pools, 'utf8')) as MerchantTablesState['pools']
+    this.#options.tables.restoreState(state)
     for (const [key, offset] of Object.entries(loaded.positions)) this.#positions.set(key, BigInt(offset))
-    releaseLoaderMemory()
     logger?.info(
       {
         shops: this.#options.tables.shops.size,
         merchants: this.#options.tables.merchants.size,
         loadMs: Date.now() - started,
       },
-      'table loaded by the loader thread; following the topics from its positions',
+      'table loaded by the loader process; following the topics from its positions',
     )
   }
 
@@ -349,23 +385,51 @@ export class TableReader {
   }
 }
 
-/**
- * V8 keeps the pages of an exited thread's heap pooled for reuse until a
- * memory-reducing GC of a live isolate releases them, which its memory reducer
- * schedules only after several quiet seconds. The loader leaves ~100 MB there,
- * so release it now, with one last-resort GC (the same call as
- * `node --expose-gc`'s `gc()`, made reachable for this one call).
- */
-function releaseLoaderMemory(): void {
-  let gc = (globalThis as { gc?: unknown }).gc
-  if (typeof gc !== 'function') {
-    setFlagsFromString('--expose-gc')
-    try {
-      gc = runInNewContext('gc') as unknown
-    } finally {
-      setFlagsFromString('--no-expose-gc')
+function fileSize(file: string): number {
+  return statSync(file).size
+}
+
+/** Reads `file` into the start of `target` with no intermediate buffer. */
+function readInto(file: string, target: ArrayBuffer): ArrayBuffer {
+  const fd = openSync(file, 'r')
+  try {
+    const size = fstatSync(fd).size
+    if (size > target.byteLength) throw new RangeError(`${file} is ${size} bytes, above the ${target.byteLength} expected`)
+    const view = new Uint8Array(target)
+    let done = 0
+    while (done < size) {
+      const n = readSync(fd, view, done, size - done, done)
+      if (n === 0) throw new Error(`${file} ended after ${done} of ${size} bytes`)
+      done += n
     }
+  } finally {
+    closeSync(fd)
   }
-  if (typeof gc === 'function')
-    (gc as (options: object) => void)({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+  return target
+}
+
+/**
+ * One memory-reducing full GC right after the hand-over. The pools' JSON and
+ * the parse leave ~50 MB of dead heap whose pages V8's memory reducer would
+ * give back only after several quiet seconds; this gives them back before the
+ * instance reports ready. It is `node --expose-gc`'s `gc()`, made reachable
+ * for this one call, so the service needs no V8 flags to be started with.
+ */
+function collectLoadGarbage(logger: KafkaLogger | undefined): void {
+  try {
+    let gc = (globalThis as { gc?: unknown }).gc
+    if (typeof gc !== 'function') {
+      setFlagsFromString('--expose-gc')
+      try {
+        gc = runInNewContext('gc') as unknown
+      } finally {
+        setFlagsFromString('--no-expose-gc')
+      }
+    }
+    if (typeof gc === 'function')
+      (gc as (options: object) => void)({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+  } catch (err) {
+    // Only an optimisation: the memory reducer frees the same pages a little later.
+    logger?.warn({ err }, 'could not run a garbage collection after loading the table')
+  }
 }
