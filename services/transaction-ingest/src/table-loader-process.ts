@@ -13,10 +13,17 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { AvroSerde, createKafka, createSchemaRegistry, type KafkaLogger } from '@tep/kafka'
 import { createMerchantTables } from './snapshot-table.ts'
-import { TableReader, type TableLoaderData, type TableLoaderFiles, type TableLoaderMessage } from './table-reader.ts'
+import {
+  TableReader,
+  type TableLoaderData,
+  type TableLoaderFiles,
+  type TableLoaderMessage,
+} from './table-reader.ts'
 
 if (process.send === undefined)
-  throw new Error('table-loader-process.ts runs only as a child forked by TableReader (it needs an IPC channel)')
+  throw new Error(
+    'table-loader-process.ts runs only as a child forked by TableReader (it needs an IPC channel)',
+  )
 // Orphaned (the service was killed): stop at once instead of loading for nobody.
 process.on('disconnect', () => process.exit(1))
 
@@ -73,11 +80,23 @@ const reader = new TableReader({
   logger,
   ...(data.consumer === undefined ? {} : { consumer: data.consumer }),
   fetch: {
-    ...(data.loader.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: data.loader.maxBytesPerPartition }),
+    ...(data.loader.maxBytesPerPartition === undefined
+      ? {}
+      : { maxBytesPerPartition: data.loader.maxBytesPerPartition }),
     ...(data.loader.maxBytes === undefined ? {} : { maxBytes: data.loader.maxBytes }),
   },
   freezeWhenCaughtUp: true,
   onSkipped: (topic, error) => post({ type: 'skipped', topic, error }),
+  // Nobody would ever hand the table over: fail the parent's start instead of hanging.
+  onFatal: (error) => {
+    const err = error instanceof Error ? error : new Error(String(error))
+    send({
+      type: 'log',
+      level: 'error',
+      obj: { err: { name: err.name, message: err.message } },
+      msg: 'the table loader consumer stopped after an error',
+    }).finally(() => process.exit(1))
+  },
 })
 try {
   await reader.start()

@@ -25,6 +25,8 @@ export interface TableReaderOptions {
   logger?: KafkaLogger
   /** Told about every applied record (fetched-snapshot confirmation). */
   onApplied?: (entity: 'SHOP' | 'MERCHANT', uid: string, fetchedAt: number | null) => void
+  /** The reader's consumer stopped for good after an error (KafkaJS gave up restarting it). */
+  onFatal?: (error: unknown) => void
   /** Records of the compacted topics that could not be decoded and were skipped. */
   onSkipped?: (topic: string, error: unknown) => void
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
@@ -183,7 +185,11 @@ export class TableReader {
     consumer.on(consumer.events.GROUP_JOIN, () => {
       for (const [key, offset] of this.#positions) {
         const sep = key.lastIndexOf(':')
-        consumer.seek({ topic: key.slice(0, sep), partition: Number(key.slice(sep + 1)), offset: offset.toString() })
+        consumer.seek({
+          topic: key.slice(0, sep),
+          partition: Number(key.slice(sep + 1)),
+          offset: offset.toString(),
+        })
       }
     })
     // END_BATCH_PROCESS also fires for fetches that held only transaction markers
@@ -199,6 +205,7 @@ export class TableReader {
       if (!e.payload.restart && !this.#stopped) {
         const reason = e.payload.error instanceof Error ? e.payload.error.message : String(e.payload.error)
         this.#options.readiness?.set(TABLE_CHECK, false, `table reader stopped after an error: ${reason}`)
+        this.#options.onFatal?.(e.payload.error)
       }
     })
     await consumer.connect()
@@ -213,7 +220,10 @@ export class TableReader {
             if (!isRunning() || this.#stopped || this.#frozen) return
             const uid = message.key?.toString('utf8')
             if (uid === undefined || uid === '') {
-              this.#options.onSkipped?.(batch.topic, new Error(`record at offset ${message.offset} has no key`))
+              this.#options.onSkipped?.(
+                batch.topic,
+                new Error(`record at offset ${message.offset} has no key`),
+              )
             } else if (isShop) await this.#apply('SHOP', uid, message.value, shops.codec, batch.topic)
             else await this.#apply('MERCHANT', uid, message.value, merchants.codec, batch.topic)
             last = message.offset
@@ -258,7 +268,11 @@ export class TableReader {
     const started = Date.now()
     // No inherited execArgv (an --inspect port would clash); V8 structured
     // clone on the channel so chunks and typed arrays travel as bytes.
-    const child = fork(LOADER_PATH, [], { execArgv: [], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    const child = fork(LOADER_PATH, [], {
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
     this.#loaderProcess = child
     const loaded = await new Promise<Extract<TableLoaderMessage, { type: 'loaded' }> | undefined>(
       (resolve, reject) => {
@@ -269,7 +283,9 @@ export class TableReader {
           else if (m.type === 'skipped') this.#options.onSkipped?.(m.topic, m.error)
           else logger?.[m.level]({ ...m.obj, process: 'table-loader' }, m.msg)
         })
-        child.on('error', (err) => reject(new Error(`the table loader process failed: ${err.message}`, { cause: err })))
+        child.on('error', (err) =>
+          reject(new Error(`the table loader process failed: ${err.message}`, { cause: err })),
+        )
         // Waiting for the exit (not only the message) means its memory is gone before readiness.
         child.on('exit', (code, signal) => {
           if (result !== undefined || this.#stopped) resolve(result)
@@ -288,10 +304,13 @@ export class TableReader {
     if (loaded === undefined) return
     const { state, files } = loaded
     for (const table of ['shops', 'merchants'] as const) {
-      state[table].chunks = files[table].map((file) => readInto(file, new ArrayBuffer(CompactTable.CHUNK_SIZE)))
+      state[table].chunks = files[table].map((file) =>
+        readInto(file, new ArrayBuffer(CompactTable.CHUNK_SIZE)),
+      )
       const slots = files[`${table}Slots`]
       const hashes = files[`${table}Hashes`]
-      if (slots === undefined || hashes === undefined) throw new Error(`the table loader sent no index for ${table}`)
+      if (slots === undefined || hashes === undefined)
+        throw new Error(`the table loader sent no index for ${table}`)
       state[table].slots = new Uint32Array(readInto(slots, new ArrayBuffer(fileSize(slots))))
       state[table].hashes = new Uint32Array(readInto(hashes, new ArrayBuffer(fileSize(hashes))))
     }
@@ -394,7 +413,8 @@ function readInto(file: string, target: ArrayBuffer): ArrayBuffer {
   const fd = openSync(file, 'r')
   try {
     const size = fstatSync(fd).size
-    if (size > target.byteLength) throw new RangeError(`${file} is ${size} bytes, above the ${target.byteLength} expected`)
+    if (size > target.byteLength)
+      throw new RangeError(`${file} is ${size} bytes, above the ${target.byteLength} expected`)
     const view = new Uint8Array(target)
     let done = 0
     while (done < size) {
