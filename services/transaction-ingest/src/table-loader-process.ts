@@ -9,7 +9,7 @@
  * V8 keeps an exited isolate's pages pooled, and glibc keeps the thread's
  * malloc arenas, both for the life of the process.
  */
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { AvroSerde, createKafka, createSchemaRegistry, type KafkaLogger } from '@tep/kafka'
 import { createMerchantTables } from './snapshot-table.ts'
@@ -25,7 +25,13 @@ if (process.send === undefined)
     'table-loader-process.ts runs only as a child forked by TableReader (it needs an IPC channel)',
   )
 // Orphaned (the service was killed): stop at once instead of loading for nobody.
-process.on('disconnect', () => process.exit(1))
+// Its hand-over files go too (the parent, killed, will not delete them).
+const handOver: { spoolDir?: string } = {}
+const onOrphaned = (): void => {
+  if (handOver.spoolDir !== undefined) rmSync(handOver.spoolDir, { recursive: true, force: true })
+  process.exit(1)
+}
+process.on('disconnect', onOrphaned)
 
 function send(message: TableLoaderMessage): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -64,6 +70,7 @@ const logger: KafkaLogger = {
 const data = await new Promise<TableLoaderData>((resolve) =>
   process.once('message', (m) => resolve(m as TableLoaderData)),
 )
+handOver.spoolDir = data.spoolDir
 const kafka = createKafka(
   { brokers: data.loader.brokers, clientId: `${data.loader.clientId}-table-loader`, logLevel: 'warn' },
   logger,
@@ -131,4 +138,5 @@ files.pools = path.join(data.spoolDir, 'pools.json')
 writeFileSync(files.pools, JSON.stringify(state.pools))
 state.pools = {}
 await send({ type: 'loaded', state, files, positions: reader.positions() })
+process.off('disconnect', onOrphaned)
 process.disconnect()
