@@ -161,7 +161,7 @@ export class CompactTable {
   }
 
   /**
-   * Hands the table's memory over (for a transfer to another thread) and leaves
+   * Hands the table's memory over (to another thread or process) and leaves
    * this table empty. Each chunk owns its whole ArrayBuffer (chunk-sized allocations
    * never come from Node's shared Buffer pool), so nothing else travels along.
    */

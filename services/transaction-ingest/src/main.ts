@@ -105,7 +105,7 @@ const ingest = await startTransactionIngest({
   groupId: cfg.INGEST_GROUP_ID,
   transactionalIdPrefix: cfg.INGEST_TRANSACTIONAL_ID_PREFIX,
   instanceId,
-  // The bulk load runs in a worker thread so that its garbage is not kept by
+  // The bulk load runs in a child process so that its garbage is not kept by
   // this process (ARCHITECTURE §8: 1M shops under 300 MB RSS, started plainly).
   tableLoader: {
     brokers: cfg.KAFKA_BROKERS,

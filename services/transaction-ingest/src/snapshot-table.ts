@@ -108,8 +108,8 @@ export interface MerchantTables {
   pooledStrings(): number
   /**
    * Hands both tables and their string pools over as plain data plus
-   * transferable buffers (a table built on a loader thread moves to the serving
-   * thread without a copy); both tables are empty afterwards.
+   * buffers (a table built by a loader moves to the serving thread or process
+   * without being rebuilt); both tables are empty afterwards.
    */
   exportState(): MerchantTablesState
   /** Takes over a state from `exportState`; only into tables that are still empty. */

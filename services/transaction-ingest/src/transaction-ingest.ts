@@ -75,8 +75,8 @@ export interface TransactionIngestOptions {
     rebalanceTimeout?: number
   }
   /**
-   * Load the shop/merchant table in a worker thread (its garbage leaves with the
-   * thread; see TableReader). Without it the table loads on this thread.
+   * Load the shop/merchant table in a child process (its garbage leaves with the
+   * process; see TableReader). Without it the table loads on this thread.
    */
   tableLoader?: TableLoaderConfig
   /** How often the input lag gauge is refreshed, ms; default 10 000. */
