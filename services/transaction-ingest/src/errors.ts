@@ -67,3 +67,14 @@ export class BatchResponseMismatchError extends IngestError {
     super(message, { code: 'ENRICHMENT_BATCH_RESPONSE_MISMATCH', retriable: true, details })
   }
 }
+
+/**
+ * The table loader process (TableReader's `loader`) failed: it could not be
+ * started, exited before handing the table over, or handed over an incomplete
+ * state. Not retriable in place: the instance fails its start and is restarted.
+ */
+export class TableLoadError extends IngestError {
+  constructor(message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, { code: 'TABLE_LOAD_FAILED', retriable: false, ...options })
+  }
+}

@@ -12,6 +12,7 @@ import type { Merchant, Shop } from '@tep/schemas'
 import type { Readiness } from '@tep/observability'
 import type { Consumer, Kafka } from 'kafkajs'
 import { CompactTable } from './compact-table.ts'
+import { TableLoadError } from './errors.ts'
 import type { MerchantTables, MerchantTablesState } from './snapshot-table.ts'
 
 export interface TableReaderOptions {
@@ -267,7 +268,7 @@ export class TableReader {
     }
     const started = Date.now()
     // No inherited execArgv (an --inspect port would clash); V8 structured
-    // clone on the channel so chunks and typed arrays travel as bytes.
+    // clone on the channel so skipped-record errors arrive as errors.
     const child = fork(LOADER_PATH, [], {
       execArgv: [],
       serialization: 'advanced',
@@ -284,15 +285,18 @@ export class TableReader {
           else logger?.[m.level]({ ...m.obj, process: 'table-loader' }, m.msg)
         })
         child.on('error', (err) =>
-          reject(new Error(`the table loader process failed: ${err.message}`, { cause: err })),
+          reject(
+            new TableLoadError(`the table loader process could not be run: ${err.message}`, { cause: err }),
+          ),
         )
         // Waiting for the exit (not only the message) means its memory is gone before readiness.
         child.on('exit', (code, signal) => {
           if (result !== undefined || this.#stopped) resolve(result)
           else
             reject(
-              new Error(
+              new TableLoadError(
                 `the table loader process exited (${signal ?? `code ${code}`}) before handing over the table; its log lines above say why`,
+                { details: { code, signal } },
               ),
             )
         })
@@ -310,11 +314,11 @@ export class TableReader {
       const slots = files[`${table}Slots`]
       const hashes = files[`${table}Hashes`]
       if (slots === undefined || hashes === undefined)
-        throw new Error(`the table loader sent no index for ${table}`)
+        throw new TableLoadError(`the table loader handed over no index for the ${table} table`)
       state[table].slots = new Uint32Array(readInto(slots, new ArrayBuffer(fileSize(slots))))
       state[table].hashes = new Uint32Array(readInto(hashes, new ArrayBuffer(fileSize(hashes))))
     }
-    if (files.pools === undefined) throw new Error('the table loader sent no string pools')
+    if (files.pools === undefined) throw new TableLoadError('the table loader handed over no string pools')
     state.pools = JSON.parse(readFileSync(files.pools, 'utf8')) as MerchantTablesState['pools']
     this.#options.tables.restoreState(state)
     for (const [key, offset] of Object.entries(loaded.positions)) this.#positions.set(key, BigInt(offset))
