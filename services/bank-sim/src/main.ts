@@ -1,6 +1,7 @@
-import { envVar, formatEnvHelp, loadConfig, observabilityVars, parse } from '@tep/config'
+import { envVar, exitWithConfigProblem, formatEnvHelp, loadConfigOrExit, observabilityVars, parse } from '@tep/config'
 import { createLogger } from '@tep/observability'
 import { CLI_USAGE, parseCliOptions, type CliOptions } from './cli-options.ts'
+import { BankSimConfigError } from './errors.ts'
 import { DEFAULT_REGISTERED_CLIENT } from './oauth/registered-client.ts'
 import { startBankSim } from './server.ts'
 
@@ -22,7 +23,7 @@ if (options.help) {
   process.stdout.write(`bank-sim: simulator of the bank's open-banking APIs (authorization, accounts, payments, cards)\n\n${CLI_USAGE}\n\nenvironment:\n${formatEnvHelp(ENV)}\n`)
   process.exit(0)
 }
-const env = loadConfig('bank-sim', ENV)
+const env = loadConfigOrExit('bank-sim', ENV)
 const logger = createLogger({ name: 'bank-sim', level: env.LOG_LEVEL })
 
 const sim = await startBankSim({
@@ -35,6 +36,11 @@ const sim = await startBankSim({
   registeredClients: [{ ...DEFAULT_REGISTERED_CLIENT, clientId: env.SIM_BANK_CLIENT_ID, clientSecret: env.SIM_BANK_CLIENT_SECRET, redirectUris: env.SIM_BANK_REDIRECT_URI }],
   https: options.https,
   logger,
+}).catch((err: unknown) => {
+  // A registered client the simulator cannot accept (e.g. a redirect URI that is
+  // not a URL) is a configuration mistake, not a crash.
+  if (err instanceof BankSimConfigError) exitWithConfigProblem('bank-sim', 'registered client (SIM_BANK_*)', err.message)
+  throw err
 })
 
 logger.info({ url: sim.url, clients: options.clients, seed: options.seed, clientId: env.SIM_BANK_CLIENT_ID, redirectUris: env.SIM_BANK_REDIRECT_URI }, 'bank simulator listening')

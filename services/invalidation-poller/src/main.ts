@@ -1,4 +1,4 @@
-import { ConfigError, enrichmentClientAuth, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
+import { enrichmentClientAuth, exitWithConfigProblem, handleHelp, loadConfigOrExit, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
 import {
@@ -22,21 +22,9 @@ handleHelp({
   env: pollerEnv,
 })
 
-let cfg
-try {
-  cfg = loadConfig(SERVICE, pollerEnv, process.env)
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err
-  process.stderr.write(`${err.message}\n`)
-  process.exit(2)
-}
+const cfg = loadConfigOrExit(SERVICE, pollerEnv, process.env)
 const auth = resolveEnrichmentAuth(cfg)
-if ('problem' in auth) {
-  process.stderr.write(
-    `invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`,
-  )
-  process.exit(2)
-}
+if ('problem' in auth) exitWithConfigProblem(SERVICE, 'ENRICHMENT_CLIENT_ID', auth.problem)
 
 const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
 const registry = createMetricsRegistry({ service: SERVICE })

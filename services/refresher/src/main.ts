@@ -1,4 +1,4 @@
-import { ConfigError, enrichmentClientAuth, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
+import { enrichmentClientAuth, exitWithConfigProblem, handleHelp, loadConfigOrExit, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
 import {
@@ -24,31 +24,16 @@ handleHelp({
   env: refresherEnv,
 })
 
-let cfg
-try {
-  cfg = loadConfig(SERVICE, refresherEnv, process.env)
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err
-  process.stderr.write(`${err.message}\n`)
-  process.exit(2)
-}
+const cfg = loadConfigOrExit(SERVICE, refresherEnv, process.env)
 const auth = resolveEnrichmentAuth(cfg)
-if ('problem' in auth) {
-  process.stderr.write(
-    `invalid configuration for ${SERVICE}: ${auth.problem}\nRun with --help to see every variable.\n`,
-  )
-  process.exit(2)
-}
+if ('problem' in auth) exitWithConfigProblem(SERVICE, 'ENRICHMENT_CLIENT_ID', auth.problem)
 // The sweep settings are checked together (startRefresher would throw the same
 // error later), so a bad combination is reported like any other bad variable.
 try {
   refreshAfter(cfg.REFRESH_MAX_AGE, cfg.SWEEP_INTERVAL, cfg.SWEEP_MARGIN)
 } catch (err) {
   if (!(err instanceof RefresherConfigError)) throw err
-  process.stderr.write(
-    `invalid configuration for ${SERVICE}: ${err.message}\nRun with --help to see every variable.\n`,
-  )
-  process.exit(2)
+  exitWithConfigProblem(SERVICE, 'SWEEP_INTERVAL', err.message)
 }
 
 const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
