@@ -10,6 +10,8 @@ COPY schemas/package.json schemas/
 COPY deploy/local/package.json deploy/local/
 COPY libs libs
 COPY services services
+# The simulators are never deployed in production; the demo (compose) runs them from this image.
+COPY simulators simulators
 COPY test/package.json test/
 # The node@24 devDependency is only for machines whose system Node is older; the
 # base image already is Node 24, so dev dependencies are left out.

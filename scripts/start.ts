@@ -92,7 +92,7 @@ async function main(): Promise<number> {
     const enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
     const enrichmentSim = spawnService({
       name: 'enrichment-sim',
-      script: 'services/enrichment-sim/src/main.ts',
+      script: 'simulators/enrichment-sim/src/main.ts',
       args: ['--port', String(enrichmentPort), '--mutations', '30'],
       env: { ...base, SIM_CLIENT_ID: SIM_CREDENTIALS.clientId, SIM_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret },
       logDir,
@@ -106,9 +106,9 @@ async function main(): Promise<number> {
     const gatewayPort = await freePort(8190)
     const bankRedirectUri = `http://127.0.0.1:${gatewayPort}/consents/callback`
     let bankUrl: string | undefined
-    if (existsSync(path.join(repoRoot, 'services/bank-sim/src/main.ts'))) {
+    if (existsSync(path.join(repoRoot, 'simulators/bank-sim/src/main.ts'))) {
       const bankPort = await freePort(8182)
-      const bankSim = spawnService({ name: 'bank-sim', script: 'services/bank-sim/src/main.ts', args: ['--port', String(bankPort)], env: { ...base, SIM_BANK_REDIRECT_URI: bankRedirectUri }, logDir, cwd: repoRoot })
+      const bankSim = spawnService({ name: 'bank-sim', script: 'simulators/bank-sim/src/main.ts', args: ['--port', String(bankPort)], env: { ...base, SIM_BANK_REDIRECT_URI: bankRedirectUri }, logDir, cwd: repoRoot })
       children.push(bankSim)
       await waitForHttp(`http://127.0.0.1:${bankPort}/__admin/stats`, bankSim)
       bankUrl = `http://127.0.0.1:${bankPort}`

@@ -14,7 +14,7 @@ export interface SimHandle {
 }
 
 export async function startSim(ctx: BenchContext, port: number, latencyMs: number): Promise<SimHandle> {
-  const sim = spawnNode(ctx, 'enrichment-sim', 'services/enrichment-sim/src/main.ts', ['--port', String(port), '--mutations', '0', '--latency-ms', String(latencyMs)], {
+  const sim = spawnNode(ctx, 'enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(port), '--mutations', '0', '--latency-ms', String(latencyMs)], {
     SIM_CLIENT_ID: SIM_CREDENTIALS.clientId,
     SIM_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret,
     LOG_LEVEL: 'warn',

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
-const MAIN = fileURLToPath(new URL('../../services/enrichment-sim/src/main.ts', import.meta.url))
+const MAIN = fileURLToPath(new URL('../../simulators/enrichment-sim/src/main.ts', import.meta.url))
 
 function run(args: string[], env: Record<string, string> = {}): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill: () => void; firstLine: Promise<string> } {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })

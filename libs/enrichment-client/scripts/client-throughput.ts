@@ -103,7 +103,7 @@ for (const s of only) {
 
 const CLIENT_ID = 'bench-client'
 const CLIENT_SECRET = 'bench-secret'
-const SIM_MAIN = path.resolve(import.meta.dirname, '../../../services/enrichment-sim/src/main.ts')
+const SIM_MAIN = path.resolve(import.meta.dirname, '../../../simulators/enrichment-sim/src/main.ts')
 
 async function startSim(): Promise<{ child: ChildProcess; url: string; tokenUrl: string }> {
   const child = spawn(

@@ -5,11 +5,10 @@
  * ids, per-shop URLs) converted exactly as ingest converts API answers, and
  * prints table bytes, RSS and heap before and after, as JSON.
  *
- *   npm exec -- node --expose-gc services/transaction-ingest/scripts/table-memory.ts [shops=1000000] [merchants=100000]
+ *   npm exec -- node --expose-gc test/bench/table-memory.ts [shops=1000000] [merchants=100000]
  */
 import { SimDataset } from '@tep/sim-data'
-import { merchantSnapshot, shopSnapshot } from '../src/merchant-details.ts'
-import { createMerchantTables } from '../src/snapshot-table.ts'
+import { createMerchantTables, merchantSnapshot, shopSnapshot } from '@tep/transaction-ingest'
 
 const shops = Number(process.argv[2] ?? 1_000_000)
 const merchants = Number(process.argv[3] ?? 100_000)
