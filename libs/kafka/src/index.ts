@@ -29,12 +29,10 @@ export { backoffDelay, DEFAULT_RETRY_POLICY, resolveRetryPolicy } from './retry-
 export type { RetryPolicy } from './retry-policy.ts'
 export { mapInOrder, SKIPPED } from './ordered-map.ts'
 export type { Settled } from './ordered-map.ts'
-export {
-  createTransactionalPipeline,
-  isRecordFailure,
-  runTransactionalPipeline,
-} from './transactional-pipeline.ts'
-export type { TransactionalPipeline, TransactionalPipelineOptions } from './transactional-pipeline.ts'
+export { createTransactionalPipeline, runTransactionalPipeline } from './transactional-pipeline.ts'
+export type { TransactionalPipeline } from './transactional-pipeline.ts'
+export { isRecordFailure } from './pipeline-options.ts'
+export type { TransactionalPipelineOptions } from './pipeline-options.ts'
 export type {
   AbortedEvent,
   CommittedEvent,

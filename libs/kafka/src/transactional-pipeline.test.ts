@@ -2,11 +2,8 @@ import { PipelineError } from '@tep/errors'
 import type { Kafka } from 'kafkajs'
 import { describe, expect, it } from 'vitest'
 import { KafkaConfigError } from './errors.ts'
-import {
-  createTransactionalPipeline,
-  isRecordFailure,
-  type TransactionalPipelineOptions,
-} from './transactional-pipeline.ts'
+import { isRecordFailure, type TransactionalPipelineOptions } from './pipeline-options.ts'
+import { createTransactionalPipeline } from './transactional-pipeline.ts'
 
 const base: TransactionalPipelineOptions = {
   kafka: {} as Kafka,
