@@ -3,7 +3,7 @@ import { Rng, hashKey } from '../core/random.ts'
 import { czechAccountNumber, czechBank, czechIban, parseCzechIban } from '../core/bank-codes.ts'
 import type { World } from '../data/world.ts'
 import type { Schedule } from './schedule.ts'
-import type { StandingOrder, StandingOrderTerms } from './standing-order-service.ts'
+import type { StandingOrder, StandingOrderTerms } from './standing-order.ts'
 
 /**
  * The standing orders clients set up at the bank long ago (rent, insurance,

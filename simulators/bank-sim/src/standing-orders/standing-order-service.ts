@@ -3,48 +3,14 @@ import { addDays, bankDate, bankInstant } from '../core/bank-dates.ts'
 import { hashKey } from '../core/random.ts'
 import { BankApiError } from '../errors.ts'
 import type { BankState } from '../data/bank-state.ts'
-import { TX_CODES, type LedgerEntry, type Remittance } from '../data/ledger-entry.ts'
+import { TX_CODES, type LedgerEntry } from '../data/ledger-entry.ts'
 import type { SimAccount } from '../data/world.ts'
 import type { Consent } from '../oauth/token-service.ts'
-import type { ResolvedCreditor } from '../payments/creditor.ts'
 import { readOrder } from '../payments/order-input.ts'
-import { executionDates, nextExecutionDate, type Schedule } from './schedule.ts'
 import { bankStandingOrders } from './bank-standing-orders.ts'
+import { executionDates, nextExecutionDate, type Schedule } from './schedule.ts'
+import type { Segment, StandingOrder, StandingOrderStatus, StandingOrderTerms } from './standing-order.ts'
 import { readSchedule } from './standing-order-validation.ts'
-
-export interface StandingOrderTerms {
-  instructionId?: string
-  amountMinor: number
-  currency: string
-  schedule: Schedule
-  creditor: ResolvedCreditor
-  creditorName?: string
-  remittance?: Remittance
-  echo: Record<string, unknown>
-}
-
-/** Terms in force from an instant on (a change authorized later starts a new segment). */
-interface Segment {
-  from: number
-  terms: StandingOrderTerms
-}
-
-export type StandingOrderStatus = 'ACTC' | 'ACSP' | 'ACSC' | 'RJCT' | 'CANC'
-
-export interface StandingOrder {
-  id: string
-  userId: string
-  debtorAccountId: string
-  /** Created through the API by this client; undefined for the bank's own (generated) orders. */
-  clientId?: string
-  createdAt: number
-  /** Terms waiting for the first authorization. */
-  draft?: StandingOrderTerms
-  segments: Segment[]
-  rejected?: boolean
-  deletedAt?: number
-  signing?: { signId: string; state: 'OPEN' | 'DONE' | 'CANCELED'; kind: 'CREATE' | 'UPDATE' | 'DELETE'; pendingTerms?: StandingOrderTerms }
-}
 
 /**
  * Execution time of the day (ASSUMPTION: standing orders run at the start of the
