@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { HttpClock } from '@tep/http'
 import { afterEach, describe, expect, it } from 'vitest'
-import { EnrichmentClient, type EnrichmentClientOptions } from './enrichment-client.ts'
+import type { EnrichmentClientOptions } from './client-options.ts'
+import { EnrichmentClient } from './enrichment-client.ts'
 import {
   EnrichmentAbortedError,
   EnrichmentAuthError,

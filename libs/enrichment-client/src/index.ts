@@ -1,5 +1,5 @@
 export { EnrichmentClient, createEnrichmentClient } from './enrichment-client.ts'
-export type { CallOptions, EnrichmentClientOptions, InvalidationsQuery } from './enrichment-client.ts'
+export type { CallOptions, EnrichmentClientOptions, InvalidationsQuery } from './client-options.ts'
 export type { EnrichmentCredentials } from './credentials.ts'
 export { CARD_INPUT_FIELDS, MAX_BATCH_SIZE, cardInputToJson, cardInputToQuery } from './card-input.ts'
 export type { CardTransactionInput } from './card-input.ts'

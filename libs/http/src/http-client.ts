@@ -1,146 +1,39 @@
-import { setTimeout as delay } from 'node:timers/promises'
-import type { IncomingHttpHeaders } from 'node:http'
 import { Agent, type Dispatcher } from 'undici'
+import { classifyTransportError } from './classify-error.ts'
+import {
+  lowerKeys,
+  positiveOption,
+  SYSTEM_CLOCK,
+  type HttpClientOptions,
+  type HttpClock,
+  type HttpHooks,
+  type HttpLogger,
+} from './client-options.ts'
 import {
   HttpAbortedError,
   HttpConfigError,
   HttpRequestError,
   HttpResponseFormatError,
   HttpStatusError,
-  ThrottledError,
   type RequestContext,
 } from './errors.ts'
-import { classifyTransportError } from './classify-error.ts'
 import { buildQueryString, redactUrl, redactedQuery, type QueryParams } from './query-string.ts'
-import { createRequestLimiter, type RateLimits, type RequestLimiter } from './rate-limits.ts'
+import { createRequestLimiter, type RequestLimiter } from './rate-limits.ts'
+import {
+  buildResponse,
+  encodeBody,
+  statusError,
+  type Exchange,
+  type HttpMethod,
+  type HttpRequest,
+  type HttpResponse,
+} from './request-response.ts'
+import { BodyTooLargeError, readBody } from './response-body.ts'
 import { backoffDelayMs, parseRetryAfterMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.ts'
 import { DEFAULT_TIMEOUTS, resolveTimeouts, type Timeouts } from './timeouts.ts'
 import { MIN_TLS_VERSION, assertSecureUrl } from './transport-policy.ts'
 
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
-
-/** What the hooks receive about an attempt. */
-export interface AttemptInfo {
-  operation: string
-  method: string
-  /** Redacted URL (no query values). */
-  url: string
-  attempt: number
-}
-
-export interface ResponseInfo extends AttemptInfo {
-  /** HTTP status, absent when the attempt failed without a response. */
-  status?: number
-  /** Error code of a failed attempt (HTTP_TIMEOUT, HTTP_NETWORK_ERROR, HTTP_STATUS...). */
-  errorCode?: string
-  /** Time from sending to the end of the body, excluding time queued in the limiter. */
-  durationMs: number
-}
-
-export interface RetryInfo extends AttemptInfo {
-  /** Wait before the next attempt. */
-  delayMs: number
-  /** The failure that caused the retry. */
-  error: HttpRequestError
-}
-
-/**
- * Observability callbacks. They run synchronously on the request path, must be
- * cheap, and must not throw (a throwing hook is logged and ignored).
- */
-export interface HttpHooks {
-  onRequest?: (info: AttemptInfo) => void
-  onResponse?: (info: ResponseInfo) => void
-  onRetry?: (info: RetryInfo) => void
-}
-
-/** pino-compatible subset used by the library. */
-export interface HttpLogger {
-  warn(obj: object, msg?: string): void
-  debug(obj: object, msg?: string): void
-}
-
-/** Time source and sleep, injectable so tests can run retries without waiting. */
-export interface HttpClock {
-  now(): number
-  sleep(ms: number, signal?: AbortSignal): Promise<void>
-}
-
-export const SYSTEM_CLOCK: HttpClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => delay(ms, undefined, signal === undefined ? undefined : { signal }),
-}
-
-export interface HttpClientOptions {
-  /** Base URL every relative request path is appended to. https://, or http:// to loopback only. */
-  baseUrl: string | URL
-  /** Name of the setting baseUrl came from, used in configuration errors (e.g. `ENRICHMENT_API_URL`). */
-  baseUrlName?: string
-  timeouts?: Partial<Timeouts>
-  retry?: Partial<RetryPolicy>
-  /** A shared limiter for the credential, or limits for a limiter owned by this client. */
-  limiter?: RequestLimiter | Partial<RateLimits>
-  hooks?: HttpHooks
-  /** Extra CA certificates to trust (e.g. a simulator's self-signed certificate). */
-  tls?: { ca?: string | Buffer | ReadonlyArray<string | Buffer> }
-  /** Headers sent with every request; `accept: application/json` unless overridden. */
-  headers?: Readonly<Record<string, string>>
-  /** Largest successful response body read, in bytes (default 32 MiB). */
-  maxResponseBytes?: number
-  /** Largest error response body kept for parsing, in bytes (default 64 KiB). */
-  maxErrorBodyBytes?: number
-  /**
-   * Replace the undici Agent (tests: MockAgent, interceptors). The client then does not close it,
-   * and the connect timeout, TLS minimum and `tls.ca` are the dispatcher's own.
-   */
-  dispatcher?: Dispatcher
-  logger?: HttpLogger
-  clock?: HttpClock
-  /** Random source in [0, 1) for jitter. */
-  random?: () => number
-}
-
-export interface HttpRequest {
-  /** Logical name for logs, metrics and errors, e.g. `enrichment.getShop`. */
-  operation: string
-  method: HttpMethod
-  /** Path appended to the base URL (starts with `/`), or an absolute URL checked by the transport policy. */
-  path: string
-  query?: QueryParams
-  headers?: Readonly<Record<string, string>>
-  /** JSON body (sent as application/json, never compressed). */
-  json?: unknown
-  /** Form body (application/x-www-form-urlencoded). */
-  form?: Readonly<Record<string, string>>
-  /**
-   * Safe to send twice? Defaults to true for GET, HEAD, PUT, DELETE and false for
-   * POST and PATCH. Non-idempotent requests are retried only when the connection
-   * could not be established (the server never saw them). Reads sent as POST
-   * (batch lookups) pass true.
-   */
-  idempotent?: boolean
-  signal?: AbortSignal
-  /** Per-request override of the client's retry policy. */
-  retry?: Partial<RetryPolicy>
-}
-
-export interface HttpResponse {
-  /** The request's operation, method and redacted URL, for messages about this response. */
-  operation: string
-  method: string
-  url: string
-  status: number
-  headers: IncomingHttpHeaders
-  /** The body as UTF-8 text. */
-  text: string
-  /** Attempts it took (1 = no retry). */
-  attempts: number
-  /** Parses the body as JSON; throws HttpResponseFormatError when it is not. */
-  json<T = unknown>(): T
-}
-
 const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD', 'PUT', 'DELETE'])
-const SNIPPET_CHARS = 300
 
 /** Relative paths the request path joins without the URL parser: plain path characters, no `//`. */
 const PLAIN_PATH = /^(?:\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+)+\/?$/
@@ -153,20 +46,6 @@ interface Target {
   path: string
   /** Redacted URL for errors, logs and hooks. */
   safeUrl: string
-}
-
-interface Exchange {
-  status: number
-  headers: IncomingHttpHeaders
-  text: string
-}
-
-class BodyTooLargeError extends Error {
-  readonly limit: number
-  constructor(limit: number) {
-    super(`response body exceeds ${limit} bytes`)
-    this.limit = limit
-  }
 }
 
 /**
@@ -481,117 +360,6 @@ export class HttpClient {
 /** Creates an HttpClient; see HttpClientOptions for the defaults. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   return new HttpClient(options)
-}
-
-function positiveOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < 1)
-    throw new HttpConfigError(`${name} must be a positive integer, got ${String(value)}`, { setting: name })
-  return value
-}
-
-function lowerKeys(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v
-  return out
-}
-
-function encodeBody(req: HttpRequest): { body: string | undefined; contentType: string | undefined } {
-  if (req.json !== undefined && req.form !== undefined) {
-    throw new HttpConfigError(`${req.operation}: a request has either a json or a form body, not both`)
-  }
-  if (req.json !== undefined) return { body: JSON.stringify(req.json), contentType: 'application/json' }
-  if (req.form !== undefined)
-    return {
-      body: new URLSearchParams(req.form).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    }
-  return { body: undefined, contentType: undefined }
-}
-
-async function readBody(
-  res: Dispatcher.ResponseData,
-  head: boolean,
-  limit: number,
-  truncate: boolean,
-): Promise<string> {
-  const body = res.body
-  // A HEAD answer's Content-Length describes the body a GET would get; it has none.
-  const header = head ? undefined : res.headers['content-length']
-  const length = typeof header === 'string' && /^[0-9]+$/.test(header) ? Number(header) : undefined
-  if (length !== undefined && length <= limit) {
-    // The framing bounds the body, so undici's own collector can read it: much
-    // cheaper per response than iterating the stream asynchronously.
-    const bytes = await body.bytes()
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
-  }
-  if (length !== undefined && !truncate) {
-    // Nobody reads this stream, so the AbortError its destruction emits needs a listener.
-    body.on('error', ignore)
-    body.destroy()
-    throw new BodyTooLargeError(limit)
-  }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body) {
-    const buf = chunk as Buffer
-    if (size + buf.length > limit) {
-      if (!truncate) {
-        body.destroy()
-        throw new BodyTooLargeError(limit)
-      }
-      chunks.push(buf.subarray(0, limit - size))
-      size = limit
-      // Error bodies only need their start; drop the rest without reading it.
-      body.destroy()
-      break
-    }
-    chunks.push(buf)
-    size += buf.length
-  }
-  return Buffer.concat(chunks, size).toString('utf8')
-}
-
-function ignore(): void {}
-
-function statusError(
-  exchange: Exchange,
-  context: RequestContext,
-  policy: RetryPolicy,
-  retryAfterMs: number | undefined,
-): HttpStatusError {
-  const bodySnippet =
-    exchange.text.length > SNIPPET_CHARS ? `${exchange.text.slice(0, SNIPPET_CHARS)}...` : exchange.text
-  const base = { bodySnippet, bodyText: exchange.text, headers: exchange.headers }
-  if (exchange.status === 429) return new ThrottledError(context, { ...base, retryAfterMs })
-  return new HttpStatusError(context, {
-    ...base,
-    status: exchange.status,
-    retriable: policy.retryStatuses.includes(exchange.status),
-  })
-}
-
-function buildResponse(exchange: Exchange, attempts: number, context: RequestContext): HttpResponse {
-  return {
-    operation: context.operation,
-    method: context.method,
-    url: context.url,
-    status: exchange.status,
-    headers: exchange.headers,
-    text: exchange.text,
-    attempts,
-    json<T>(): T {
-      try {
-        return JSON.parse(exchange.text) as T
-      } catch (cause) {
-        const snippet = exchange.text.slice(0, SNIPPET_CHARS)
-        throw new HttpResponseFormatError(
-          { ...context, attempt: attempts },
-          { status: exchange.status, reason: 'body is not valid JSON', cause, bodySnippet: snippet },
-        )
-      }
-    },
-  }
 }
 
 export { DEFAULT_TIMEOUTS }

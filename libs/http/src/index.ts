@@ -1,16 +1,15 @@
-export { HttpClient, createHttpClient, SYSTEM_CLOCK } from './http-client.ts'
+export { HttpClient, createHttpClient } from './http-client.ts'
+export { SYSTEM_CLOCK } from './client-options.ts'
 export type {
   AttemptInfo,
   HttpClientOptions,
   HttpClock,
   HttpHooks,
   HttpLogger,
-  HttpMethod,
-  HttpRequest,
-  HttpResponse,
   ResponseInfo,
   RetryInfo,
-} from './http-client.ts'
+} from './client-options.ts'
+export type { HttpMethod, HttpRequest, HttpResponse } from './request-response.ts'
 export {
   HttpAbortedError,
   HttpConfigError,
