@@ -6,6 +6,9 @@
  *    SCHEMA_REGISTRY_URL; see test/setup/global-setup.ts).
  * 2. Chromium for the browser test (`$CHROMIUM_PATH`, else /usr/bin/chromium);
  *    installed with apt-get when missing and running as root.
+ * 3. Prometheus and promtool (Debian's `prometheus` package) for test/ops: rule unit
+ *    tests and the real-Prometheus dashboard check ($PROMETHEUS_PATH, $PROMTOOL_PATH
+ *    override the /usr/bin paths); installed with apt-get when missing, like Chromium.
  */
 import { spawnSync } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
@@ -92,5 +95,33 @@ function prepareChromium(): void {
   say(`Chromium: ${chromium}`)
 }
 
+function preparePrometheus(): void {
+  const binaries = [process.env.PROMETHEUS_PATH?.trim() || '/usr/bin/prometheus', process.env.PROMTOOL_PATH?.trim() || '/usr/bin/promtool']
+  if (binaries.every(isExecutable)) {
+    say(`Prometheus: ${binaries.join(', ')}`)
+    return
+  }
+  if (process.env.PROMETHEUS_PATH?.trim() || process.env.PROMTOOL_PATH?.trim()) {
+    fail(`PROMETHEUS_PATH/PROMTOOL_PATH name ${binaries.filter((b) => !isExecutable(b)).join(', ')}, which is not an executable file`)
+  }
+  const root = process.getuid?.() === 0
+  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
+  if (!root || !hasApt) {
+    fail(
+      'prometheus and promtool are not installed; the operations tests (test/ops) need them. ' +
+        (hasApt ? 'Install them with: sudo apt-get install -y --no-install-recommends prometheus' : 'Install Prometheus 2.x with your package manager') +
+        ', or set PROMETHEUS_PATH and PROMTOOL_PATH.',
+    )
+  }
+  say('Prometheus: not found; installing Debian\'s prometheus package with apt-get (running as root)')
+  run('apt-get', ['update'])
+  // Without recommends: no node exporter or other daemons, just prometheus and promtool.
+  run('apt-get', ['install', '-y', '--no-install-recommends', 'prometheus'])
+  const missing = binaries.filter((b) => !isExecutable(b))
+  if (missing.length > 0) fail(`apt-get installed prometheus, but ${missing.join(', ')} is still missing`)
+  say(`Prometheus: ${binaries.join(', ')}`)
+}
+
 await prepareKafkaRuntime()
 prepareChromium()
+preparePrometheus()

@@ -3,7 +3,7 @@
  * schema registry, both API simulators, every service as its own process, sample
  * traffic, and a live view of what flows. Ctrl-C stops everything it started.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -11,23 +11,40 @@ import { AvroSerde, TOPICS, TOPIC_CATALOG, createKafka, createSchemaRegistry, en
 import { SimDataset } from '@tep/sim-data'
 import { grantSampleConsents } from './start/bank-consents.ts'
 import { SampleTraffic } from './start/card-traffic.ts'
-import { spawnService, waitForHttp, type ChildService } from './start/child-service.ts'
+import { waitForHttp } from './start/child-service.ts'
 import { freePort } from './start/free-port.ts'
-import { LiveView } from './start/live-view.ts'
+import { LiveView, WATCHED } from './start/live-view.ts'
+import { PipelineExporter, VIEW_GROUP_PREFIX } from './start/pipeline-exporter.ts'
 import { obtainStack } from './start/stack.ts'
+import { ReadinessPoller, renderScreen, renderSummaryLine, takeSnapshot, type Watched } from './start/status-report.ts'
+import { DEFAULT_RESTART_POLICY, SupervisedService } from './start/supervisor.ts'
 
 const HELP = `usage: npm start [-- options]
 
 Runs the whole pipeline locally: Kafka + schema registry (reused when
 KAFKA_BROKERS/SCHEMA_REGISTRY_URL are set or 'npm run stack:up' runs), the
 enrichment and bank simulators, every service, sample traffic and a live view.
-Service logs go to .local/start/logs/. Ctrl-C stops everything.
+Service logs go to .local/start/logs/. A service or simulator that exits is
+started again after a growing delay (1 s, 2 s, 4 s ... 30 s); the view counts
+restarts. Ctrl-C stops everything.
+
+The view shows events per second per topic, consumer lag per group, end-to-end
+latency p50/p99 and why a service is not ready (e.g. the reason of a pause). The
+same figures are served for Prometheus by the pipeline exporter (job
+pipeline-exporter), and every scrape target is written as a Prometheus file_sd
+list (see README, Operations).
 
 options:
   --rate N          raw events per second of sample traffic (default 20; 0 = none)
   --duration S      stop after S seconds (default: run until Ctrl-C)
   --expect-flow     with --duration: exit 1 unless enriched events flowed and every
                     service was ready at the end (used by the test suite)
+  --no-ui           print one JSON object per line (every --interval) instead of
+                    the live view; supervisor events are JSON lines too
+  --interval S      seconds between two refreshes (default 1 in a terminal, 5 otherwise)
+  --exporter-port N port of the pipeline exporter's /metrics (default 9465, else any free one)
+  --targets-file F  where to write the Prometheus file_sd targets
+                    (default .local/start/prometheus-targets.json)
   -h, --help        this text`
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -35,6 +52,11 @@ const say = (line: string) => process.stderr.write(`${line}\n`)
 
 // Credentials shared by the simulators (which accept them) and the services (which use them).
 const SIM_CREDENTIALS = { clientId: 'tep-demo-client', clientSecret: 'tep-demo-secret' }
+
+/** Runs a script under supervision: restarted with backoff when it exits. */
+function supervisor(onEvent: (line: string) => void) {
+  return (options: ConstructorParameters<typeof SupervisedService>[0]) => new SupervisedService(options, DEFAULT_RESTART_POLICY, onEvent)
+}
 
 interface ServiceSpec {
   name: string
@@ -44,7 +66,16 @@ interface ServiceSpec {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { help: { type: 'boolean', short: 'h' }, rate: { type: 'string' }, duration: { type: 'string' }, 'expect-flow': { type: 'boolean' } },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      rate: { type: 'string' },
+      duration: { type: 'string' },
+      'expect-flow': { type: 'boolean' },
+      'no-ui': { type: 'boolean' },
+      interval: { type: 'string' },
+      'exporter-port': { type: 'string' },
+      'targets-file': { type: 'string' },
+    },
   })
   if (values.help) {
     process.stdout.write(`${HELP}\n`)
@@ -54,6 +85,16 @@ async function main(): Promise<number> {
   const duration = values.duration === undefined ? undefined : Number(values.duration)
   if (!Number.isFinite(rate) || rate < 0) throw new Error(`--rate must be a non-negative number, got ${values.rate}`)
   if (duration !== undefined && !(duration > 0)) throw new Error(`--duration must be a positive number of seconds, got ${values.duration}`)
+  const noUi = values['no-ui'] === true
+  const tty = process.stdout.isTTY === true && !noUi
+  const intervalS = Number(values.interval ?? (tty ? '1' : '5'))
+  if (!(intervalS > 0)) throw new Error(`--interval must be a positive number of seconds, got ${values.interval}`)
+  const exporterPort = values['exporter-port'] === undefined ? undefined : Number(values['exporter-port'])
+  if (exporterPort !== undefined && !(Number.isInteger(exporterPort) && exporterPort >= 0 && exporterPort < 65536)) throw new Error(`--exporter-port must be a port number, got ${values['exporter-port']}`)
+  const targetsFile = path.resolve(values['targets-file'] ?? path.join(repoRoot, '.local', 'start', 'prometheus-targets.json'))
+  const jsonLine = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`)
+  const event = (line: string) => (noUi ? jsonLine({ time: new Date().toISOString(), event: line }) : say(line))
+  const spawnService = supervisor(event)
 
   const logDir = path.join(repoRoot, '.local', 'start', 'logs')
   mkdirSync(logDir, { recursive: true })
@@ -83,7 +124,7 @@ async function main(): Promise<number> {
     await admin.disconnect()
 
     const base: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: stack.brokers.join(','), SCHEMA_REGISTRY_URL: stack.registryUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }
-    const children: ChildService[] = []
+    const children: SupervisedService[] = []
     cleanups.push(async () => {
       await Promise.all(children.map((c) => c.stop()))
     })
@@ -121,7 +162,7 @@ async function main(): Promise<number> {
       { name: 'invalidation-poller', script: 'services/invalidation-poller/src/main.ts', env: { ...enrichmentEnv, INVALIDATIONS_POLL_INTERVAL: '5s' } },
       { name: 'transaction-ingest', script: 'services/transaction-ingest/src/main.ts', env: enrichmentEnv },
     ]
-    const health: Array<{ name: string; url: string }> = []
+    const health: Array<{ name: string; url: string; service: SupervisedService }> = []
     for (const spec of specs) {
       if (!existsSync(path.join(repoRoot, spec.script))) {
         say(`(${spec.name} is not part of this checkout yet; skipped)`)
@@ -131,7 +172,7 @@ async function main(): Promise<number> {
       const child = spawnService({ name: spec.name, script: spec.script, env: { ...base, ...spec.env, METRICS_PORT: String(port) }, logDir, cwd: repoRoot })
       children.push(child)
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, child)
-      health.push({ name: spec.name, url: `http://127.0.0.1:${port}` })
+      health.push({ name: spec.name, url: `http://127.0.0.1:${port}`, service: child })
       say(`${spec.name} started (metrics ${health.at(-1)!.url}/metrics, log ${path.relative(repoRoot, child.logFile)})`)
     }
 
@@ -149,7 +190,7 @@ async function main(): Promise<number> {
       })
       children.push(bankSync)
       await waitForHttp(`${gatewayUrl}/healthz`, bankSync)
-      health.push({ name: 'bank-sync', url: `http://127.0.0.1:${port}` })
+      health.push({ name: 'bank-sync', url: `http://127.0.0.1:${port}`, service: bankSync })
       const consents = await grantSampleConsents({
         gatewayUrl,
         bankUrl,
@@ -165,9 +206,14 @@ async function main(): Promise<number> {
     const serde = new AvroSerde({ registry: createSchemaRegistry({ url: stack.registryUrl }) })
     const rawCodec = serde.topic(TOPICS.transactionsRaw, 'RawTransaction')
     const enrichedCodec = serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction')
-    const view = new LiveView({ kafka, enriched: enrichedCodec, groupId: `tep-start-view-${process.pid}-${Date.now()}` })
+    const exporter = new PipelineExporter({ admin: kafka.admin(), topics: WATCHED, port: exporterPort ?? (await freePort(9465)) })
+    await exporter.start()
+    cleanups.push(() => exporter.stop())
+    const view = new LiveView({ kafka, enriched: enrichedCodec, groupId: `${VIEW_GROUP_PREFIX}${process.pid}-${Date.now()}`, exporter })
     await view.start()
     cleanups.push(() => view.stop())
+    writeTargetsFile(targetsFile, [...health.map((h) => ({ job: h.name, url: h.url })), { job: 'pipeline-exporter', url: exporter.url! }])
+    say(`pipeline exporter ${exporter.url}/metrics · Prometheus targets in ${path.relative(process.cwd(), targetsFile) || targetsFile}`)
 
     const producer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
     await producer.connect()
@@ -178,58 +224,36 @@ async function main(): Promise<number> {
       cleanups.push(() => traffic.stop())
     }
 
-    const readiness = new Map<string, string>()
-    const pollReadiness = async () => {
-      await Promise.all(
-        health.map(async (h) => {
-          try {
-            const res = await fetch(`${h.url}/readyz`, { signal: AbortSignal.timeout(1_500) })
-            const body = (await res.json()) as { ready: boolean; checks?: Record<string, { ready: boolean; detail?: string }> }
-            const waiting = Object.entries(body.checks ?? {}).filter(([, c]) => !c.ready).map(([n, c]) => `${n}: ${c.detail ?? 'not ready'}`)
-            readiness.set(h.name, body.ready ? 'ready' : `not ready (${waiting.join('; ')})`)
-          } catch {
-            readiness.set(h.name, 'not answering')
-          }
-        }),
-      )
-    }
+    const healthUrls = new Map(health.map((h) => [h.service, h.url]))
+    const watched: Watched[] = children.map((service) => ({ service, ...(healthUrls.has(service) ? { healthUrl: healthUrls.get(service)! } : {}) }))
+    const readiness = new ReadinessPoller()
+    const pollReadiness = () => readiness.poll(watched)
     const startedAt = Date.now()
+    const snapshot = () => takeSnapshot({ startedAt, produced: traffic.produced, view, exporter, watched, readiness })
     const render = () => {
-      const c = (t: string) => view.counts.get(t) ?? 0
-      const s = (k: string) => view.statuses.get(k) ?? 0
-      const lines = [
-        `transaction enrichment pipeline · up ${Math.round((Date.now() - startedAt) / 1000)} s · sample traffic ${rate}/s · Ctrl-C stops`,
-        '',
-        `raw in            ${c(TOPICS.transactionsRaw)}   (produced ${traffic.produced})`,
-        `enriched          ${c(TOPICS.transactionsEnriched)}   MATCHED ${s('MATCHED')} · NOT_FOUND ${s('NOT_FOUND')} · REJECTED ${s('REJECTED')}`,
-        `dead letters      ${c(TOPICS.transactionsDlq)}`,
-        `invalidations     ${c(TOPICS.merchantInvalidations)}`,
-        `shops/merchants   ${c(TOPICS.merchantShops)} / ${c(TOPICS.merchantMerchants)} written · ${c(TOPICS.merchantFetched)} fetched on misses`,
-        `bank              ${c(TOPICS.bankConsents)} consent updates · ${c(TOPICS.bankTransactions)} bank transactions`,
-        '',
-        ...health.map((h) => `${h.name.padEnd(20)} ${readiness.get(h.name) ?? '…'}`),
-        '',
-        'latest:',
-        ...view.recent.map((r) => `  ${r}`),
-      ]
-      if (process.stdout.isTTY) process.stdout.write(`\x1b[2J\x1b[H${lines.join('\n')}\n`)
-      else process.stdout.write(`${lines.slice(2, 8).map((l) => l.replace(/\s+/g, ' ')).join(' | ')}\n`)
+      const snap = snapshot()
+      if (noUi) jsonLine(snap)
+      else if (tty) {
+        const header = `transaction enrichment pipeline · up ${snap.uptimeSeconds} s · sample traffic ${rate}/s · Ctrl-C stops`
+        process.stdout.write(`\x1b[2J\x1b[H${renderScreen(snap, header, view.recent)}\n`)
+      } else process.stdout.write(`${renderSummaryLine(snap)}\n`)
     }
-    const ticker = setInterval(() => void pollReadiness().then(render), process.stdout.isTTY ? 1_000 : 5_000)
-    cleanups.push(async () => clearInterval(ticker))
-
-    for (const child of children) {
-      void child.exited.then((code) => {
-        if (!stopping) say(`${child.name} exited with code ${code}; see ${child.logFile}`)
-      })
-    }
+    let rendering: Promise<void> = Promise.resolve()
+    const ticker = setInterval(() => {
+      rendering = rendering.then(pollReadiness).then(render)
+    }, intervalS * 1000)
+    cleanups.push(async () => {
+      clearInterval(ticker)
+      await rendering
+    })
 
     if (duration === undefined) return await new Promise<number>(() => {})
     await new Promise((r) => setTimeout(r, duration * 1000))
+    await rendering
     await pollReadiness()
     render()
     const flowed = (view.statuses.get('MATCHED') ?? 0) > 0
-    const notReady = [...readiness.entries()].filter(([, v]) => v !== 'ready')
+    const notReady = [...readiness.health.entries()].filter(([, v]) => v.ready === false).map(([n, v]) => [n, v.text] as const)
     stopping = true
     await stopAll()
     if (values['expect-flow'] && (!flowed || notReady.length > 0)) {
@@ -243,6 +267,13 @@ async function main(): Promise<number> {
     await stopAll()
     return 1
   }
+}
+
+/** Prometheus file_sd: one target group per job, so `job` names the service as in deploy/prometheus. */
+function writeTargetsFile(file: string, targets: Array<{ job: string; url: string }>): void {
+  mkdirSync(path.dirname(file), { recursive: true })
+  const groups = targets.map((t) => ({ targets: [new URL(t.url).host], labels: { job: t.job } }))
+  writeFileSync(file, `${JSON.stringify(groups, null, 2)}\n`)
 }
 
 process.exitCode = await main()

@@ -44,7 +44,7 @@ export function spawnService(options: { name: string; script: string; args?: str
 }
 
 /** Waits until `url` answers 200, or throws naming the service and its log file. */
-export async function waitForHttp(url: string, service: ChildService, timeoutMs = 60_000): Promise<void> {
+export async function waitForHttp(url: string, service: Pick<ChildService, 'name' | 'logFile' | 'exited'>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   let exitCode: number | null | undefined
   void service.exited.then((code) => (exitCode = code))

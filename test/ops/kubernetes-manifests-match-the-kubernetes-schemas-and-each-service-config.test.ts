@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { Deployment } from 'kubernetes-models/apps/v1'
+import { ConfigMap, Service } from 'kubernetes-models/v1'
+import { describe, expect, it } from 'vitest'
+import { parseAllDocuments } from 'yaml'
+import { repoRoot } from './prometheus-tools.ts'
+import { configProblems, DEPLOYABLES } from './service-configs.ts'
+
+// Kubernetes schemas: the npm package kubernetes-models (Apache-2.0), whose
+// classes validate an object against the Kubernetes OpenAPI definitions they
+// were generated from (Ajv). Kinds used by deploy/k8s only.
+const KINDS = { 'apps/v1/Deployment': Deployment, 'v1/ConfigMap': ConfigMap, 'v1/Service': Service } as const
+
+interface Manifest {
+  apiVersion: string
+  kind: string
+  metadata: { name: string }
+  data?: Record<string, string>
+  spec?: { template?: { spec: { containers: Array<{ name: string; args?: string[]; env?: Array<{ name: string; value?: string }>; envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>; ports?: Array<{ name?: string; containerPort: number }>; livenessProbe?: { httpGet?: { path: string; port: string | number } }; readinessProbe?: { httpGet?: { path: string; port: string | number } } }> } } }
+}
+
+const dir = path.join(repoRoot, 'deploy/k8s')
+const manifests: Manifest[] = readdirSync(dir)
+  .filter((f) => f.endsWith('.yaml'))
+  .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS() as Manifest))
+  .filter((m) => m !== null)
+
+// Secrets are created out of band (deploy/k8s/README.md): stand-ins with the right shape.
+const SECRETS: Record<string, Record<string, string>> = {
+  'enrichment-credentials': { ENRICHMENT_CLIENT_ID: 'id', ENRICHMENT_CLIENT_SECRET: 'secret' },
+  'bank-credentials': { BANK_CLIENT_ID: 'id', BANK_CLIENT_SECRET: 'secret', TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') },
+}
+
+function validateKind(m: unknown): string | undefined {
+  const { apiVersion, kind } = m as Manifest
+  const Model = KINDS[`${apiVersion}/${kind}` as keyof typeof KINDS]
+  if (!Model) return `${apiVersion} ${kind}: no schema in this test (add its kubernetes-models class)`
+  try {
+    new Model(m as never).validate()
+    return undefined
+  } catch (err) {
+    return `${kind} ${(m as Manifest).metadata?.name}: ${(err as Error).message}`
+  }
+}
+
+describe('deploy/k8s manifests', () => {
+  it('are valid against the Kubernetes schemas', () => {
+    expect(manifests.length).toBeGreaterThanOrEqual(5)
+    expect(manifests.map(validateKind).filter((p) => p !== undefined)).toEqual([])
+  })
+
+  it('would be refused with a wrong type or a missing required field', () => {
+    const deployment = structuredClone(manifests.find((m) => m.kind === 'Deployment')!)
+    const wrongType = { ...deployment, spec: { ...deployment.spec, replicas: 'three' } }
+    expect(validateKind(wrongType)).toMatch(/replicas/)
+    const noName = structuredClone(deployment)
+    delete (noName.spec!.template!.spec.containers[0] as { name?: string }).name
+    expect(validateKind(noName)).toMatch(/name/)
+  })
+
+  it('give each service a script and environment (config map + secrets) its configuration schema accepts, probes on METRICS_PORT', () => {
+    const configMaps = new Map(manifests.filter((m) => m.kind === 'ConfigMap').map((m) => [m.metadata.name, m.data ?? {}]))
+    const deployments = manifests.filter((m) => m.kind === 'Deployment')
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['bank-sync', 'invalidation-poller', 'refresher', 'transaction-ingest'])
+    const problems: string[] = []
+    for (const d of deployments) {
+      const container = d.spec!.template!.spec.containers[0]!
+      const env: Record<string, string> = {}
+      for (const from of container.envFrom ?? []) {
+        if (from.configMapRef) Object.assign(env, configMaps.get(from.configMapRef.name) ?? problems.push(`${d.metadata.name}: no config map ${from.configMapRef.name}`))
+        if (from.secretRef) Object.assign(env, SECRETS[from.secretRef.name] ?? problems.push(`${d.metadata.name}: unknown secret ${from.secretRef.name}`))
+      }
+      for (const e of container.env ?? []) if (e.value !== undefined) env[e.name] = e.value
+      // The config map is shared by every service: a key only some services read is fine there.
+      problems.push(...configProblems(d.metadata.name, container.args?.[0], env, { unknownVariablesAllowed: true }))
+      const port = container.ports?.find((p) => p.name === 'metrics')?.containerPort
+      if (String(port) !== (env.METRICS_PORT ?? '9464')) problems.push(`${d.metadata.name}: metrics containerPort ${port} is not METRICS_PORT ${env.METRICS_PORT}`)
+      if (container.readinessProbe?.httpGet?.path !== '/readyz') problems.push(`${d.metadata.name}: readiness probe is not /readyz`)
+      if (container.livenessProbe?.httpGet?.path !== '/healthz') problems.push(`${d.metadata.name}: liveness probe is not /healthz`)
+    }
+    // Every key of the shared config map is read by at least one deployable.
+    for (const [name, data] of configMaps)
+      for (const key of Object.keys(data)) if (!Object.values(DEPLOYABLES).some((s) => key in s.env)) problems.push(`config map ${name}: ${key} is read by no service`)
+    expect(problems).toEqual([])
+  })
+})
