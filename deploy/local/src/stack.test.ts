@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LocalStackError } from './errors.ts'
 import { isProcessRunning } from './process-control.ts'
-import { startStack } from './stack.ts'
+import { newClusterId, startStack } from './stack.ts'
 import { runtimePaths } from './versions.ts'
 
 // The failure paths of startStack, with shell scripts standing in for `java`:
@@ -92,5 +92,16 @@ describe('startStack when a process fails', () => {
     }).catch((e: unknown) => e)
     expect((error as LocalStackError).code).toBe('RUNTIME_MISSING')
     expect((error as LocalStackError).message).toContain('npm run stack:fetch')
+  })
+})
+
+describe('newClusterId', () => {
+  it('never starts with "-", which the format tool would read as an option', () => {
+    // base64url of 0xf8... starts with '-'; the second draw does not.
+    const draws = [Buffer.alloc(16, 0xf8), Buffer.alloc(16, 0x01)]
+    const id = newClusterId(() => draws.shift()!)
+    expect(Buffer.alloc(16, 0xf8).toString('base64url').startsWith('-')).toBe(true)
+    expect(id).toBe(Buffer.alloc(16, 0x01).toString('base64url'))
+    expect(id).toHaveLength(22)
   })
 })

@@ -136,8 +136,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     path.join(runtime.kafkaLib, '*'),
   ]
 
-  // Any 22-character base64url UUID is a valid cluster id.
-  const clusterId = randomBytes(16).toString('base64url')
+  const clusterId = newClusterId()
   const format = launch(
     kafkaJava,
     [
@@ -314,4 +313,17 @@ async function notReady(err: unknown, what: string, logFile: string, timeoutMs: 
     retriable: err.reason === 'timeout',
     details: { logFile },
   })
+}
+
+/**
+ * A 22-character base64url UUID, as Kafka's own `Uuid.randomUuid()` makes them.
+ * One in 64 of those starts with '-', which StorageTool's argument parser reads
+ * as an option ("--cluster-id expected one argument"): Kafka regenerates such
+ * ids for the same reason, and so do we.
+ */
+export function newClusterId(random: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const id = random(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
 }
