@@ -6,6 +6,7 @@ import type { Kafka } from 'kafkajs'
 import {
   createKafka,
   ensureTopics,
+  parseKafkaClient,
   type TopicSpec,
   createTransactionalPipeline,
   type CommittedEvent,
@@ -33,6 +34,13 @@ export function memoryLogger(): KafkaLogger & { lines: string[] } {
     )
   }
   return { lines, debug: () => {}, info: () => {}, warn: push('warn'), error: push('error') }
+}
+
+/** PIPELINE_DEBUG=1: every pipeline log line on stderr (debugging a failing test). */
+function consoleLogger(name: string): KafkaLogger {
+  const line = (level: string) => (obj: object, msg?: string) =>
+    console.error(`${new Date().toISOString()} ${level} [${name}] ${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? v.message : typeof v === 'bigint' ? v.toString() : v))}`)
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') }
 }
 
 export interface PipelineTopics {
@@ -76,8 +84,11 @@ export async function pipelineTopics(
   return t
 }
 
+/** The client under test: KAFKA_CLIENT=platformatic|kafkajs (default platformatic). */
+export const KAFKA_CLIENT = parseKafkaClient(process.env.KAFKA_CLIENT)
+
 export function pipelineKafka(clientId = uniqueName('pipeline')): Kafka {
-  return createKafka({ brokers: inject('kafkaBrokers'), clientId, logLevel: 'error' })
+  return createKafka({ brokers: inject('kafkaBrokers'), clientId, logLevel: 'error', client: KAFKA_CLIENT })
 }
 
 /** Counts committed input records and resolves waiters when a total is reached. */
@@ -133,6 +144,7 @@ export function startPipeline(
     transactionTimeoutMs: 10_000,
     consumer: PIPELINE_TEST_CONSUMER,
     hooks,
+    ...(process.env.PIPELINE_DEBUG === '1' ? { logger: consoleLogger(topics.groupId) } : {}),
     ...overrides,
   })
   return { pipeline, started: pipeline.start() }

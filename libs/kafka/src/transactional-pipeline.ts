@@ -12,7 +12,8 @@ import type {
 } from 'kafkajs'
 import { createDlqRecord } from './dlq-record.ts'
 import { KafkaConfigError, PipelineStoppedError } from './errors.ts'
-import { transactionalProducerConfig } from './kafka-client.ts'
+import { kafkaConnectionOf, transactionalProducerConfig } from './kafka-client.ts'
+import { createPlatformaticPipeline } from './platformatic/eos-pipeline.ts'
 import { SILENT_LOGGER, type KafkaLogger } from './logger.ts'
 import { mapInOrder, SKIPPED, type Settled } from './ordered-map.ts'
 import type {
@@ -31,11 +32,24 @@ export interface TransactionalPipelineOptions {
   /** Input topics (one consumer group over all of them). */
   topics: string[]
   /**
-   * Prefix of the transactional ids, one per input partition:
-   * `${prefix}-${topic}-${partition}`. Must be the same for every instance of the
-   * service and across restarts (that is what fences zombies), and unique per service.
+   * Prefix of the transactional ids, unique per service. KafkaJS: one per input
+   * partition, `${prefix}-${topic}-${partition}` (the same on every instance and
+   * across restarts: that is what fences zombies). @platformatic/kafka: one per
+   * instance, `${prefix}-${instanceId}` (zombies are fenced by the group generation, KIP-447).
    */
   transactionalIdPrefix: string
+  /**
+   * @platformatic/kafka only: this instance's stable name (pod name, replica
+   * ordinal). A restart with the same name aborts at once the transaction its
+   * predecessor left open; with the default (host name + random) that waits for
+   * the transaction timeout. Two live instances must never share it.
+   */
+  instanceId?: string
+  /**
+   * @platformatic/kafka only: how long a transaction waits for more records when
+   * fewer than maxRecordsPerTransaction are ready, ms; default 5.
+   */
+  commitIntervalMs?: number
   transform: Transform
   /** Where records with a record-specific (non-retriable) failure go, original bytes untouched. */
   dlqTopic: string
@@ -43,10 +57,10 @@ export interface TransactionalPipelineOptions {
   concurrency?: number
   /** Partitions processed at the same time (KafkaJS partitionsConsumedConcurrently); default 1. */
   partitionsConsumedConcurrently?: number
-  /** Largest number of input records committed in one transaction; default 500. */
+  /** Largest number of input records committed in one transaction; default 500 (KafkaJS, per partition), 3,000 (@platformatic/kafka, all partitions). */
   maxRecordsPerTransaction?: number
   retryPolicy?: Partial<RetryPolicy>
-  /** Kafka transaction timeout, ms; default 60 000. */
+  /** Kafka transaction timeout, ms; default 60 000 (KafkaJS), 10 000 (@platformatic/kafka). */
   transactionTimeoutMs?: number
   /** Read a topic from the beginning when the group has no committed offset; default true (no record is skipped). */
   fromBeginning?: boolean
@@ -185,6 +199,9 @@ function validate(options: TransactionalPipelineOptions): void {
  */
 export function createTransactionalPipeline(options: TransactionalPipelineOptions): TransactionalPipeline {
   validate(options)
+  // The client comes with the connection (createKafka's `client`, from KAFKA_CLIENT in services).
+  const connection = kafkaConnectionOf(options.kafka)
+  if (connection?.client === 'platformatic') return createPlatformaticPipeline(options, connection)
   const logger = options.logger ?? SILENT_LOGGER
   const hooks = options.hooks ?? {}
   const policy = resolveRetryPolicy(options.retryPolicy)
