@@ -170,3 +170,23 @@ export async function produceInputs(
   }
   return values
 }
+
+/**
+ * A logger that runs `action` once, when the pipeline logs a line containing
+ * `text` (an event of the pipeline under test, awaited instead of slept for).
+ */
+export function loggerActingOn(text: string, action: () => Promise<void>): KafkaLogger & { acted: Promise<void> } {
+  let resolve!: () => void
+  let reject!: (err: unknown) => void
+  const acted = new Promise<void>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  let fired = false
+  const check = (_obj: object, msg?: string) => {
+    if (fired || msg === undefined || !msg.includes(text)) return
+    fired = true
+    action().then(resolve, reject)
+  }
+  return { acted, debug: check, info: check, warn: check, error: check }
+}

@@ -125,7 +125,12 @@ export function createPlatformaticPipeline(
     const epochs = new Map(states.map((s) => [s, s.epoch]))
     let floors: Map<string, bigint | undefined>
     try {
-      floors = await readStableOffsets(consumer, connection, states, stopController.signal)
+      floors = await readStableOffsets(consumer, connection, states, stopController.signal, () =>
+        logger.info(
+          { partitions: states.map((s) => s.key) },
+          'committed offset unstable: a transaction holding it is still open; waiting for its outcome',
+        ),
+      )
     } catch (err) {
       if (state !== 'running') return
       logger.warn({ err, partitions: states.map((s) => s.key) }, 'reading committed offsets failed; will retry')

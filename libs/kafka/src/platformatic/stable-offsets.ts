@@ -22,7 +22,9 @@ export async function readStableOffsets(
   connection: KafkaConnection,
   partitions: TopicPartition[],
   signal: AbortSignal,
+  onUnstable: () => void = () => {},
 ): Promise<Map<string, bigint | undefined>> {
+  let told = false
   const byTopic = new Map<string, number[]>()
   for (const tp of partitions) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition])
   const topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }))
@@ -48,6 +50,10 @@ export async function readStableOffsets(
     } catch (err) {
       if (!hasProtocolError(err, 'UNSTABLE_OFFSET_COMMIT', 'COORDINATOR_LOAD_IN_PROGRESS', 'NOT_COORDINATOR'))
         throw err
+      if (!told && hasProtocolError(err, 'UNSTABLE_OFFSET_COMMIT')) {
+        told = true
+        onUnstable()
+      }
     } finally {
       await conn.close().catch(() => undefined)
     }
