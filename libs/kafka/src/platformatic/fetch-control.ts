@@ -1,4 +1,5 @@
 import type { Callback, Consumer } from '@platformatic/kafka'
+import { hideAbortedBatches } from './aborted-filter.ts'
 
 type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>
 
@@ -17,7 +18,9 @@ const ALL_PAUSED_WAIT_MS = 100
  *   the records of a fetch that was issued before the seek (or before a
  *   rebalance) are dropped from its response, so neither they nor the offset
  *   the stream would derive from them ever arrive.
- * Partitions are keyed `topicId:partition` on the wire; `topicIds` maps names.
+ * It also hides aborted transactions the client's own read_committed filter lets
+ * through (aborted-filter.ts). Partitions are keyed `topicId:partition` on the
+ * wire; `topicIds` maps names.
  */
 export class FetchControl {
   readonly #paused = new Set<string>()
@@ -97,6 +100,7 @@ export class FetchControl {
             const key = `${t.topicId}:${p.partitionIndex}`
             if (issued.get(key) !== (this.#epochs.get(key) ?? 0) || this.#paused.has(key))
               (p as { records?: unknown }).records = undefined
+            else if (p.records) p.records = hideAbortedBatches(p.records, p.abortedTransactions)
           }
       }
       callback(error, response)
