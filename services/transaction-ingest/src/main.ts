@@ -53,7 +53,10 @@ const health = await startHealthServer({
 })
 shutdown.add('health server', () => health.close())
 
-const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: `${SERVICE}-${instanceId}` }, logger)
+const kafka = createKafka(
+  { brokers: cfg.KAFKA_BROKERS, clientId: `${SERVICE}-${instanceId}`, client: cfg.KAFKA_CLIENT },
+  logger,
+)
 const topics = {
   input: cfg.INGEST_INPUT_TOPIC,
   enriched: cfg.INGEST_ENRICHED_TOPIC,
