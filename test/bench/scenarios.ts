@@ -48,6 +48,11 @@ export async function ingestTopics(ctx: BenchContext, name: string, raw: string 
 export function startIngest(ctx: BenchContext, sim: SimHandle, topics: IngestTopics, mode: 'single' | 'batch', metricsPort: number, client: BenchClient, extraEnv: NodeJS.ProcessEnv = {}) {
   return spawnNode(ctx, `ingest-${mode}-${client}`, 'services/transaction-ingest/src/main.ts', [], {
     KAFKA_CLIENT: client,
+    // The KafkaJS loop commits one transaction per input partition: the service default of
+    // 3,000 records (sized for @platformatic/kafka's one transaction over all partitions) puts
+    // them in one record batch over the broker's 1 MB limit, answered MESSAGE_TOO_LARGE
+    // forever (seen 2026-11-25). 500 is the KafkaJS loop's own default.
+    ...(client === 'kafkajs' ? { INGEST_MAX_RECORDS_PER_TRANSACTION: '500' } : {}),
     KAFKA_BROKERS: ctx.brokers.join(','),
     SCHEMA_REGISTRY_URL: ctx.registryUrl,
     ENRICHMENT_API_URL: sim.url,
