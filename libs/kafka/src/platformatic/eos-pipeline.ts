@@ -12,14 +12,20 @@ import {
 import { createDlqRecord } from '../dlq-record.ts'
 import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
 import { SILENT_LOGGER } from '../logger.ts'
-import { mapInOrder, SKIPPED } from '../ordered-map.ts'
 import type { OutputRecord, PipelineHooks, PipelineRecord, PipelineStatus, TopicPartition } from '../pipeline-types.ts'
 import { backoffDelay, resolveRetryPolicy } from '../retry-policy.ts'
 import type { TransactionalPipeline, TransactionalPipelineOptions } from '../transactional-pipeline.ts'
 import { baseOptions, type KafkaConnection } from './connection.ts'
 import { commitTransaction, toPipelineRecord, toWireMessage, type WireMessage } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
-import { newPartitionState, queuedCount, takeBatch, type PartitionState, type TakenRecords } from './partition-state.ts'
+import {
+  bufferedCount,
+  newPartitionState,
+  takeDone,
+  type InFlight,
+  type PartitionState,
+  type Taken,
+} from './partition-state.ts'
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
 import { readStableOffsets } from './stable-offsets.ts'
 
@@ -30,19 +36,6 @@ export const EOS_DEFAULTS = {
   commitIntervalMs: 5,
   transactionTimeoutMs: 10_000,
 } as const
-
-type Outcome =
-  | { kind: 'outputs'; record: PipelineRecord; outputs: OutputRecord[] }
-  | { kind: 'dead-letter'; record: PipelineRecord; error: unknown }
-
-interface Transformed {
-  state: PartitionState
-  epoch: number
-  messages: Message[]
-  outcomes: Outcome[]
-  /** A systemic failure paused the partition after these outcomes. */
-  failed: boolean
-}
 
 const isRecordFailure = (error: unknown) => error instanceof PipelineError && !error.retriable
 
@@ -92,6 +85,8 @@ export function createPlatformaticPipeline(
   const fetchControl = new FetchControl()
   const stopController = new AbortController()
   let wakeUp: (() => void) | undefined
+  /** Transforms running, all partitions. */
+  let inflight = 0
   const currentState = (): PipelineStatus['state'] => state
 
   function emit<K extends keyof PipelineHooks>(name: K, event: Parameters<NonNullable<PipelineHooks[K]>>[0]): void {
@@ -113,9 +108,12 @@ export function createPlatformaticPipeline(
 
   // --- partitions: seek, pause, floors -------------------------------------------------
 
+  /** Re-reads the partition from `offset`: what was received from there on is dropped, what finished before it stays to be committed. */
   function seek(s: PartitionState, offset: bigint): void {
     s.epoch += 1
     s.queue = []
+    s.window = []
+    s.done = s.done.filter((d) => d.message.offset < offset)
     s.position = offset
     fetchControl.seek(s.topic, s.partition, offset)
   }
@@ -140,7 +138,12 @@ export function createPlatformaticPipeline(
     for (const s of states) {
       if (parts.get(s.key) !== s || s.epoch !== epochs.get(s)) continue
       const floor = floors.get(s.key)
-      if (floor !== undefined) {
+      if (s.restartAtFloor) {
+        s.restartAtFloor = false
+        // No committed offset: from the beginning (the stream recovers an offset out of range to the earliest).
+        const start = floor ?? (options.fromBeginning === false ? undefined : 0n)
+        if (start !== undefined) seek(s, start)
+      } else if (floor !== undefined) {
         const before = s.queue.length
         s.queue = s.queue.filter((m) => m.offset >= floor)
         if (s.queue.length < before)
@@ -148,12 +151,13 @@ export function createPlatformaticPipeline(
         if (s.position === undefined || s.position < floor) s.position = floor
       }
       s.floorKnown = true
+      pump(s)
     }
-    wake()
   }
 
   function pauseAndBackOff(s: PartitionState, fromOffset: bigint, error: unknown): void {
     s.failures += 1
+    s.failedAt = fromOffset
     const code = errorCode(error)
     const retryAfterMs =
       error instanceof PipelineError && typeof error.details.retryAfterMs === 'number' ? error.details.retryAfterMs : undefined
@@ -202,23 +206,81 @@ export function createPlatformaticPipeline(
 
   function onMessage(message: Message): void {
     const s = parts.get(`${message.topic}:${message.partition}`)
-    if (s === undefined || s.paused) return
+    if (s === undefined || s.paused || !fetchControl.isCurrent(message)) return
     if (s.position !== undefined && message.offset < s.position) return
     s.queue.push(message)
     s.position = message.offset + 1n
-    if (queuedCount(parts.values()) >= highWater) stream?.pause()
-    wake()
+    if (bufferedCount(parts.values()) >= highWater) stream?.pause()
+    pump(s)
   }
 
   // --- the loop ---------------------------------------------------------------------------
 
-  async function nextBatch(rotation: number): Promise<TakenRecords[]> {
-    const ready = () => [...parts.values()].some((s) => s.queue.length > 0 && !s.paused && s.floorKnown)
-    while (state === 'running' && !ready()) await new Promise<void>((resolve) => (wakeUp = resolve))
-    if (state !== 'running') return []
-    if (lingerMs > 0 && queuedCount(parts.values()) < maxPerTxn) {
+  // --- transforms: a sliding window per partition ----------------------------------------
+
+  /** Starts transforms of queued records while the partition's window has room. */
+  function pump(s: PartitionState): void {
+    while (
+      state === 'running' &&
+      parts.get(s.key) === s &&
+      !s.paused &&
+      s.floorKnown &&
+      s.queue.length > 0 &&
+      s.window.length < concurrency &&
+      s.done.length < maxPerTxn
+    ) {
+      const message = s.queue.shift()!
+      const entry: InFlight = { message, record: toPipelineRecord(message), settled: undefined }
+      s.window.push(entry)
+      const epoch = s.epoch
+      const attempt = s.failures + 1
+      inflight += 1
+      Promise.resolve()
+        .then(() => transform(entry.record, { attempt, signal: stopController.signal }))
+        .then(
+          (value) => (entry.settled = { ok: true, value }),
+          (error: unknown) => (entry.settled = { ok: false, error }),
+        )
+        .finally(() => {
+          inflight -= 1
+          if (s.epoch === epoch) release(s)
+          if (inflight === 0) wake()
+        })
+    }
+    if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
+  }
+
+  /** Moves the settled head of the window, in offset order, to `done`; a systemic failure pauses the partition. */
+  function release(s: PartitionState): void {
+    while (s.window.length > 0 && s.window[0]!.settled !== undefined) {
+      const entry = s.window.shift()!
+      const settled = entry.settled!
+      if (settled.ok) {
+        const v = settled.value as OutputRecord[] | OutputRecord | undefined
+        s.done.push({ message: entry.message, outcome: { kind: 'outputs', record: entry.record, outputs: v === undefined ? [] : Array.isArray(v) ? v : [v] } })
+      } else if (isRecordFailure(settled.error)) {
+        s.done.push({ message: entry.message, outcome: { kind: 'dead-letter', record: entry.record, error: settled.error } })
+      } else {
+        // Nothing of this record or later ones is committed: redo from here after a backoff.
+        if (state === 'running') pauseAndBackOff(s, entry.message.offset, settled.error)
+        else s.window = []
+        break
+      }
+    }
+    wake()
+    pump(s)
+  }
+
+  // --- transactions: one at a time, over every partition ----------------------------------
+
+  async function nextTaken(rotation: number): Promise<Taken[]> {
+    const doneCount = () => [...parts.values()].reduce((n, s) => n + s.done.length, 0)
+    const idle = () => state !== 'running' && inflight === 0
+    while (doneCount() === 0 && !idle()) await new Promise<void>((resolve) => (wakeUp = resolve))
+    if (doneCount() === 0) return []
+    if (lingerMs > 0 && state === 'running' && doneCount() < maxPerTxn) {
       const deadline = Date.now() + lingerMs
-      while (state === 'running' && queuedCount(parts.values()) < maxPerTxn && Date.now() < deadline) {
+      while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))
           wakeUp = () => {
@@ -228,50 +290,9 @@ export function createPlatformaticPipeline(
         })
       }
     }
-    const batch = takeBatch([...parts.values()], maxPerTxn, rotation)
-    if (queuedCount(parts.values()) < highWater / 2 && stream?.isPaused()) stream.resume()
-    return batch
-  }
-
-  async function transformTaken(taken: TakenRecords): Promise<Transformed> {
-    const s = taken.state
-    const records = taken.messages.map(toPipelineRecord)
-    let systemic = false
-    const settled = await mapInOrder(
-      records,
-      concurrency,
-      async (record) => {
-        try {
-          return await transform(record, { attempt: s.failures + 1, signal: stopController.signal })
-        } catch (error) {
-          if (!isRecordFailure(error)) systemic = true
-          throw error
-        }
-      },
-      () => !systemic && state === 'running' && s.epoch === taken.epoch,
-    )
-    const outcomes: Outcome[] = []
-    let failure: { index: number; error: unknown } | undefined
-    for (let i = 0; i < settled.length; i++) {
-      const r = settled[i]!
-      const record = records[i]!
-      if (r.ok) {
-        const v = r.value
-        outcomes.push({ kind: 'outputs', record, outputs: v === undefined ? [] : Array.isArray(v) ? v : [v] })
-      } else if (r.error !== SKIPPED && isRecordFailure(r.error)) {
-        outcomes.push({ kind: 'dead-letter', record, error: r.error })
-      } else {
-        failure = { index: i, error: r.error === SKIPPED ? new PipelineStoppedError('pipeline is stopping') : r.error }
-        break
-      }
-    }
-    let epoch = taken.epoch
-    const owned = parts.get(s.key) === s && s.epoch === taken.epoch
-    if (failure !== undefined && state === 'running' && owned) {
-      pauseAndBackOff(s, taken.messages[failure.index]!.offset, failure.error)
-      epoch = s.epoch
-    }
-    return { state: s, epoch, messages: taken.messages, outcomes, failed: failure !== undefined }
+    const taken = takeDone([...parts.values()], maxPerTxn, rotation)
+    for (const t of taken) pump(t.state)
+    return taken
   }
 
   async function ensureProducer(): Promise<Producer> {
@@ -300,14 +321,15 @@ export function createPlatformaticPipeline(
     await p?.close().catch((err: unknown) => logger.warn({ err }, 'producer close failed'))
   }
 
-  async function commitBatch(batch: Transformed[], started: number): Promise<void> {
-    const live = batch.filter((t) => t.outcomes.length > 0 && parts.get(t.state.key) === t.state && t.state.epoch === t.epoch)
+  async function commitTaken(taken: Taken[]): Promise<void> {
+    const started = Date.now()
+    const live = taken.filter((t) => parts.get(t.state.key) === t.state && t.state.epoch === t.epoch)
     if (live.length === 0) return
     const writes: WireMessage[] = []
-    const deadLettered = new Map<Transformed, { record: PipelineRecord; code: string; message: string }[]>()
+    const deadLettered = new Map<Taken, { record: PipelineRecord; code: string; message: string }[]>()
     for (const t of live) {
       const dl: { record: PipelineRecord; code: string; message: string }[] = []
-      for (const o of t.outcomes) {
+      for (const { outcome: o } of t.done) {
         if (o.kind === 'outputs') for (const out of o.outputs) writes.push(toWireMessage(out))
         else {
           const dlq = createDlqRecord(dlqTopic, o.record, { error: o.error, attempts: t.state.failures + 1, consumerGroup: groupId })
@@ -319,7 +341,7 @@ export function createPlatformaticPipeline(
     }
     try {
       const p = await ensureProducer()
-      await commitTransaction(p, consumer!, writes, live.map((t) => t.messages[t.outcomes.length - 1]!))
+      await commitTransaction(p, consumer!, writes, live.map((t) => t.done[t.done.length - 1]!.message))
     } catch (error) {
       await dropProducer()
       for (const t of live) emit('onAborted', { topic: t.state.topic, partition: t.state.partition, reason: 'commit failed', error })
@@ -328,18 +350,20 @@ export function createPlatformaticPipeline(
       for (const t of live) {
         const s = t.state
         if (parts.get(s.key) !== s) continue
+        const from = t.done[0]!.message.offset
         if (isGenerationError(error)) {
-          // The group moved on: the next assignment restarts the partition from its stable committed offset.
-          seek(s, t.messages[0]!.offset)
+          // The group moved on: redo from the stable committed offset (the next assignment does too).
+          seek(s, from)
           s.floorKnown = false
           void refreshFloors([s])
-        } else pauseAndBackOff(s, t.messages[0]!.offset, error)
+        } else pauseAndBackOff(s, from, error)
       }
       return
     }
     for (const t of live) {
       const s = t.state
-      if (!t.failed) {
+      if (s.failedAt === undefined || t.done[t.done.length - 1]!.message.offset >= s.failedAt) {
+        s.failedAt = undefined
         s.failures = 0
         s.pausedSince = undefined
         s.pausedCode = ''
@@ -349,33 +373,35 @@ export function createPlatformaticPipeline(
         logger.warn({ topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
         emit('onDeadLettered', { topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, message: d.message })
       }
-      const outputs = t.outcomes.reduce((n, o) => n + (o.kind === 'outputs' ? o.outputs.length : 0), 0)
+      const outputs = t.done.reduce((n, d) => n + (d.outcome.kind === 'outputs' ? d.outcome.outputs.length : 0), 0)
       emit('onCommitted', {
         topic: s.topic,
         partition: s.partition,
-        records: t.outcomes.length,
+        records: t.done.length,
         outputs,
         deadLettered: dl.length,
-        firstOffset: t.outcomes[0]!.record.offset,
-        lastOffset: t.outcomes[t.outcomes.length - 1]!.record.offset,
+        firstOffset: t.done[0]!.outcome.record.offset,
+        lastOffset: t.done[t.done.length - 1]!.outcome.record.offset,
         durationMs: Date.now() - started,
       })
     }
   }
 
+  /**
+   * Commits transformed records one transaction at a time while transforms go on
+   * (the consumer stream keeps fetching, each partition's window keeps filling).
+   * After stop() it waits for the transforms in flight and commits what finished.
+   */
   async function runLoop(): Promise<void> {
-    let committing: Promise<void> = Promise.resolve()
     let rotation = 0
-    while (state === 'running') {
-      const taken = await nextBatch(rotation++)
-      if (taken.length === 0) continue
-      const started = Date.now()
-      const transformed = await Promise.all(taken.map(transformTaken))
-      // One transaction at a time; this batch was transformed while the previous one committed.
-      await committing
-      committing = commitBatch(transformed, started).catch((err: unknown) => logger.error({ err }, 'commit step failed'))
+    for (;;) {
+      const taken = await nextTaken(rotation++)
+      if (taken.length === 0) {
+        if (state !== 'running' && inflight === 0) return
+        continue
+      }
+      await commitTaken(taken)
     }
-    await committing
   }
 
   return {

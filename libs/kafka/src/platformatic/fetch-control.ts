@@ -6,6 +6,9 @@ type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>
 type FetchArgs = Parameters<Consumer['fetch']>[0]
 type RealFetch = (options: FetchArgs, callback: Callback<FetchResponse>) => void
 
+/** Metadata key of the fetch stamp (the stream copies record metadata into each message). */
+const FETCH_STAMP = 'tepFetch'
+
 /** How long a fetch with every partition paused "waits" before answering empty. */
 const ALL_PAUSED_WAIT_MS = 100
 
@@ -26,6 +29,8 @@ export class FetchControl {
   readonly #paused = new Set<string>()
   readonly #epochs = new Map<string, number>()
   readonly #topicIds = new Map<string, string>()
+  /** Bumped by every rebalance: fetches issued before belong to the old assignment. */
+  #generation = 0
   #offsetsToFetch: Map<string, bigint> | undefined
 
   install(consumer: Consumer): void {
@@ -36,6 +41,12 @@ export class FetchControl {
       return undefined
     }
     consumer.fetch = wrapped as unknown as Consumer['fetch']
+  }
+
+  /** False for a message fetched before the last seek of its partition or the last rebalance. */
+  isCurrent(message: { topic: string; partition: number; metadata: Record<string, unknown> }): boolean {
+    const key = this.#wireKey(message.topic, message.partition)
+    return message.metadata[FETCH_STAMP] === `${this.#generation}/${this.#epochs.get(key) ?? 0}`
   }
 
   /** The stream whose fetch offsets seeks move. */
@@ -63,7 +74,7 @@ export class FetchControl {
 
   /** After a rebalance: every fetch in flight belongs to the old assignment. */
   invalidateAll(): void {
-    for (const key of [...this.#epochs.keys()]) this.#bump(key)
+    this.#generation += 1
     this.#paused.clear()
   }
 
@@ -77,6 +88,7 @@ export class FetchControl {
 
   #fetch(real: RealFetch, options: FetchArgs, callback: Callback<FetchResponse>): void {
     const issued = new Map<string, number>()
+    const generation = this.#generation
     const topics = options.topics
       .map((t) => ({
         ...t,
@@ -98,9 +110,15 @@ export class FetchControl {
         for (const t of response.responses)
           for (const p of t.partitions) {
             const key = `${t.topicId}:${p.partitionIndex}`
-            if (issued.get(key) !== (this.#epochs.get(key) ?? 0) || this.#paused.has(key))
+            if (generation !== this.#generation || issued.get(key) !== (this.#epochs.get(key) ?? 0) || this.#paused.has(key))
               (p as { records?: unknown }).records = undefined
-            else if (p.records) p.records = hideAbortedBatches(p.records, p.abortedTransactions)
+            else if (p.records) {
+              p.records = hideAbortedBatches(p.records, p.abortedTransactions)
+              // Stamp every record with the fetch it came from: the stream may hold
+              // records in its buffer across a seek, and isCurrent() drops those.
+              const stamp = { [FETCH_STAMP]: `${generation}/${issued.get(key)}` }
+              for (const batch of p.records) for (const record of batch.records) (record as { metadata?: unknown }).metadata = stamp
+            }
           }
       }
       callback(error, response)
