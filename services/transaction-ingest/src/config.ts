@@ -44,8 +44,8 @@ export const INGEST_ENV = {
   ),
   INGEST_MAX_RECORDS_PER_TRANSACTION: envVar(
     parse.integer(1, 100_000),
-    'input records committed per Kafka transaction (`platformatic`: over all assigned partitions; `kafkajs`: of one partition)',
-    { default: '3000' },
+    'input records committed per Kafka transaction (default: 3000 over all assigned partitions with `platformatic`, whose sends are chunked; 500 of one partition with `kafkajs`, whose single send must stay under the broker\'s 1 MB batch)',
+    { optional: true },
   ),
   INGEST_SESSION_TIMEOUT: envVar(
     parse.duration,
