@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { createKafka } from '@tep/kafka'
+import { createKafka, DEFAULT_KAFKA_CLIENT } from '@tep/kafka'
 import { fetchRuntime, startStack } from '@tep/local-stack'
 import { CLIENTS, createSerde, repoRoot, type BenchClient, type BenchContext } from './harness.ts'
 import { SimDataset } from '@tep/sim-data'
@@ -32,7 +32,8 @@ Uses KAFKA_BROKERS/SCHEMA_REGISTRY_URL when set, otherwise a private local stack
 options:
   --scenarios a,b       run only these
   --clients a,b         Kafka clients to measure side by side: ${CLIENTS.join(', ')}
-                        (default: kafkajs). The processors get KAFKA_CLIENT=<client>.
+                        (default: ${DEFAULT_KAFKA_CLIENT}, the services' default). The processors
+                        get KAFKA_CLIENT=<client>.
   --events N            events per throughput scenario (default 50000)
   --naive-events N      events for the naive consumer (default 1500; it is slow by design)
   --latency-rate N      events per second for the latency run (default 1000)
@@ -87,7 +88,7 @@ async function main(): Promise<number> {
     return 0
   }
   const chosen = list<Scenario>(values.scenarios, ALL, ALL, 'scenarios')
-  const clients = list<BenchClient>(values.clients, CLIENTS, ['kafkajs'], 'clients')
+  const clients = list<BenchClient>(values.clients, CLIENTS, [DEFAULT_KAFKA_CLIENT], 'clients')
   const events = num(values.events, 50_000, 'events')
   const naiveEvents = num(values['naive-events'], 1_500, 'naive-events')
   const latencyRate = num(values['latency-rate'], 1_000, 'latency-rate')
