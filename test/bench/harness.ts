@@ -6,6 +6,10 @@ import { fileURLToPath } from 'node:url'
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs'
 import { AvroSerde, PRODUCER_DEFAULTS, createSchemaRegistry, type TopicCodec } from '@tep/kafka'
 
+/** The Kafka clients the bench can measure side by side (`--clients`). */
+export const CLIENTS = ['kafkajs', 'platformatic'] as const
+export type BenchClient = (typeof CLIENTS)[number]
+
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export interface BenchContext {
@@ -150,6 +154,29 @@ export function spawnNode(ctx: BenchContext, name: string, script: string, args:
       await exited
     },
   }
+}
+
+/**
+ * Resolves with the time a processor child printed `{"consuming": <epoch ms>}`
+ * (processor-process.ts); rejects if it exits first.
+ */
+export function consumingAt(handle: ChildHandle): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let buffered = ''
+    const onData = (d: Buffer) => {
+      buffered += d.toString()
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, nl)
+        buffered = buffered.slice(nl + 1)
+        if (!line.startsWith('{"consuming"')) continue
+        handle.child.stdout?.off('data', onData)
+        resolve((JSON.parse(line) as { consuming: number }).consuming)
+        return
+      }
+    }
+    handle.child.stdout?.on('data', onData)
+    void handle.exited.then((code) => reject(new Error(`processor exited with ${code} before it consumed`)))
+  })
 }
 
 export async function waitForHttpOk(url: string, timeoutMs = 120_000, pollMs = 100): Promise<void> {

@@ -8,33 +8,46 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { createKafka } from '@tep/kafka'
+import { createKafka, DEFAULT_KAFKA_CLIENT } from '@tep/kafka'
 import { fetchRuntime, startStack } from '@tep/local-stack'
-import { createSerde, repoRoot, type BenchContext } from './harness.ts'
+import { CLIENTS, createSerde, repoRoot, type BenchClient, type BenchContext } from './harness.ts'
 import { SimDataset } from '@tep/sim-data'
-import { crash, ingestThroughput, latency, memory, naive, passThrough, seedTables, startSim, type TableTopics } from './scenarios.ts'
+import { eosPassThrough, naive, passThrough } from './processors.ts'
+import { crash, ingestThroughput, latency, startSim } from './scenarios.ts'
+import { memory, seedMemoryTables, seedTables, type TableTopics } from './table-scenarios.ts'
+import { addRatios, renderTable, sideBySide, type ClientResults } from './verdicts.ts'
 import { freePort } from '../../scripts/start/free-port.ts'
 
-const ALL = ['passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory'] as const
+const ALL = ['passthrough', 'eos-passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory'] as const
 type Scenario = (typeof ALL)[number]
 
 const HELP = `usage: npm run bench [-- options]
 
 Scenarios (default: all, in this order): ${ALL.join(', ')}
+Each scenario runs once per client of --clients, the clients one after the
+other, so that their figures come from the same run (ratios, not absolutes:
+the machine is shared). naive is the KafkaJS baseline and runs once.
 Uses KAFKA_BROKERS/SCHEMA_REGISTRY_URL when set, otherwise a private local stack.
 
 options:
   --scenarios a,b       run only these
+  --clients a,b         Kafka clients to measure side by side: ${CLIENTS.join(', ')}
+                        (default: ${DEFAULT_KAFKA_CLIENT}, the services' default). The processors
+                        get KAFKA_CLIENT=<client>.
   --events N            events per throughput scenario (default 50000)
   --naive-events N      events for the naive consumer (default 1500; it is slow by design)
   --latency-rate N      events per second for the latency run (default 1000)
   --latency-seconds N   length of the latency run (default 20)
   --crash-events N      events of the crash run (default 100000)
   --kills N             kill -9 of the ingest process during the crash run (default 3)
-  --memory-shops N      shops in the table for the memory run (default 1000000)
+  --memory-shops N      shops in the table for the memory run, merchants = N/10 (default 5000000)
   --api-latency-ms N    simulated enrichment API latency (default 3)
   --out DIR             where results go (default bench-results)
-  -h, --help            this text`
+  -h, --help            this text
+
+Writes <out>/<time>.json and <out>/latest.json: results.<scenario> holds the first
+client's figures (eventsPerSecond, cpuUsPerEvent, ratioToPassthrough, ...),
+byClient.<client>.<scenario> every client's.`
 
 const say = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -45,11 +58,20 @@ function num(raw: string | undefined, fallback: number, name: string): number {
   return n
 }
 
+function list<T extends string>(raw: string | undefined, known: readonly T[], fallback: readonly T[], name: string): T[] {
+  const chosen = (raw?.split(',').map((s) => s.trim()).filter(Boolean) ?? [...fallback]) as T[]
+  const unknown = chosen.filter((s) => !known.includes(s))
+  if (unknown.length) throw new Error(`unknown ${name} ${unknown.join(', ')}; known: ${known.join(', ')}`)
+  if (chosen.length === 0) throw new Error(`--${name} names nothing`)
+  return [...new Set(chosen)]
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       help: { type: 'boolean', short: 'h' },
       scenarios: { type: 'string' },
+      clients: { type: 'string' },
       events: { type: 'string' },
       'naive-events': { type: 'string' },
       'latency-rate': { type: 'string' },
@@ -65,16 +87,15 @@ async function main(): Promise<number> {
     process.stdout.write(`${HELP}\n`)
     return 0
   }
-  const chosen = (values.scenarios?.split(',').map((s) => s.trim()) ?? [...ALL]) as Scenario[]
-  const unknown = chosen.filter((s) => !ALL.includes(s))
-  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${ALL.join(', ')}`)
+  const chosen = list<Scenario>(values.scenarios, ALL, ALL, 'scenarios')
+  const clients = list<BenchClient>(values.clients, CLIENTS, [DEFAULT_KAFKA_CLIENT], 'clients')
   const events = num(values.events, 50_000, 'events')
   const naiveEvents = num(values['naive-events'], 1_500, 'naive-events')
   const latencyRate = num(values['latency-rate'], 1_000, 'latency-rate')
   const latencySeconds = num(values['latency-seconds'], 20, 'latency-seconds')
   const crashEvents = num(values['crash-events'], 100_000, 'crash-events')
   const kills = num(values.kills, 3, 'kills')
-  const memoryShops = num(values['memory-shops'], 1_000_000, 'memory-shops')
+  const memoryShops = num(values['memory-shops'], 5_000_000, 'memory-shops')
   const apiLatency = Number(values['api-latency-ms'] ?? '3')
   const outDir = path.resolve(repoRoot, values.out ?? 'bench-results')
 
@@ -95,9 +116,12 @@ async function main(): Promise<number> {
   const runId = Date.now().toString(36)
   const ctx: BenchContext = { kafka, admin, brokers, registryUrl, serde: createSerde(registryUrl), runId, logDir: path.join(repoRoot, '.local', 'bench'), say }
   const sim = await startSim(ctx, await freePort(), apiLatency)
-  const results: Record<string, unknown> = {}
+  const byClient: Partial<Record<BenchClient, ClientResults>> = Object.fromEntries(clients.map((c) => [c, {}]))
+  let naiveResult: { eventsPerSecond: number; cpuUsPerEvent: number } | undefined
+  const failures: string[] = []
   const started = new Date()
   let tables: TableTopics | undefined
+  let memoryTables: TableTopics | undefined
   // The ingest scenarios run against a warm table (steady state): the simulator's
   // shops and merchants already on the compacted topics, as the refresher keeps them.
   const warmTables = async () => {
@@ -107,35 +131,78 @@ async function main(): Promise<number> {
     }
     return tables
   }
+  const stamp = started.toISOString().replace(/[:.]/g, '-')
+  /** Written after every scenario too, so a run cut short keeps what it measured (`complete: false`). */
+  const writeReport = (complete: boolean) => {
+    addRatios(byClient, naiveResult)
+    const rows = sideBySide(byClient, naiveResult, clients[0]!)
+    const primary = byClient[clients[0]!]!
+    const report = {
+      startedAt: started.toISOString(),
+      complete,
+      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) },
+      settings: { clients, events, naiveEvents, latencyRate, latencySeconds, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
+      results: { ...primary, ...(naiveResult ? { naive: naiveResult } : {}) },
+      byClient,
+      failures,
+      table: rows,
+    }
+    mkdirSync(outDir, { recursive: true })
+    writeFileSync(path.join(outDir, `${stamp}.json`), JSON.stringify(report, null, 2))
+    writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2))
+    return rows
+  }
   try {
     for (const scenario of chosen) {
-      say(`▶ ${scenario}`)
-      const t0 = Date.now()
-      const port = await freePort()
-      switch (scenario) {
-        case 'passthrough':
-          results.passthrough = await passThrough(ctx, events)
-          break
-        case 'naive':
-          results.naive = await naive(ctx, sim, naiveEvents)
-          break
-        case 'ingest-batch':
-          results.ingestBatch = await ingestThroughput(ctx, sim, await warmTables(), events, 'batch', port)
-          break
-        case 'ingest-single':
-          results.ingestSingle = await ingestThroughput(ctx, sim, await warmTables(), events, 'single', port)
-          break
-        case 'latency':
-          results.latency = await latency(ctx, sim, await warmTables(), latencyRate, latencySeconds, port)
-          break
-        case 'crash':
-          results.crash = await crash(ctx, sim, await warmTables(), crashEvents, kills, port)
-          break
-        case 'memory':
-          results.memory = await memory(ctx, sim, memoryShops, port)
-          break
+      for (const client of scenario === 'naive' ? (['kafkajs'] as const) : clients) {
+        say(`▶ ${scenario}${scenario === 'naive' ? '' : ` (${client})`}`)
+        const t0 = Date.now()
+        const port = await freePort()
+        // One failing client must not lose the other's figures: record the failure and go on.
+        try {
+          let result: Record<string, unknown>
+          switch (scenario) {
+            case 'passthrough':
+              result = { ...(await passThrough(ctx, events, client)) }
+              break
+            case 'eos-passthrough':
+              result = { ...(await eosPassThrough(ctx, events, client)) }
+              break
+            case 'naive':
+              naiveResult = await naive(ctx, sim, naiveEvents)
+              result = { ...naiveResult }
+              break
+            case 'ingest-batch':
+              result = { ...(await ingestThroughput(ctx, sim, await warmTables(), events, 'batch', port, client)) }
+              break
+            case 'ingest-single':
+              result = { ...(await ingestThroughput(ctx, sim, await warmTables(), events, 'single', port, client)) }
+              break
+            case 'latency':
+              result = { ...(await latency(ctx, sim, await warmTables(), latencyRate, latencySeconds, port, client)) }
+              break
+            case 'crash':
+              result = { ...(await crash(ctx, sim, await warmTables(), crashEvents, kills, port, client)) }
+              break
+            case 'memory':
+              if (!memoryTables) {
+                say(`  producing ${memoryShops} shops and ${Math.round(memoryShops / 10)} merchants to the memory run's table topics ...`)
+                memoryTables = await seedMemoryTables(ctx, memoryShops)
+              }
+              result = { ...(await memory(ctx, sim, memoryShops, port, client, memoryTables)) }
+              break
+          }
+          // naive is one KafkaJS baseline for every client: kept apart (results.naive).
+          if (scenario !== 'naive') byClient[client]![scenario] = result
+          say(`  ${JSON.stringify(result)} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
+        } catch (err) {
+          const message = `${scenario} (${client}): ${(err as Error).message}`
+          failures.push(message)
+          if (scenario !== 'naive') byClient[client]![scenario] = { failed: (err as Error).message }
+          say(`  FAILED ${message}`)
+        }
+        writeReport(false)
       }
-      say(`  ${JSON.stringify(results[scenario === 'ingest-batch' ? 'ingestBatch' : scenario === 'ingest-single' ? 'ingestSingle' : scenario])} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
     }
   } finally {
     await sim.stop()
@@ -143,65 +210,9 @@ async function main(): Promise<number> {
     await stopStack()
   }
 
-  const report = {
-    startedAt: started.toISOString(),
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
-    settings: { events, naiveEvents, latencyRate, latencySeconds, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
-    results,
-    verdicts: verdicts(results),
-  }
-  mkdirSync(outDir, { recursive: true })
-  const stamp = started.toISOString().replace(/[:.]/g, '-')
-  writeFileSync(path.join(outDir, `${stamp}.json`), JSON.stringify(report, null, 2))
-  writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2))
-  process.stdout.write(`${table(report.verdicts)}\n\nresults: ${path.relative(repoRoot, path.join(outDir, `${stamp}.json`))}\n`)
-  return 0
-}
-
-interface Verdict {
-  figure: string
-  measured: string
-  target: string
-  met: boolean | null
-}
-
-type Tp = { eventsPerSecond: number } | undefined
-
-function verdicts(r: Record<string, unknown>): Verdict[] {
-  const pass = (r.passthrough as Tp)?.eventsPerSecond
-  const out: Verdict[] = []
-  const ratio = (v: number | undefined, base: number | undefined) => (v && base ? v / base : undefined)
-  const batch = (r.ingestBatch as Tp)?.eventsPerSecond
-  const single = (r.ingestSingle as Tp)?.eventsPerSecond
-  const naiveTp = (r.naive as Tp)?.eventsPerSecond
-  if (pass) out.push({ figure: 'zero-work KafkaJS pass-through', measured: `${pass} ev/s`, target: 'baseline', met: null })
-  if (naiveTp) out.push({ figure: 'naive one-await-per-message consumer', measured: `${naiveTp} ev/s`, target: 'baseline', met: null })
-  const rb = ratio(batch, pass)
-  if (batch) out.push({ figure: 'ingest, batch findBy', measured: `${batch} ev/s${rb ? ` = ${rb.toFixed(2)}× pass-through` : ''}`, target: '≥ 0.5× pass-through', met: rb === undefined ? null : rb >= 0.5 })
-  const rs = ratio(single, pass)
-  const rn = ratio(single, naiveTp)
-  if (single)
-    out.push({
-      figure: 'ingest, one findBy per event',
-      measured: `${single} ev/s${rs ? ` = ${rs.toFixed(2)}× pass-through` : ''}${rn ? `, ${rn.toFixed(0)}× naive` : ''}`,
-      target: '≥ 0.25× pass-through and ≥ 30× naive',
-      met: rs === undefined || rn === undefined ? null : rs >= 0.25 && rn >= 30,
-    })
-  const lat = r.latency as { p99Ms: number; p50Ms: number; targetRate: number } | undefined
-  if (lat) out.push({ figure: `end-to-end latency at ${lat.targetRate} ev/s`, measured: `p50 ${lat.p50Ms} ms, p99 ${lat.p99Ms} ms`, target: 'p99 ≤ 100 ms', met: lat.p99Ms <= 100 })
-  const c = r.crash as { events: number; kills: number; lost: number; duplicated: number } | undefined
-  if (c) out.push({ figure: `kill -9 ×${c.kills} during ${c.events} events`, measured: `${c.lost} lost, ${c.duplicated} duplicated`, target: '0 lost, 0 duplicated', met: c.lost === 0 && c.duplicated === 0 })
-  const m = r.memory as { shops: number; rssMb: number; peakRssMb: number } | undefined
-  if (m) out.push({ figure: `ingest RSS with ${m.shops} shops in its table`, measured: `${m.rssMb} MB (peak ${m.peakRssMb} MB)`, target: '< 300 MB', met: m.rssMb < 300 })
-  return out
-}
-
-function table(rows: Verdict[]): string {
-  const head = ['figure', 'measured', 'target', 'met']
-  const cells = rows.map((v) => [v.figure, v.measured, v.target, v.met === null ? '' : v.met ? 'yes' : 'NO'])
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i]!)).join(' | ')} |`
-  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n')
+  const rows = writeReport(true)
+  process.stdout.write(`${renderTable(rows, clients)}\n\n${failures.length ? `failed: ${failures.join('; ')}\n` : ''}results: ${path.relative(repoRoot, path.join(outDir, `${stamp}.json`))}\n`)
+  return failures.length ? 1 : 0
 }
 
 try {

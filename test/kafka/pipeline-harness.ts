@@ -6,6 +6,7 @@ import type { Kafka } from 'kafkajs'
 import {
   createKafka,
   ensureTopics,
+  parseKafkaClient,
   type TopicSpec,
   createTransactionalPipeline,
   type CommittedEvent,
@@ -33,6 +34,13 @@ export function memoryLogger(): KafkaLogger & { lines: string[] } {
     )
   }
   return { lines, debug: () => {}, info: () => {}, warn: push('warn'), error: push('error') }
+}
+
+/** PIPELINE_DEBUG=1: every pipeline log line on stderr (debugging a failing test). */
+function consoleLogger(name: string): KafkaLogger {
+  const line = (level: string) => (obj: object, msg?: string) =>
+    console.error(`${new Date().toISOString()} ${level} [${name}] ${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? v.message : typeof v === 'bigint' ? v.toString() : v))}`)
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') }
 }
 
 export interface PipelineTopics {
@@ -76,8 +84,11 @@ export async function pipelineTopics(
   return t
 }
 
+/** The client under test: KAFKA_CLIENT=platformatic|kafkajs (default platformatic). */
+export const KAFKA_CLIENT = parseKafkaClient(process.env.KAFKA_CLIENT)
+
 export function pipelineKafka(clientId = uniqueName('pipeline')): Kafka {
-  return createKafka({ brokers: inject('kafkaBrokers'), clientId, logLevel: 'error' })
+  return createKafka({ brokers: inject('kafkaBrokers'), clientId, logLevel: 'error', client: KAFKA_CLIENT })
 }
 
 /** Counts committed input records and resolves waiters when a total is reached. */
@@ -133,6 +144,7 @@ export function startPipeline(
     transactionTimeoutMs: 10_000,
     consumer: PIPELINE_TEST_CONSUMER,
     hooks,
+    ...(process.env.PIPELINE_DEBUG === '1' ? { logger: consoleLogger(topics.groupId) } : {}),
     ...overrides,
   })
   return { pipeline, started: pipeline.start() }
@@ -157,4 +169,24 @@ export async function produceInputs(
     await producer.disconnect()
   }
   return values
+}
+
+/**
+ * A logger that runs `action` once, when the pipeline logs a line containing
+ * `text` (an event of the pipeline under test, awaited instead of slept for).
+ */
+export function loggerActingOn(text: string, action: () => Promise<void>): KafkaLogger & { acted: Promise<void> } {
+  let resolve!: () => void
+  let reject!: (err: unknown) => void
+  const acted = new Promise<void>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  let fired = false
+  const check = (_obj: object, msg?: string) => {
+    if (fired || msg === undefined || !msg.includes(text)) return
+    fired = true
+    action().then(resolve, reject)
+  }
+  return { acted, debug: check, info: check, warn: check, error: check }
 }

@@ -4,6 +4,8 @@ import { transactionalProducerConfig, type TransactionalPipeline } from '@tep/ka
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import {
   CommitCounter,
+  KAFKA_CLIENT,
+  loggerActingOn,
   memoryLogger,
   pipelineKafka,
   pipelineTopics,
@@ -119,7 +121,7 @@ describe('transactional consume-transform-produce step', () => {
     const { pipeline, started } = startPipeline(
       pipelineKafka(),
       topics,
-      { transform: echo(topics.output), logger },
+      { transform: echo(topics.output), logger, instanceId: 'crash-test' },
       { onCommitted: restart.hook },
     )
     running.push(pipeline)
@@ -155,27 +157,33 @@ describe('transactional consume-transform-produce step', () => {
     })
 
     // The new owner has fetched offset 0 and holds a batch from v0. The zombie commits
-    // right before the new owner's first transaction (its fence) starts.
+    // before the new owner commits anything: KafkaJS, right before its fence (first
+    // transaction); @platformatic/kafka, while it reads the committed offset with
+    // require_stable (KIP-447), which waits for the zombie's open transaction.
     const kafka = pipelineKafka()
-    const makeProducer = kafka.producer.bind(kafka)
     let zombieCommitted = false
-    kafka.producer = (config) => {
-      const producer = makeProducer(config)
-      const begin = producer.transaction.bind(producer)
-      producer.transaction = async () => {
-        if (!zombieCommitted) {
-          zombieCommitted = true
-          await zombieTx.commit()
+    const commitZombie = async () => {
+      zombieCommitted = true
+      await zombieTx.commit()
+    }
+    const onUnstable = loggerActingOn('committed offset unstable', commitZombie)
+    if (KAFKA_CLIENT === 'kafkajs') {
+      const makeProducer = kafka.producer.bind(kafka)
+      kafka.producer = (config) => {
+        const producer = makeProducer(config)
+        const begin = producer.transaction.bind(producer)
+        producer.transaction = async () => {
+          if (!zombieCommitted) await commitZombie()
+          return begin()
         }
-        return begin()
+        return producer
       }
-      return producer
     }
     const counter = new CommitCounter()
     const { pipeline, started } = startPipeline(
       kafka,
       topics,
-      { transform: echo(topics.output) },
+      { transform: echo(topics.output), ...(KAFKA_CLIENT === 'platformatic' ? { logger: onUnstable } : {}) },
       { onCommitted: counter.hook },
     )
     running.push(pipeline)

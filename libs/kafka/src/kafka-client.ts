@@ -6,6 +6,7 @@ import {
   type ProducerConfig,
   type SASLOptions,
 } from 'kafkajs'
+import { DEFAULT_KAFKA_CLIENT, type KafkaClientKind, type KafkaSecurity } from './client-kind.ts'
 import { KafkaConfigError } from './errors.ts'
 import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
 import { installReadCommittedFix } from './read-committed-fix.ts'
@@ -23,6 +24,41 @@ export interface KafkaClientConfig {
   logLevel?: 'error' | 'warn' | 'info' | 'debug'
   /** Retry of KafkaJS requests (not of records); KafkaJS defaults otherwise. */
   retry?: KafkaConfig['retry']
+  /**
+   * Client of the exactly-once loop built on this connection (services read
+   * KAFKA_CLIENT); default `platformatic`. Admin, plain producers and consumers
+   * made from the returned object are KafkaJS either way.
+   */
+  client?: KafkaClientKind
+  /** Client-neutral TLS/SASL; wins over `ssl`/`sasl` when given. */
+  security?: KafkaSecurity
+}
+
+/** How a `Kafka` made by createKafka was configured (read by the @platformatic/kafka loop). */
+export interface KafkaConnectionInfo {
+  client: KafkaClientKind
+  brokers: string[]
+  clientId: string
+  security?: KafkaSecurity
+  connectionTimeoutMs?: number
+  requestTimeoutMs?: number
+}
+
+const connections = new WeakMap<Kafka, KafkaConnectionInfo>()
+
+/**
+ * The settings `kafka` was created with; for a KafkaJS client not made by
+ * createKafka, undefined (the loop then runs on KafkaJS).
+ */
+export function kafkaConnectionOf(kafka: Kafka): KafkaConnectionInfo | undefined {
+  return connections.get(kafka)
+}
+
+function kafkajsSecurity(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const out: Pick<KafkaConfig, 'ssl' | 'sasl'> = {}
+  if (security.tls !== undefined) out.ssl = security.tls === true ? true : { ...security.tls }
+  if (security.sasl !== undefined) out.sasl = { ...security.sasl } as SASLOptions
+  return out
 }
 
 const LEVELS = {
@@ -46,17 +82,27 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
   if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
   // KafkaJS's own read-committed filter can let aborted records through.
   installReadCommittedFix()
-  return new Kafka({
+  const security = config.security === undefined ? { ssl: config.ssl, sasl: config.sasl } : kafkajsSecurity(config.security)
+  const kafka = new Kafka({
     brokers: config.brokers,
     clientId: config.clientId,
-    ssl: config.ssl,
-    sasl: config.sasl,
+    ...security,
     connectionTimeout: config.connectionTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     retry: config.retry,
     logLevel: LEVELS[config.logLevel ?? 'info'],
     logCreator: pinoLogCreator(logger),
   })
+  const info: KafkaConnectionInfo = {
+    client: config.client ?? DEFAULT_KAFKA_CLIENT,
+    brokers: [...config.brokers],
+    clientId: config.clientId,
+  }
+  if (config.security !== undefined) info.security = config.security
+  if (config.connectionTimeoutMs !== undefined) info.connectionTimeoutMs = config.connectionTimeoutMs
+  if (config.requestTimeoutMs !== undefined) info.requestTimeoutMs = config.requestTimeoutMs
+  connections.set(kafka, info)
+  return kafka
 }
 
 /**

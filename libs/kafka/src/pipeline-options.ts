@@ -11,11 +11,24 @@ export interface TransactionalPipelineOptions {
   /** Input topics (one consumer group over all of them). */
   topics: string[]
   /**
-   * Prefix of the transactional ids, one per input partition:
-   * `${prefix}-${topic}-${partition}`. Must be the same for every instance of the
-   * service and across restarts (that is what fences zombies), and unique per service.
+   * Prefix of the transactional ids, unique per service. KafkaJS: one per input
+   * partition, `${prefix}-${topic}-${partition}` (the same on every instance and
+   * across restarts: that is what fences zombies). @platformatic/kafka: one per
+   * instance, `${prefix}-${instanceId}` (zombies are fenced by the group generation, KIP-447).
    */
   transactionalIdPrefix: string
+  /**
+   * @platformatic/kafka only: this instance's stable name (pod name, replica
+   * ordinal). A restart with the same name aborts at once the transaction its
+   * predecessor left open; with the default (host name + random) that waits for
+   * the transaction timeout. Two live instances must never share it.
+   */
+  instanceId?: string
+  /**
+   * @platformatic/kafka only: how long a transaction waits for more records when
+   * fewer than maxRecordsPerTransaction are ready, ms; default 5.
+   */
+  commitIntervalMs?: number
   transform: Transform
   /** Where records with a record-specific (non-retriable) failure go, original bytes untouched. */
   dlqTopic: string
@@ -23,10 +36,10 @@ export interface TransactionalPipelineOptions {
   concurrency?: number
   /** Partitions processed at the same time (KafkaJS partitionsConsumedConcurrently); default 1. */
   partitionsConsumedConcurrently?: number
-  /** Largest number of input records committed in one transaction; default 500. */
+  /** Largest number of input records committed in one transaction; default 500 (KafkaJS, per partition), 3,000 (@platformatic/kafka, all partitions). */
   maxRecordsPerTransaction?: number
   retryPolicy?: Partial<RetryPolicy>
-  /** Kafka transaction timeout, ms; default 60 000. */
+  /** Kafka transaction timeout, ms; default 60 000 (KafkaJS), 10 000 (@platformatic/kafka). */
   transactionTimeoutMs?: number
   /** Read a topic from the beginning when the group has no committed offset; default true (no record is skipped). */
   fromBeginning?: boolean

@@ -1,8 +1,10 @@
 import { eachBatch } from './batch-worker.ts'
 import { KafkaConfigError, PipelineStoppedError } from './errors.ts'
+import { kafkaConnectionOf } from './kafka-client.ts'
 import { clearPause } from './partition-backoff.ts'
 import { partitionKey } from './partition-state.ts'
 import { PipelineContext } from './pipeline-context.ts'
+import { createPlatformaticPipeline } from './platformatic/eos-pipeline.ts'
 import {
   PIPELINE_DEFAULTS,
   validatePipelineOptions,
@@ -47,6 +49,9 @@ export interface TransactionalPipeline {
  */
 export function createTransactionalPipeline(options: TransactionalPipelineOptions): TransactionalPipeline {
   validatePipelineOptions(options)
+  // The client comes with the connection (createKafka's `client`, from KAFKA_CLIENT in services).
+  const connection = kafkaConnectionOf(options.kafka)
+  if (connection?.client === 'platformatic') return createPlatformaticPipeline(options, connection)
   const ctx = new PipelineContext(options)
   const { kafka, groupId, logger } = ctx
 

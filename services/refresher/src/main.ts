@@ -44,7 +44,10 @@ const shutdown = new GracefulShutdown({ logger }).install()
 const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readiness, logger })
 shutdown.add('health server', () => health.close())
 
-const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn' }, logger)
+const kafka = createKafka(
+  { brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn', client: cfg.KAFKA_CLIENT },
+  logger,
+)
 const admin = kafka.admin()
 await admin.connect()
 try {

@@ -39,13 +39,13 @@ export const INGEST_ENV = {
   ),
   INGEST_PARTITIONS_CONCURRENTLY: envVar(
     parse.integer(1, 1_000),
-    'input partitions processed at the same time by this instance',
+    'input partitions processed at the same time by this instance (`kafkajs` only: `platformatic` batches all assigned partitions into one transaction)',
     { default: '4' },
   ),
   INGEST_MAX_RECORDS_PER_TRANSACTION: envVar(
     parse.integer(1, 100_000),
-    'input records committed per Kafka transaction',
-    { default: '500' },
+    'input records committed per Kafka transaction (default: 3000 over all assigned partitions with `platformatic`, whose sends are chunked; 500 of one partition with `kafkajs`, whose single send must stay under the broker\'s 1 MB batch)',
+    { optional: true },
   ),
   INGEST_SESSION_TIMEOUT: envVar(
     parse.duration,

@@ -53,7 +53,10 @@ const health = await startHealthServer({
 })
 shutdown.add('health server', () => health.close())
 
-const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: `${SERVICE}-${instanceId}` }, logger)
+const kafka = createKafka(
+  { brokers: cfg.KAFKA_BROKERS, clientId: `${SERVICE}-${instanceId}`, client: cfg.KAFKA_CLIENT },
+  logger,
+)
 const topics = {
   input: cfg.INGEST_INPUT_TOPIC,
   enriched: cfg.INGEST_ENRICHED_TOPIC,
@@ -100,7 +103,9 @@ const ingest = await startTransactionIngest({
   batchLingerMs: cfg.INGEST_BATCH_LINGER,
   concurrency: cfg.INGEST_CONCURRENCY,
   partitionsConcurrently: cfg.INGEST_PARTITIONS_CONCURRENTLY,
-  maxRecordsPerTransaction: cfg.INGEST_MAX_RECORDS_PER_TRANSACTION,
+  ...(cfg.INGEST_MAX_RECORDS_PER_TRANSACTION === undefined
+    ? {}
+    : { maxRecordsPerTransaction: cfg.INGEST_MAX_RECORDS_PER_TRANSACTION }),
   invalidationsEnabled: cfg.INVALIDATIONS_ENABLED,
   groupId: cfg.INGEST_GROUP_ID,
   transactionalIdPrefix: cfg.INGEST_TRANSACTIONAL_ID_PREFIX,

@@ -1,0 +1,32 @@
+import { KafkaConfigError } from './errors.ts'
+
+/**
+ * Which Kafka client runs the exactly-once loop. `platformatic` (@platformatic/kafka)
+ * is the default: its transactional offset commit carries the group generation
+ * (KIP-447), so one transactional producer per instance is fenced correctly and
+ * all assigned partitions share one transaction (see docs/DECISIONS.md).
+ * `kafkajs` keeps the older per-partition-producer loop, selectable for comparison.
+ */
+export type KafkaClientKind = 'platformatic' | 'kafkajs'
+
+export const KAFKA_CLIENTS: readonly KafkaClientKind[] = ['platformatic', 'kafkajs']
+export const DEFAULT_KAFKA_CLIENT: KafkaClientKind = 'platformatic'
+
+/** Parses a KAFKA_CLIENT value; undefined or empty gives the default. */
+export function parseKafkaClient(value: string | undefined): KafkaClientKind {
+  if (value === undefined || value === '') return DEFAULT_KAFKA_CLIENT
+  if ((KAFKA_CLIENTS as readonly string[]).includes(value)) return value as KafkaClientKind
+  throw new KafkaConfigError(
+    `KAFKA_CLIENT must be one of ${KAFKA_CLIENTS.join(', ')}, got ${JSON.stringify(value)}`,
+  )
+}
+
+/**
+ * Client-neutral TLS/SASL settings (the shape issue 12 produces from the
+ * environment). Mapped to KafkaJS `ssl`/`sasl` and to @platformatic/kafka `tls`/`sasl`.
+ */
+export interface KafkaSecurity {
+  /** `true`: TLS with the system CAs; otherwise PEM strings. */
+  tls?: { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean } | true
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+}

@@ -1,0 +1,51 @@
+import type { BaseOptions, SASLMechanismValue } from '@platformatic/kafka'
+import type { KafkaSecurity } from '../client-kind.ts'
+
+/** What a @platformatic/kafka client needs to reach the cluster; kept by createKafka. */
+export interface KafkaConnection {
+  brokers: string[]
+  clientId: string
+  security?: KafkaSecurity
+  connectionTimeoutMs?: number
+  requestTimeoutMs?: number
+}
+
+const SASL_MECHANISMS: Record<NonNullable<KafkaSecurity['sasl']>['mechanism'], SASLMechanismValue> = {
+  plain: 'PLAIN',
+  'scram-sha-256': 'SCRAM-SHA-256',
+  'scram-sha-512': 'SCRAM-SHA-512',
+}
+
+/**
+ * Delay before @platformatic/kafka retries a request. Its default is a flat
+ * 1,000 ms, and right after a transaction commits the broker answers the next
+ * transaction's first AddPartitionsToTxn/Produce with CONCURRENT_TRANSACTIONS
+ * until the commit markers are written (a few ms): with the default every
+ * transaction paid up to a second (5-7k ev/s exactly-once against 42-56k with
+ * 5-20 ms, /work/shared/reference/kafka-client-measurements.md). The Java client
+ * backs off briefly for the same reason. Doubling from 5 ms, capped at 1 s.
+ */
+export function retryDelay(_client: unknown, _operation: string, attempt: number): number {
+  return Math.min(1_000, 5 * 2 ** Math.max(0, attempt))
+}
+
+/** Retries of one request: with `retryDelay` about 5 s in all before the error surfaces. */
+export const REQUEST_RETRIES = 10
+
+/** Base options of every @platformatic/kafka client this library creates. */
+export function baseOptions(connection: KafkaConnection, clientIdSuffix = ''): BaseOptions {
+  const options: BaseOptions = {
+    clientId: `${connection.clientId}${clientIdSuffix}`,
+    bootstrapBrokers: connection.brokers,
+    retries: REQUEST_RETRIES,
+    retryDelay,
+    autocreateTopics: false,
+  }
+  if (connection.connectionTimeoutMs !== undefined) options.connectTimeout = connection.connectionTimeoutMs
+  if (connection.requestTimeoutMs !== undefined) options.requestTimeout = connection.requestTimeoutMs
+  const { tls, sasl } = connection.security ?? {}
+  if (tls !== undefined) options.tls = tls === true ? {} : { ...tls }
+  if (sasl !== undefined)
+    options.sasl = { mechanism: SASL_MECHANISMS[sasl.mechanism], username: sasl.username, password: sasl.password }
+  return options
+}

@@ -1,0 +1,511 @@
+import { hostname } from 'node:os'
+import { randomBytes } from 'node:crypto'
+import { PipelineError, errorCode } from '@tep/errors'
+import {
+  Consumer,
+  FetchIsolationLevels,
+  Producer,
+  type GroupAssignment,
+  type Message,
+  type MessagesStream,
+} from '@platformatic/kafka'
+import { createDlqRecord } from '../dlq-record.ts'
+import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
+import { SILENT_LOGGER } from '../logger.ts'
+import type { OutputRecord, PipelineHooks, PipelineRecord, PipelineStatus, TopicPartition } from '../pipeline-types.ts'
+import { backoffDelay, resolveRetryPolicy } from '../retry-policy.ts'
+import { isRecordFailure, type TransactionalPipelineOptions } from '../pipeline-options.ts'
+import type { TransactionalPipeline } from '../transactional-pipeline.ts'
+import { baseOptions, type KafkaConnection } from './connection.ts'
+import { commitTransaction, toPipelineRecord, toWireMessage, type WireMessage } from './eos-transaction.ts'
+import { FetchControl } from './fetch-control.ts'
+import {
+  bufferedCount,
+  newPartitionState,
+  takeDone,
+  type InFlight,
+  type PartitionState,
+  type Taken,
+} from './partition-state.ts'
+import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
+import { readStableOffsets } from './stable-offsets.ts'
+
+/** Documented defaults of the @platformatic/kafka loop (see libs/kafka/README.md). */
+export const EOS_DEFAULTS = {
+  concurrency: 16,
+  maxRecordsPerTransaction: 3_000,
+  commitIntervalMs: 5,
+  transactionTimeoutMs: 10_000,
+} as const
+
+
+/**
+ * The exactly-once consume-transform-produce loop on @platformatic/kafka.
+ *
+ * One transactional producer per instance (`${transactionalIdPrefix}-${instanceId}`):
+ * each transaction holds the records of every assigned partition that were
+ * ready, and its offsets are committed with the group generation and member id
+ * (KIP-447), so an instance that lost partitions in a rebalance cannot commit
+ * them any more. The consumer stream keeps fetching while a batch is transformed
+ * and the previous transaction commits (one commit at a time, the next batch
+ * transformed meanwhile). Per partition, outputs keep the input order.
+ * A systemic failure pauses only its partition (seek back, backoff); a failed
+ * commit seeks every partition in it back. Before records of a partition are
+ * taken after an assignment or a failure, its committed offset is read with
+ * require_stable, which waits out any transaction still deciding it.
+ */
+export function createPlatformaticPipeline(
+  options: TransactionalPipelineOptions,
+  connection: KafkaConnection,
+): TransactionalPipeline {
+  const logger = options.logger ?? SILENT_LOGGER
+  const hooks = options.hooks ?? {}
+  const policy = resolveRetryPolicy(options.retryPolicy)
+  const random = options.random ?? Math.random
+  const concurrency = options.concurrency ?? EOS_DEFAULTS.concurrency
+  const maxPerTxn = options.maxRecordsPerTransaction ?? EOS_DEFAULTS.maxRecordsPerTransaction
+  const lingerMs = options.commitIntervalMs ?? EOS_DEFAULTS.commitIntervalMs
+  if (!Number.isFinite(lingerMs) || lingerMs < 0)
+    throw new KafkaConfigError(`commitIntervalMs must be >= 0, got ${lingerMs}`)
+  const instanceId = options.instanceId ?? `${hostname()}-${randomBytes(4).toString('hex')}`
+  const transactionalId = `${options.transactionalIdPrefix}-${instanceId}`
+  const { groupId, dlqTopic, transform } = options
+  const highWater = Math.max(4 * maxPerTxn, 1_000)
+
+  let state: PipelineStatus['state'] = 'created'
+  let crashed: PipelineStatus['crashed']
+  let consumer: Consumer | undefined
+  let producer: Producer | undefined
+  let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined
+  let loop: Promise<void> | undefined
+  let starting: Promise<void> | undefined
+  let assigned: TopicPartition[] = []
+  let assignmentWaiters: ((tps: TopicPartition[]) => void)[] = []
+  const parts = new Map<string, PartitionState>()
+  const fetchControl = new FetchControl()
+  const stopController = new AbortController()
+  let wakeUp: (() => void) | undefined
+  /** Transforms running, all partitions. */
+  let inflight = 0
+  const currentState = (): PipelineStatus['state'] => state
+
+  function emit<K extends keyof PipelineHooks>(name: K, event: Parameters<NonNullable<PipelineHooks[K]>>[0]): void {
+    const hook = hooks[name] as ((e: typeof event) => void) | undefined
+    if (hook === undefined) return
+    try {
+      hook(event)
+    } catch (err) {
+      // A throwing metrics hook after a commit must not look like a failed commit.
+      logger.error({ err, hook: name }, 'pipeline hook threw; ignored')
+    }
+  }
+
+  function wake(): void {
+    const w = wakeUp
+    wakeUp = undefined
+    w?.()
+  }
+
+  // --- partitions: seek, pause, floors -------------------------------------------------
+
+  /** Re-reads the partition from `offset`: what was received from there on is dropped, what finished before it stays to be committed. */
+  function seek(s: PartitionState, offset: bigint): void {
+    s.epoch += 1
+    s.queue = []
+    s.window = []
+    s.done = s.done.filter((d) => d.message.offset < offset)
+    s.position = offset
+    fetchControl.seek(s.topic, s.partition, offset)
+  }
+
+  async function refreshFloors(states: PartitionState[]): Promise<void> {
+    if (states.length === 0 || consumer === undefined) return
+    const epochs = new Map(states.map((s) => [s, s.epoch]))
+    let floors: Map<string, bigint | undefined>
+    try {
+      floors = await readStableOffsets(consumer, connection, states, stopController.signal, () =>
+        logger.info(
+          { partitions: states.map((s) => s.key) },
+          'committed offset unstable: a transaction holding it is still open; waiting for its outcome',
+        ),
+      )
+    } catch (err) {
+      if (state !== 'running') return
+      logger.warn({ err, partitions: states.map((s) => s.key) }, 'reading committed offsets failed; will retry')
+      setTimeout(() => void refreshFloors(states.filter((s) => parts.get(s.key) === s && !s.floorKnown)), 1_000).unref()
+      return
+    }
+    for (const s of states) {
+      if (parts.get(s.key) !== s || s.epoch !== epochs.get(s)) continue
+      const floor = floors.get(s.key)
+      if (s.restartAtFloor) {
+        s.restartAtFloor = false
+        // No committed offset: from the beginning (the stream recovers an offset out of range to the earliest).
+        const start = floor ?? (options.fromBeginning === false ? undefined : 0n)
+        if (start !== undefined) seek(s, start)
+      } else if (floor !== undefined) {
+        const before = s.queue.length
+        s.queue = s.queue.filter((m) => m.offset >= floor)
+        if (s.queue.length < before)
+          logger.info({ topic: s.topic, partition: s.partition, skipped: before - s.queue.length, committed: floor.toString() }, 'skipping records that are already committed')
+        if (s.position === undefined || s.position < floor) s.position = floor
+      }
+      s.floorKnown = true
+      pump(s)
+    }
+  }
+
+  function pauseAndBackOff(s: PartitionState, fromOffset: bigint, error: unknown): void {
+    s.failures += 1
+    s.failedAt = fromOffset
+    const code = errorCode(error)
+    const retryAfterMs =
+      error instanceof PipelineError && typeof error.details.retryAfterMs === 'number' ? error.details.retryAfterMs : undefined
+    const delayMs = backoffDelay(policy, s.failures, random, retryAfterMs)
+    const tp = { topic: s.topic, partition: s.partition }
+    seek(s, fromOffset)
+    s.paused = true
+    s.floorKnown = false
+    fetchControl.pause(s.topic, s.partition)
+    s.pausedSince ??= Date.now()
+    s.pausedCode = code
+    if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
+    s.resumeTimer = setTimeout(() => {
+      s.resumeTimer = undefined
+      if (state !== 'running' || parts.get(s.key) !== s) return
+      s.paused = false
+      fetchControl.resume(s.topic, s.partition)
+      emit('onResumed', { ...tp, attempt: s.failures })
+      logger.info({ ...tp, attempt: s.failures }, 'partition resumed after backoff')
+      void refreshFloors([s])
+    }, delayMs)
+    s.resumeTimer.unref?.()
+    logger.warn({ ...tp, offset: fromOffset.toString(), code, attempt: s.failures, delayMs, err: error }, 'systemic failure: partition paused, will redo')
+    emit('onPaused', { ...tp, offset: fromOffset.toString(), error, code, attempt: s.failures, delayMs })
+  }
+
+  function onAssignment(assignments: GroupAssignment[] | undefined): void {
+    const now = (assignments ?? []).flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition })))
+    const keep = new Set(now.map((tp) => `${tp.topic}:${tp.partition}`))
+    // Every fetch in flight belongs to the previous generation; the stream restarts each partition at its committed offset.
+    fetchControl.invalidateAll()
+    for (const [key, s] of parts) {
+      if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
+      s.epoch += 1
+      if (!keep.has(key)) parts.delete(key)
+    }
+    for (const tp of now) parts.set(`${tp.topic}:${tp.partition}`, newPartitionState(tp.topic, tp.partition))
+    assigned = now
+    logger.info({ groupId, assigned: now }, 'partitions assigned')
+    emit('onAssigned', { partitions: now })
+    const waiters = assignmentWaiters
+    assignmentWaiters = []
+    for (const w of waiters) w(now)
+    void refreshFloors([...parts.values()])
+  }
+
+  function onMessage(message: Message): void {
+    const s = parts.get(`${message.topic}:${message.partition}`)
+    if (s === undefined || s.paused || !fetchControl.isCurrent(message)) return
+    if (s.position !== undefined && message.offset < s.position) return
+    s.queue.push(message)
+    s.position = message.offset + 1n
+    if (bufferedCount(parts.values()) >= highWater) stream?.pause()
+    pump(s)
+  }
+
+  // --- the loop ---------------------------------------------------------------------------
+
+  // --- transforms: a sliding window per partition ----------------------------------------
+
+  /** Starts transforms of queued records while the partition's window has room. */
+  function pump(s: PartitionState): void {
+    while (
+      state === 'running' &&
+      parts.get(s.key) === s &&
+      !s.paused &&
+      s.floorKnown &&
+      s.queue.length > 0 &&
+      s.window.length < concurrency &&
+      s.done.length < maxPerTxn
+    ) {
+      const message = s.queue.shift()!
+      const entry: InFlight = { message, record: toPipelineRecord(message), settled: undefined }
+      s.window.push(entry)
+      const epoch = s.epoch
+      const attempt = s.failures + 1
+      inflight += 1
+      Promise.resolve()
+        .then(() => transform(entry.record, { attempt, signal: stopController.signal }))
+        .then(
+          (value) => (entry.settled = { ok: true, value }),
+          (error: unknown) => (entry.settled = { ok: false, error }),
+        )
+        .finally(() => {
+          inflight -= 1
+          if (s.epoch === epoch) release(s)
+          if (inflight === 0) wake()
+        })
+    }
+    if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
+  }
+
+  /** Moves the settled head of the window, in offset order, to `done`; a systemic failure pauses the partition. */
+  function release(s: PartitionState): void {
+    while (s.window.length > 0 && s.window[0]!.settled !== undefined) {
+      const entry = s.window.shift()!
+      const settled = entry.settled!
+      if (settled.ok) {
+        const v = settled.value as OutputRecord[] | OutputRecord | undefined
+        s.done.push({ message: entry.message, outcome: { kind: 'outputs', record: entry.record, outputs: v === undefined ? [] : Array.isArray(v) ? v : [v] } })
+      } else if (isRecordFailure(settled.error)) {
+        s.done.push({ message: entry.message, outcome: { kind: 'dead-letter', record: entry.record, error: settled.error } })
+      } else {
+        // Nothing of this record or later ones is committed: redo from here after a backoff.
+        if (state === 'running') pauseAndBackOff(s, entry.message.offset, settled.error)
+        else s.window = []
+        break
+      }
+    }
+    wake()
+    pump(s)
+  }
+
+  // --- transactions: one at a time, over every partition ----------------------------------
+
+  async function nextTaken(rotation: number): Promise<Taken[]> {
+    const doneCount = () => [...parts.values()].reduce((n, s) => n + s.done.length, 0)
+    const idle = () => state !== 'running' && inflight === 0
+    while (doneCount() === 0 && !idle()) await new Promise<void>((resolve) => (wakeUp = resolve))
+    if (doneCount() === 0) return []
+    if (lingerMs > 0 && state === 'running' && doneCount() < maxPerTxn) {
+      const deadline = Date.now() + lingerMs
+      while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))
+          wakeUp = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      }
+    }
+    const taken = takeDone([...parts.values()], maxPerTxn, rotation)
+    for (const t of taken) pump(t.state)
+    return taken
+  }
+
+  async function ensureProducer(): Promise<Producer> {
+    if (producer !== undefined) return producer
+    const p = new Producer({
+      ...baseOptions(connection, '-txn'),
+      transactionalId,
+      idempotent: true,
+      acks: -1,
+      // InitProducerId's transaction timeout is the client's `timeout`.
+      timeout: options.transactionTimeoutMs ?? EOS_DEFAULTS.transactionTimeoutMs,
+    })
+    producer = p
+    // InitProducerId now: it aborts whatever a previous process with this id left open.
+    // -1/-1 ("no producer yet"): @platformatic/kafka 2.12.1 sends 0/0 by default,
+    // which the coordinator takes for a stale epoch of an existing transactional id
+    // and refuses (INVALID_PRODUCER_EPOCH), so a restarted instance could never start.
+    const probe = await p.beginTransaction({ producerId: -1n, producerEpoch: -1 })
+    await probe.cancel()
+    return p
+  }
+
+  async function dropProducer(): Promise<void> {
+    const p = producer
+    producer = undefined
+    await p?.close().catch((err: unknown) => logger.warn({ err }, 'producer close failed'))
+  }
+
+  async function commitTaken(taken: Taken[]): Promise<void> {
+    const started = Date.now()
+    const live = taken.filter((t) => parts.get(t.state.key) === t.state && t.state.epoch === t.epoch)
+    if (live.length === 0) return
+    const writes: WireMessage[] = []
+    const deadLettered = new Map<Taken, { record: PipelineRecord; code: string; message: string }[]>()
+    for (const t of live) {
+      const dl: { record: PipelineRecord; code: string; message: string }[] = []
+      for (const { outcome: o } of t.done) {
+        if (o.kind === 'outputs') for (const out of o.outputs) writes.push(toWireMessage(out))
+        else {
+          const dlq = createDlqRecord(dlqTopic, o.record, { error: o.error, attempts: t.state.failures + 1, consumerGroup: groupId })
+          writes.push(toWireMessage(dlq))
+          dl.push({ record: o.record, code: errorCode(o.error), message: o.error instanceof Error ? o.error.message : String(o.error) })
+        }
+      }
+      deadLettered.set(t, dl)
+    }
+    try {
+      const p = await ensureProducer()
+      await commitTransaction(p, consumer!, writes, live.map((t) => t.done[t.done.length - 1]!.message))
+    } catch (error) {
+      await dropProducer()
+      for (const t of live) emit('onAborted', { topic: t.state.topic, partition: t.state.partition, reason: 'commit failed', error })
+      if (isProducerFenced(error)) logger.error({ err: error, transactionalId }, 'producer fenced: another instance uses this transactional id')
+      if (state !== 'running') return
+      for (const t of live) {
+        const s = t.state
+        if (parts.get(s.key) !== s) continue
+        const from = t.done[0]!.message.offset
+        if (isGenerationError(error)) {
+          // The group moved on: redo from the stable committed offset (the next assignment does too).
+          seek(s, from)
+          s.floorKnown = false
+          void refreshFloors([s])
+        } else pauseAndBackOff(s, from, error)
+      }
+      return
+    }
+    for (const t of live) {
+      const s = t.state
+      if (s.failedAt === undefined || t.done[t.done.length - 1]!.message.offset >= s.failedAt) {
+        s.failedAt = undefined
+        s.failures = 0
+        s.pausedSince = undefined
+        s.pausedCode = ''
+      }
+      const dl = deadLettered.get(t) ?? []
+      for (const d of dl) {
+        logger.warn({ topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
+        emit('onDeadLettered', { topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, message: d.message })
+      }
+      const outputs = t.done.reduce((n, d) => n + (d.outcome.kind === 'outputs' ? d.outcome.outputs.length : 0), 0)
+      emit('onCommitted', {
+        topic: s.topic,
+        partition: s.partition,
+        records: t.done.length,
+        outputs,
+        deadLettered: dl.length,
+        firstOffset: t.done[0]!.outcome.record.offset,
+        lastOffset: t.done[t.done.length - 1]!.outcome.record.offset,
+        durationMs: Date.now() - started,
+      })
+    }
+  }
+
+  /**
+   * Commits transformed records one transaction at a time while transforms go on
+   * (the consumer stream keeps fetching, each partition's window keeps filling).
+   * After stop() it waits for the transforms in flight and commits what finished.
+   */
+  async function runLoop(): Promise<void> {
+    let rotation = 0
+    for (;;) {
+      const taken = await nextTaken(rotation++)
+      if (taken.length === 0) {
+        if (state !== 'running' && inflight === 0) return
+        continue
+      }
+      await commitTaken(taken)
+    }
+  }
+
+  return {
+    start() {
+      if (state !== 'created') return Promise.reject(new KafkaConfigError(`start() called on a pipeline that is ${state}`))
+      state = 'starting'
+      starting = startClients()
+      return starting
+    },
+
+    async stop() {
+      if (state === 'stopped' || state === 'stopping') return
+      if (state === 'created') {
+        state = 'stopped'
+        return
+      }
+      state = 'stopping'
+      stopController.abort(new PipelineStoppedError('pipeline stopping'))
+      for (const s of parts.values()) if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
+      wake()
+      // start() gives up at its next step; the batch in flight commits what finished.
+      await starting?.catch(() => undefined)
+      await loop
+      await closeClients()
+      parts.clear()
+      state = 'stopped'
+    },
+
+    whenAssigned() {
+      if (assigned.length > 0) return Promise.resolve(assigned)
+      return new Promise((resolve) => assignmentWaiters.push(resolve))
+    },
+
+    status() {
+      return {
+        state,
+        assigned: [...assigned],
+        paused: [...parts.values()]
+          .filter((s) => s.pausedSince !== undefined)
+          .map((s) => ({ topic: s.topic, partition: s.partition, since: s.pausedSince!, attempt: s.failures, code: s.pausedCode })),
+        ...(crashed === undefined ? {} : { crashed }),
+      }
+    },
+  }
+
+  async function startClients(): Promise<void> {
+      const c = options.consumer ?? {}
+      consumer = new Consumer({
+        ...baseOptions(connection, '-consumer'),
+        groupId,
+        sessionTimeout: c.sessionTimeout ?? 30_000,
+        heartbeatInterval: c.heartbeatInterval ?? 3_000,
+        ...(c.rebalanceTimeout === undefined ? {} : { rebalanceTimeout: c.rebalanceTimeout }),
+        isolationLevel: FetchIsolationLevels.READ_COMMITTED,
+        autocommit: false,
+        maxWaitTime: c.maxWaitTimeInMs ?? 200,
+        ...(c.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: c.maxBytesPerPartition }),
+        ...(c.maxBytes === undefined ? {} : { maxBytes: c.maxBytes }),
+      })
+      fetchControl.install(consumer)
+      consumer.on('consumer:group:join', (payload) => onAssignment(payload.assignments))
+      try {
+        await ensureProducer()
+        const metadata = await consumer.metadata({ topics: options.topics })
+        for (const topic of options.topics) {
+          const id = metadata.topics.get(topic)?.id
+          if (id !== undefined) fetchControl.setTopicId(topic, id)
+        }
+        if (currentState() !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
+        state = 'running'
+        stream = await consumer.consume({
+          topics: options.topics,
+          mode: 'committed',
+          fallbackMode: options.fromBeginning === false ? 'latest' : 'earliest',
+          autocommit: false,
+          highWaterMark: 1_024,
+        })
+        fetchControl.attach(stream.offsetsToFetch)
+        stream.on('data', onMessage)
+        stream.on('error', (error: Error) => {
+          if (state !== 'running') return
+          logger.error({ err: error }, 'consumer stream failed')
+          crashed = { message: error.message, at: Date.now() }
+          emit('onCrash', { error, restart: false })
+        })
+        if (currentState() !== 'running') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
+        loop = runLoop().catch((error: unknown) => {
+          crashed = { message: error instanceof Error ? error.message : String(error), at: Date.now() }
+          logger.error({ err: error }, 'pipeline loop crashed')
+          emit('onCrash', { error, restart: false })
+        })
+      } catch (err) {
+        const stoppedMeanwhile = currentState() === 'stopping' || currentState() === 'stopped'
+        if (stoppedMeanwhile && err instanceof PipelineStoppedError) return
+        await closeClients()
+        state = 'stopped'
+        throw err
+      }
+  }
+
+  async function closeClients(): Promise<void> {
+    await stream?.close().catch((err: unknown) => logger.warn({ err }, 'stream close failed'))
+    // close() leaves the group, so the partitions move at once instead of after the session timeout.
+    await consumer?.close().catch((err: unknown) => logger.warn({ err }, 'consumer close failed'))
+    await dropProducer()
+  }
+}

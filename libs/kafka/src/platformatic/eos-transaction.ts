@@ -1,0 +1,117 @@
+import type { Consumer, Message, MessageToProduce, Producer } from '@platformatic/kafka'
+import { compatibilityPartitioner } from '@platformatic/kafka'
+import type { IHeaders } from 'kafkajs'
+import type { OutputRecord, PipelineRecord } from '../pipeline-types.ts'
+
+/**
+ * Bytes of keys+values per `send` of one transaction. The broker refuses a
+ * produce request whose batch for one partition exceeds message.max.bytes (1 MB
+ * by default): a single send of a large transaction failed MESSAGE_TOO_LARGE.
+ */
+export const SEND_CHUNK_BYTES = 512 * 1024
+
+export type WireMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>
+
+/** Platformatic's consumed message as the transform sees records (KafkaJS-shaped, bytes untouched). */
+export function toPipelineRecord(message: Message): PipelineRecord {
+  const headers: IHeaders = {}
+  for (const [key, value] of message.headerEntries) {
+    const name = key.toString('utf8')
+    const existing = headers[name]
+    if (existing === undefined) headers[name] = value
+    else headers[name] = [...(Array.isArray(existing) ? existing : [existing]), value]
+  }
+  return {
+    topic: message.topic,
+    partition: message.partition,
+    offset: message.offset.toString(),
+    key: message.key ?? null,
+    value: message.value ?? null,
+    headers,
+    timestamp: message.timestamp.toString(),
+  }
+}
+
+const asBuffer = (v: string | Buffer): Buffer => (typeof v === 'string' ? Buffer.from(v) : v)
+
+function wireHeaders(headers: IHeaders | undefined): Map<Buffer, Buffer> | undefined {
+  if (headers === undefined) return undefined
+  const map = new Map<Buffer, Buffer>()
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    // A Map keyed by Buffer keeps repeated header names as separate entries.
+    for (const v of Array.isArray(value) ? value : [value]) map.set(Buffer.from(name), asBuffer(v))
+  }
+  return map
+}
+
+/** An output (or DLQ) record in @platformatic/kafka's produce shape. */
+export function toWireMessage(output: OutputRecord): WireMessage {
+  const message: WireMessage = { topic: output.topic }
+  if (output.key !== null) message.key = asBuffer(output.key)
+  // A tombstone: no value (the record is written with a null value).
+  if (output.value !== null) message.value = output.value
+  const headers = wireHeaders(output.headers)
+  if (headers !== undefined && headers.size > 0) message.headers = headers
+  if (output.partition !== undefined) message.partition = output.partition
+  return message
+}
+
+/** Splits messages, in order, into sends of at most `maxBytes` (one oversized message goes alone). */
+export function chunkMessages(messages: WireMessage[], maxBytes = SEND_CHUNK_BYTES): WireMessage[][] {
+  const chunks: WireMessage[][] = []
+  let current: WireMessage[] = []
+  let bytes = 0
+  for (const m of messages) {
+    const size = (m.key?.length ?? 0) + (m.value?.length ?? 0) + 64
+    if (current.length > 0 && bytes + size > maxBytes) {
+      chunks.push(current)
+      current = []
+      bytes = 0
+    }
+    current.push(m)
+    bytes += size
+  }
+  if (current.length > 0) chunks.push(current)
+  return chunks
+}
+
+/** Where a failed commit got to: after EndTxn was sent its outcome is unknown. */
+export class CommitFailure extends Error {
+  readonly outcomeUnknown: boolean
+  constructor(cause: unknown, outcomeUnknown: boolean) {
+    super(`transaction ${outcomeUnknown ? 'commit outcome unknown' : 'aborted'}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.outcomeUnknown = outcomeUnknown
+  }
+}
+
+/**
+ * One Kafka transaction: the outputs (chunked, in order, so each output
+ * partition keeps the input order) and, for every input partition in it, the
+ * offset after its last record. The offsets go as TxnOffsetCommit with the
+ * group generation and member id the records were fetched under (KIP-447): if
+ * the group rebalanced since, the coordinator refuses them and nothing of the
+ * transaction becomes visible.
+ */
+export async function commitTransaction(
+  producer: Producer,
+  consumer: Consumer,
+  outputs: WireMessage[],
+  lastRecords: Message[],
+): Promise<void> {
+  const tx = await producer.beginTransaction()
+  let endTxnSent = false
+  try {
+    for (const chunk of chunkMessages(outputs))
+      await tx.send({ messages: chunk, partitioner: compatibilityPartitioner })
+    await tx.addConsumer(consumer)
+    // One at a time: @platformatic/kafka deduplicates concurrent offset commits of
+    // one producer under a single key, so parallel calls would all get the first answer.
+    for (const last of lastRecords) await tx.addOffset(last)
+    endTxnSent = true
+    await tx.commit()
+  } catch (err) {
+    if (!tx.completed) await tx.abort().catch(() => undefined)
+    throw new CommitFailure(err, endTxnSent)
+  }
+}

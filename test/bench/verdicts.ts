@@ -1,0 +1,110 @@
+import type { BenchClient } from './harness.ts'
+
+/** Figures of one client, keyed by scenario name (`passthrough`, `eos-passthrough`, ...). */
+export type ClientResults = Record<string, Record<string, unknown> | undefined>
+
+type Tp = { eventsPerSecond: number; cpuUsPerEvent?: number } | undefined
+
+const RATIO_SCENARIOS = ['eos-passthrough', 'ingest-batch', 'ingest-single'] as const
+const NAIVE_RATIO_SCENARIOS = ['ingest-batch', 'ingest-single'] as const
+
+const round2 = (n: number) => Math.round(n * 100) / 100
+
+/**
+ * Adds, in place, `ratioToPassthrough` (to the same client's plain pass-through
+ * of this run), `ratioToKafkajsPassthrough` (for the other clients, when KafkaJS
+ * ran too) and, for the ingest, `ratioToNaive` (the one naive consumer of the run).
+ */
+export function addRatios(byClient: Partial<Record<BenchClient, ClientResults>>, naive: Tp): void {
+  const kafkajsPass = (byClient.kafkajs?.passthrough as Tp)?.eventsPerSecond
+  for (const [client, results] of Object.entries(byClient)) {
+    const pass = (results.passthrough as Tp)?.eventsPerSecond
+    for (const scenario of RATIO_SCENARIOS) {
+      const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
+      if (typeof r?.eventsPerSecond !== 'number') continue
+      if (pass) r.ratioToPassthrough = round2(r.eventsPerSecond / pass)
+      if (client !== 'kafkajs' && kafkajsPass) r.ratioToKafkajsPassthrough = round2(r.eventsPerSecond / kafkajsPass)
+    }
+    for (const scenario of NAIVE_RATIO_SCENARIOS) {
+      const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
+      if (typeof r?.eventsPerSecond === 'number' && naive?.eventsPerSecond) r.ratioToNaive = Math.round(r.eventsPerSecond / naive.eventsPerSecond)
+    }
+  }
+}
+
+export interface Cell {
+  text: string
+  met: boolean | null
+}
+
+export interface Row {
+  figure: string
+  target: string
+  cells: Partial<Record<BenchClient, Cell>>
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US')
+const cpu = (r: Tp) => (r?.cpuUsPerEvent !== undefined && Number.isFinite(r.cpuUsPerEvent) ? `, ${r.cpuUsPerEvent} µs CPU/ev` : '')
+
+/** One row per figure, one cell per client: the side-by-side table of a run. */
+export function sideBySide(byClient: Partial<Record<BenchClient, ClientResults>>, naive: Tp, naiveColumn: BenchClient): Row[] {
+  const rows: Row[] = []
+  const row = (scenario: string, figure: string, target: string, cell: (r: ClientResults) => Cell | undefined) => {
+    const cells: Row['cells'] = {}
+    for (const [client, results] of Object.entries(byClient) as [BenchClient, ClientResults][]) {
+      const failed = results[scenario]?.failed
+      const c = failed === undefined ? cell(results) : { text: `failed: ${String(failed).slice(0, 120)}`, met: false }
+      if (c) cells[client] = c
+    }
+    if (Object.keys(cells).length > 0) rows.push({ figure, target, cells })
+  }
+  const ratioText = (r: Record<string, unknown>) => (r.ratioToPassthrough === undefined ? '' : ` = ${r.ratioToPassthrough}× plain`)
+  row('passthrough', 'zero-work pass-through (plain, autocommit)', 'baseline', (res) => {
+    const r = res.passthrough as Tp
+    return r && { text: `${fmt(r.eventsPerSecond)} ev/s${cpu(r)}`, met: null }
+  })
+  row('eos-passthrough', 'zero-work exactly-once pass-through (@tep/kafka loop)', 'information', (res) => {
+    const r = res['eos-passthrough'] as (Record<string, unknown> & Tp) | undefined
+    return r && { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${cpu(r)}`, met: null }
+  })
+  row('ingest-batch', 'ingest, batch findBy', '≥ 0.5× plain and ≥ 30× naive', (res) => {
+    const r = res['ingest-batch'] as (Record<string, unknown> & Tp) | undefined
+    if (!r) return undefined
+    const rp = r.ratioToPassthrough as number | undefined
+    const rn = r.ratioToNaive as number | undefined
+    return { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${rn === undefined ? '' : `, ${rn}× naive`}${cpu(r)}`, met: rp === undefined ? null : rp >= 0.5 && (rn === undefined || rn >= 30) }
+  })
+  row('ingest-single', 'ingest, one findBy per event', '≥ 0.25× plain and ≥ 30× naive', (res) => {
+    const r = res['ingest-single'] as (Record<string, unknown> & Tp) | undefined
+    if (!r) return undefined
+    const rp = r.ratioToPassthrough as number | undefined
+    const rn = r.ratioToNaive as number | undefined
+    return { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${rn === undefined ? '' : `, ${rn}× naive`}${cpu(r)}`, met: rp === undefined || rn === undefined ? null : rp >= 0.25 && rn >= 30 }
+  })
+  row('latency', 'end-to-end latency at the latency rate', 'p99 ≤ 100 ms', (res) => {
+    const r = res.latency as { p50Ms: number; p99Ms: number; targetRate: number; cpuUsPerEvent: number } | undefined
+    return r && { text: `p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms at ${r.targetRate} ev/s${cpu(r as unknown as Tp)}`, met: r.p99Ms <= 100 }
+  })
+  row('crash', 'kill -9 during a run', '0 lost, 0 duplicated', (res) => {
+    const r = res.crash as { events: number; kills: number; lost: number; duplicated: number } | undefined
+    return r && { text: `×${r.kills} in ${fmt(r.events)} events: ${r.lost} lost, ${r.duplicated} duplicated`, met: r.lost === 0 && r.duplicated === 0 }
+  })
+  row('memory', 'ingest table memory and load time', '< 300 MB at ≤ 1M shops; < 1 GB and < 30 s beyond', (res) => {
+    const r = res.memory as { shops: number; merchants: number; rssMb: number; peakRssMb: number; loadSeconds: number; cpuUsPerEvent: number } | undefined
+    if (!r) return undefined
+    const met = r.shops <= 1_000_000 ? r.rssMb < 300 : r.rssMb < 1024 && r.loadSeconds < 30
+    return { text: `${fmt(r.shops)} shops + ${fmt(r.merchants)} merchants: RSS ${r.rssMb} MB (peak ${r.peakRssMb} MB), load ${r.loadSeconds} s${cpu(r as unknown as Tp)}`, met }
+  })
+  if (naive) rows.push({ figure: 'naive one-await-per-message consumer (KafkaJS, shared)', target: 'baseline', cells: { [naiveColumn]: { text: `${fmt(naive.eventsPerSecond)} ev/s${cpu(naive)}`, met: null } } })
+  return rows
+}
+
+/** A Markdown table: figure, one column per client, target. */
+export function renderTable(rows: Row[], clients: readonly BenchClient[]): string {
+  const head = ['figure', ...clients, 'target']
+  const cellText = (c: Cell | undefined) => (c === undefined ? '' : c.met === null ? c.text : `${c.text} (${c.met ? 'met' : 'NOT met'})`)
+  const cells = rows.map((r) => [r.figure, ...clients.map((c) => cellText(r.cells[c])), r.target])
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
+  const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i]!)).join(' | ')} |`
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n')
+}
