@@ -17,7 +17,7 @@ import { SYNCING_STATUSES } from './consent-status.ts'
 import { PartitionFencedError } from './errors.ts'
 import type { BankSyncMetrics } from './metrics.ts'
 import { planDateFrom, MAX_DAYS_WITHOUT_FRESH_TOKEN, addDays } from './sync-window.ts'
-import { toBankTransaction, toRawTransaction } from './transaction-mapping.ts'
+import { mapEntry } from './entry-mapping.ts'
 
 export interface SyncSettings {
   overlapDays: number
@@ -358,8 +358,9 @@ async function readAccounts(
         entry: change.entry,
         fetchedAt,
       }
-      bankTransactions.push(toBankTransaction(change.item, ctx, change.changeType))
-      if (change.emitRaw) rawTransactions.push(toRawTransaction(change.item, ctx))
+      const mapped = mapEntry(change.item, ctx, change.changeType, change.emitRaw, deps)
+      if (mapped.bankTransaction !== undefined) bankTransactions.push(mapped.bankTransaction)
+      if (mapped.rawTransaction !== undefined) rawTransactions.push(mapped.rawTransaction)
     }
     states.push({ ...r.state, currency: account.currency ?? r.state.currency })
   }
