@@ -1,5 +1,6 @@
 export { createKafka, PRODUCER_DEFAULTS, transactionalProducerConfig } from './kafka-client.ts'
 export type { KafkaClientConfig } from './kafka-client.ts'
+export * from './kafka-security.ts'
 export { pinoLogCreator, SILENT_LOGGER } from './logger.ts'
 export { hideAbortedRecords, installReadCommittedFix } from './read-committed-fix.ts'
 export type { KafkaLogger } from './logger.ts'

@@ -8,6 +8,7 @@ import {
 } from 'kafkajs'
 import { KafkaConfigError } from './errors.ts'
 import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
+import { kafkaSecurityFromEnv, toKafkaJsSecurity, type KafkaSecurity } from './kafka-security.ts'
 import { installReadCommittedFix } from './read-committed-fix.ts'
 
 export interface KafkaClientConfig {
@@ -17,6 +18,12 @@ export interface KafkaClientConfig {
   /** TLS to the brokers: `true` for the system CAs, or Node TLS options. */
   ssl?: KafkaConfig['ssl']
   sasl?: SASLOptions
+  /**
+   * TLS/SASL in the client-neutral shape. Default (when neither this nor ssl/sasl
+   * is given): read from KAFKA_SECURITY_PROTOCOL & co (kafkaSecurityFromEnv), so
+   * every service and tool honours them.
+   */
+  security?: KafkaSecurity
   connectionTimeoutMs?: number
   requestTimeoutMs?: number
   /** KafkaJS log level routed to the logger; default INFO. */
@@ -46,11 +53,14 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
   if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
   // KafkaJS's own read-committed filter can let aborted records through.
   installReadCommittedFix()
+  const security = toKafkaJsSecurity(
+    config.security ?? (config.ssl === undefined && config.sasl === undefined ? kafkaSecurityFromEnv() : {}),
+  )
   return new Kafka({
     brokers: config.brokers,
     clientId: config.clientId,
-    ssl: config.ssl,
-    sasl: config.sasl,
+    ssl: config.ssl ?? security.ssl,
+    sasl: config.sasl ?? security.sasl,
     connectionTimeout: config.connectionTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     retry: config.retry,

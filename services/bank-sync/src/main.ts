@@ -1,5 +1,5 @@
 import { ConfigError, handleHelp, loadConfig } from '@tep/config'
-import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
   createLogger,
   createMetricsRegistry,
@@ -79,7 +79,7 @@ try {
 
 const sync = await startBankSync({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
   bank: {
     baseUrl: cfg.BANK_API_URL,
     clientId: cfg.BANK_CLIENT_ID,
