@@ -5,6 +5,7 @@
  * callbacks run on their own bounded budget (a few at once, a short queue, 503
  * beyond) and the sync refreshes on its own limiter.
  */
+import { Agent, fetch } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../support/wait-for.ts'
 import { startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
@@ -42,14 +43,19 @@ describe('forged consent callbacks', () => {
     // The attacker's flows: valid states and their cookies, junk codes.
     const flows = []
     for (let i = 0; i < FORGED; i++) flows.push(await h.startConsent(gatewayUrl, 'attacker'))
-    // The first forged exchanges to reach the bank hang there for 15 s, holding the budget.
-    await h.admin('PUT', '/__admin/faults', { latencyMs: 15_000, pathPrefix: '/oauth2/token' })
+    // Every token request takes 6 s at the bank (under the client's 10 s timeout): the
+    // forged exchanges the budget lets through hold it for 9 rounds of 6 s, and the
+    // refresh pays 6 s too, so "not delayed" is a comparison with a wide margin.
+    await h.admin('PUT', '/__admin/faults', { latencyMs: 6_000, pathPrefix: '/oauth2/token' })
+    // An attacker's many connections, but not so many that the test's own machine resets them.
+    const attackerAgent = new Agent({ connections: 32 })
     const statsBefore = await h.admin<Stats>('GET', '/__admin/stats')
 
     const statuses: number[] = []
     const forged = flows.map((f, i) =>
       fetch(`${h.redirectUri}?code=forged-${i}&state=${encodeURIComponent(f.state)}`, {
         headers: { accept: 'application/json', cookie: f.cookie },
+        dispatcher: attackerAgent,
       }).then((res) => {
         statuses.push(res.status)
         return res.status
@@ -58,13 +64,14 @@ describe('forged consent callbacks', () => {
 
     // Every forged callback has been answered but those the budget holds (running or queued).
     const held = BUDGET.maxConcurrent + BUDGET.maxQueued
-    await waitFor('all forged callbacks but the budget\'s share to be answered', () => {
-      if (statuses.length >= FORGED - held) return true
-      throw new Error(`answers so far by status: ${JSON.stringify(countBy(statuses))}`)
-    })
-    // The bank answers at once again (the hanging exchanges keep hanging): a refresh
-    // that had to wait behind the forged exchanges would wait for them.
-    await h.admin('DELETE', '/__admin/faults')
+    await waitFor(
+      'all forged callbacks but the budget\'s share to be answered',
+      () => {
+        if (statuses.length >= FORGED - held) return true
+        throw new Error(`answers so far by status: ${JSON.stringify(countBy(statuses))}`)
+      },
+      { timeoutMs: 60_000 },
+    )
     // The real consent's access token expires: its next sync refreshes it.
     const mark = instance.syncs.length
     await h.advanceClock('2h')
@@ -76,6 +83,7 @@ describe('forged consent callbacks', () => {
     // The refresh did not wait for the forged exchanges the budget let through.
     expect(unansweredAtRefresh).toBeGreaterThan(0)
     await Promise.all(forged)
+    await attackerAgent.close()
     const admitted = statuses.filter((s) => s !== 503).length
     // Beyond the budget, refused at once (503, Retry-After) without a token request; the
     // ones let through got the bank's refusal of their junk code.

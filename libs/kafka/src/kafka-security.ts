@@ -126,7 +126,9 @@ export function kafkaSecurityFromEnv(env: Env = process.env, read: ReadFile = de
       )
     }
     if (username === undefined) problems.push(`KAFKA_SASL_USERNAME is required with ${protocol}`)
-    if (password === undefined) problems.push(`KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE) is required with ${protocol}`)
+    const conflicting = problems.some((p) => p.startsWith('set KAFKA_SASL_PASSWORD or'))
+    if (password === undefined && !conflicting)
+      problems.push(`KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE) is required with ${protocol}`)
     if (mechanism !== undefined && username !== undefined && password !== undefined) {
       security.sasl = { mechanism, username, password }
     }
