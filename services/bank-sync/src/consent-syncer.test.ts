@@ -218,6 +218,24 @@ describe('syncConsent', () => {
     expect(sync?.consent.accounts[0]?.seenEntries.map((e) => e.entryReference).sort()).toEqual(['A', 'B', 'BAD', 'HUGE'])
   })
 
+  it('re-seals tokens of a rotated-out key with the active key in the sync write', async () => {
+    const fake = fakeBank({ items: [booked('A', TODAY)] })
+    const oldKey = { id: 'old', key: randomBytes(32) }
+    const oldCipher = new TokenCipher(createKeyring([oldKey]))
+    const id = exampleConsent().consentId
+    const { consent, deps } = setup(
+      { accessToken: oldCipher.encrypt('access-1', id), refreshToken: oldCipher.encrypt('refresh-1', id) },
+      fake,
+    )
+    const rotated = new TokenCipher(createKeyring([{ id: 'new', key: randomBytes(32) }, oldKey]))
+    const outcome = await syncConsent(consent, { ...deps, cipher: rotated })
+    expect(outcome.kind).toBe('synced')
+    const written = (outcome as { consent: Consent }).consent
+    expect(written.accessToken?.split('.')[1]).toBe('new')
+    expect(written.refreshToken?.split('.')[1]).toBe('new')
+    expect(rotated.decrypt(written.refreshToken as string, consent.consentId)).toBe('refresh-1')
+  })
+
   it('does not touch terminal consents', async () => {
     const fake = fakeBank({})
     const { consent, deps } = setup({ status: 'ENDED' }, fake)
