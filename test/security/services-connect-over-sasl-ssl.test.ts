@@ -24,10 +24,10 @@ beforeAll(async () => {
   stack = await startStack({
     stateDir: await mkdtemp(path.join(tmpdir(), 'tep-sasl-ssl-')),
     secureListener: {},
-    startTimeoutMs: 170_000,
+    startTimeoutMs: 280_000,
   })
   secure = stack.secure!
-}, 180_000)
+}, 300_000)
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
