@@ -13,9 +13,18 @@ COPY services services
 # The simulators are never deployed in production; the demo (compose) runs them from this image.
 COPY simulators simulators
 COPY test/package.json test/
+COPY scripts/patch-kafkajs.mjs scripts/
 # The node@24 devDependency is only for machines whose system Node is older; the
-# base image already is Node 24, so dev dependencies are left out.
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# base image already is Node 24, so dev dependencies are left out. Only the
+# workspaces the image runs are installed (-w with a folder selects every
+# workspace in it): the test workspace's testcontainers/playwright stay out.
+# Install scripts stay off (no third-party code runs at build time), so the
+# project's own KafkaJS patch is applied explicitly, and the build fails if it
+# did not take (a KafkaJS bump that the patch no longer matches).
+RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulators \
+ && node scripts/patch-kafkajs.mjs \
+ && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
+ && npm cache clean --force
 COPY schemas schemas
 USER node
 ENTRYPOINT ["node"]

@@ -155,6 +155,11 @@ describe('accounts interface', () => {
     expect(firstError(noRequestId.body)).toMatchObject({ error: 'FIELD_MISSING', scope: 'X-Request-ID' })
     const noToken = await h.api('GET', '/accounts', '/accounts', undefined)
     expect(noToken.status).toBe(401)
+    // Without a valid token the answer is 401 before any other check (no 400 for the missing header).
+    const neither = await h.api('GET', '/accounts', '/accounts', undefined, { omit: ['x-request-id'] })
+    expect(neither.status).toBe(401)
+    const unknownPathNoToken = await h.api('GET', '/accounts', '/nothing-here', undefined)
+    expect(unknownPathNoToken.status).toBe(401)
     expect(firstError(noToken.body)?.parameters).toEqual({ REASON: 'TOKEN_MISSING' })
     const wrongGateway = await h.api('GET', '/accounts', '/accounts', t.access_token, { headers: { 'x-ibm-client-id': 'someone-else' } })
     expect(wrongGateway.status).toBe(401)

@@ -144,7 +144,9 @@ describe('a consent granted through the gateway', () => {
     expect(latest?.accounts).toHaveLength(1)
     expect(latest?.accounts[0]?.lastBookingDate).toMatch(/^\d{4}-\d{2}-\d{2}$/)
 
-    const view = await fetch(`${gatewayUrl}/consents/${consentId}`)
+    const view = await fetch(`${gatewayUrl}/consents/${consentId}`, {
+      headers: { authorization: `Bearer ${await h.customerToken('customer-42')}` },
+    })
     expect(view.status).toBe(200)
     const shown = (await view.json()) as { status: string; accounts: Array<{ accountId: string }> }
     expect(shown.status).toBe('ACTIVE')
@@ -152,21 +154,16 @@ describe('a consent granted through the gateway', () => {
   })
 
   it('refuses a callback whose state was already used, forged, or denied at the bank', async () => {
-    const started = await fetch(`${gatewayUrl}/consents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ customerId: 'customer-43' }),
-    })
-    const { authorizationUrl } = (await started.json()) as { authorizationUrl: string }
-    const state = new URL(authorizationUrl).searchParams.get('state') as string
+    const { state, codeChallenge, cookie } = await h.startConsent(gatewayUrl, 'customer-43')
     const granted = await h.admin<{ redirectUrl: string }>('POST', '/__admin/consents', {
       username: 'user2',
       scope: 'AISP',
       state,
+      codeChallenge,
     })
-    const first = await fetch(granted.redirectUrl, { headers: { accept: 'application/json' } })
+    const first = await fetch(granted.redirectUrl, { headers: { accept: 'application/json', cookie } })
     expect(first.status).toBe(201)
-    const replay = await fetch(granted.redirectUrl, { headers: { accept: 'application/json' } })
+    const replay = await fetch(granted.redirectUrl, { headers: { accept: 'application/json', cookie } })
     expect(replay.status).toBe(400)
     expect(await replay.json()).toMatchObject({ error: 'CONSENT_STATE_REUSED' })
 
@@ -177,37 +174,30 @@ describe('a consent granted through the gateway', () => {
     expect(bad.status).toBe(400)
     expect(await bad.json()).toMatchObject({ error: 'CONSENT_STATE_BAD_SIGNATURE' })
 
-    const again = await fetch(`${gatewayUrl}/consents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ customerId: 'customer-44' }),
-    })
-    const denyState = new URL(
-      ((await again.json()) as { authorizationUrl: string }).authorizationUrl,
-    ).searchParams.get('state') as string
+    const again = await h.startConsent(gatewayUrl, 'customer-44')
     const denied = await fetch(
-      `${h.redirectUri}?error=access_denied&state=${encodeURIComponent(denyState)}`,
-      { headers: { accept: 'text/html' } },
+      `${h.redirectUri}?error=access_denied&state=${encodeURIComponent(again.state)}`,
+      { headers: { accept: 'text/html', cookie: again.cookie } },
     )
     expect(denied.status).toBe(403)
     expect(await denied.text()).toContain('declined')
 
-    // The plain-link variant redirects the browser to the bank with a state of its own.
-    const link = await fetch(`${gatewayUrl}/consents/start?customerId=customer-45`, { redirect: 'manual' })
-    expect(link.status).toBe(302)
-    const location = new URL(link.headers.get('location') as string)
+    // The authorization URL the gateway sends the browser to: the bank's page, PKCE S256.
+    const location = new URL((await h.startConsent(gatewayUrl, 'customer-45')).authorizationUrl)
     expect(`${location.origin}${location.pathname}`).toBe(`${h.sim.url}/oauth2/authorize`)
     expect(location.searchParams.get('redirect_uri')).toBe(h.redirectUri)
     expect(location.searchParams.get('scope')).toBe('AISP')
     expect(location.searchParams.get('state')).toEqual(expect.any(String))
+    expect(location.searchParams.get('code_challenge_method')).toBe('S256')
 
-    const invalid = await fetch(`${gatewayUrl}/consents`, {
+    // No customer token, no consent (the identity is never taken from the request).
+    const anonymous = await fetch(`${gatewayUrl}/consents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ customerId: '' }),
+      body: JSON.stringify({ customerId: 'customer-46' }),
     })
-    expect(invalid.status).toBe(400)
-    expect(await invalid.json()).toMatchObject({ error: 'CUSTOMER_ID_INVALID' })
+    expect(anonymous.status).toBe(401)
+    expect(await anonymous.json()).toMatchObject({ error: 'CUSTOMER_TOKEN_MISSING' })
   })
 
   it('and the bank transactions come out of enrichment: one outcome each, card payments matched to their shops', async () => {

@@ -30,10 +30,16 @@ describe('consent lifecycle driven by the bank', () => {
     await h?.close()
   })
 
+  /** The customer's own token: the gateway shows and ends a consent only to its customer. */
+  async function as(customerId: string): Promise<{ authorization: string }> {
+    return { authorization: `Bearer ${await h.customerToken(customerId)}` }
+  }
+
   async function consentState(
     consentId: string,
+    customerId: string,
   ): Promise<{ status: string; statusReason: string | null; expiryNotifiedAt: string | null }> {
-    const res = await fetch(`${gatewayUrl}/consents/${consentId}`)
+    const res = await fetch(`${gatewayUrl}/consents/${consentId}`, { headers: await as(customerId) })
     expect(res.status).toBe(200)
     return (await res.json()) as {
       status: string
@@ -60,7 +66,7 @@ describe('consent lifecycle driven by the bank', () => {
     const last = records.at(-1)?.value
     expect(last).toMatchObject({ status: 'REVOKED', accessToken: null, refreshToken: null })
     expect(last?.statusReason).toEqual(expect.any(String))
-    await expect.poll(async () => (await consentState(consentId)).status).toBe('REVOKED')
+    await expect.poll(async () => (await consentState(consentId, 'customer-r')).status).toBe('REVOKED')
     await expect.poll(() => gaugeFor(instance, 'REVOKED')).toBeGreaterThanOrEqual(1)
 
     // Syncing stopped: later rounds of the scheduler do not touch this consent.
@@ -70,10 +76,20 @@ describe('consent lifecycle driven by the bank', () => {
     await h.waitForSync(instance, other.consentId, instance.syncs.length, 'synced')
     expect(instance.syncs.slice(syncsAfter).filter((s) => s.consentId === consentId)).toEqual([])
     // (ended so that it does not take part in the expiry counts below)
-    expect((await fetch(`${gatewayUrl}/consents/${other.consentId}`, { method: 'DELETE' })).status).toBe(200)
+    expect(
+      (
+        await fetch(`${gatewayUrl}/consents/${other.consentId}`, {
+          method: 'DELETE',
+          headers: await as('customer-other'),
+        })
+      ).status,
+    ).toBe(200)
 
     // A customer's DELETE of a terminal consent changes nothing.
-    const del = await fetch(`${gatewayUrl}/consents/${consentId}`, { method: 'DELETE' })
+    const del = await fetch(`${gatewayUrl}/consents/${consentId}`, {
+      method: 'DELETE',
+      headers: await as('customer-r'),
+    })
     expect(((await del.json()) as { status: string }).status).toBe('REVOKED')
   })
 
@@ -86,9 +102,9 @@ describe('consent lifecycle driven by the bank', () => {
     await h.advanceClock('84d')
     const mark = instance.syncs.length
     await expect
-      .poll(async () => (await consentState(consentId)).status, { timeout: 30_000 })
+      .poll(async () => (await consentState(consentId, 'customer-x')).status, { timeout: 30_000 })
       .toBe('EXPIRING')
-    const state = await consentState(consentId)
+    const state = await consentState(consentId, 'customer-x')
     expect(state.expiryNotifiedAt).toEqual(expect.any(String))
     expect(await counterValue(instance, 'expiring')).toBe(expiringBefore + 1)
     // Still syncing: a sync read the 84 new days of history.
@@ -105,13 +121,16 @@ describe('consent lifecycle driven by the bank', () => {
     const outcome = await h.waitForSync(instance, consentId, instance.syncs.length, 'stopped')
     expect(outcome).toEqual({ kind: 'stopped', status: 'EXPIRED' })
     expect(await counterValue(instance, 'expired')).toBe(expiredBefore + 1)
-    await expect.poll(async () => (await consentState(consentId)).status).toBe('EXPIRED')
+    await expect.poll(async () => (await consentState(consentId, 'customer-x')).status).toBe('EXPIRED')
   })
 
   it('a consent the customer ends through the gateway is ENDED and no longer synced', async () => {
     const { consentId } = await h.grantThroughGateway(gatewayUrl, 'customer-e', 'user3')
     await h.waitForSync(instance, consentId, 0, 'synced')
-    const res = await fetch(`${gatewayUrl}/consents/${consentId}`, { method: 'DELETE' })
+    const res = await fetch(`${gatewayUrl}/consents/${consentId}`, {
+      method: 'DELETE',
+      headers: await as('customer-e'),
+    })
     expect(res.status).toBe(200)
     expect(((await res.json()) as { status: string }).status).toBe('ENDED')
     await expect.poll(() => instance.sync.ownedConsent(consentId)?.status).toBe('ENDED')
@@ -123,14 +142,23 @@ describe('consent lifecycle driven by the bank', () => {
     expect(
       instance.syncs.slice(mark).filter((s) => s.consentId === consentId && s.outcome.kind === 'synced'),
     ).toEqual([])
-    const missing = await fetch(`${gatewayUrl}/consents/00000000-0000-0000-0000-000000000000`)
+    const missing = await fetch(`${gatewayUrl}/consents/00000000-0000-0000-0000-000000000000`, {
+      headers: await as('customer-e'),
+    })
     expect(missing.status).toBe(404)
   })
 
   it('a non-terminal write that lands after ENDED (a raced writer) is answered by writing ENDED again', async () => {
     const { consentId } = await h.grantThroughGateway(gatewayUrl, 'customer-race', 'user2')
     await h.waitForSync(instance, consentId, 0, 'synced')
-    expect((await fetch(`${gatewayUrl}/consents/${consentId}`, { method: 'DELETE' })).status).toBe(200)
+    expect(
+      (
+        await fetch(`${gatewayUrl}/consents/${consentId}`, {
+          method: 'DELETE',
+          headers: await as('customer-race'),
+        })
+      ).status,
+    ).toBe(200)
     await expect.poll(() => instance.sync.ownedConsent(consentId)?.status).toBe('ENDED')
     const ended = instance.sync.ownedConsent(consentId)
     if (ended === undefined) throw new Error('unreachable')
@@ -167,7 +195,9 @@ describe('consent lifecycle driven by the bank', () => {
     expect(mine.at(-1)).toMatchObject({ status: 'ENDED', accessToken: null, refreshToken: null })
     expect(mine.at(-1)?.version).toBeGreaterThan(ended.version + 10)
     expect(instance.sync.ownedConsent(consentId)?.status).toBe('ENDED')
-    const view = (await (await fetch(`${gatewayUrl}/consents/${consentId}`)).json()) as { status: string }
+    const view = (await (
+      await fetch(`${gatewayUrl}/consents/${consentId}`, { headers: await as('customer-race') })
+    ).json()) as { status: string }
     expect(view.status).toBe('ENDED')
   })
 })

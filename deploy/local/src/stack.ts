@@ -3,6 +3,13 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, existsSync, openSync } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import {
+  prepareSecureListener,
+  scramFormatArgs,
+  withSecureListener,
+  type SecureListener,
+  type SecureListenerOptions,
+} from './secure-listener.ts'
 import { LocalStackError } from './errors.ts'
 import { isRuntimeCached } from './fetch-runtime.ts'
 import { findJava } from './java.ts'
@@ -49,6 +56,8 @@ export interface StartStackOptions {
   startTimeoutMs?: number
   /** Named in the "port busy" message, e.g. `{ kafka: 'STACK_KAFKA_PORT or --kafka-port' }`. */
   portHints?: Partial<Record<keyof StackPorts, string>>
+  /** Also open a SASL_SSL listener (generated CA, PLAIN and SCRAM-SHA-512 users). */
+  secureListener?: SecureListenerOptions
 }
 
 export interface RunningStack {
@@ -60,6 +69,8 @@ export interface RunningStack {
   stateDir: string
   /** Milliseconds from spawn until each answered. */
   timings: { kafkaReadyMs: number; registryReadyMs: number }
+  /** The SASL_SSL listener, when asked for. */
+  secure?: SecureListener
   /** SIGTERM both, wait up to 15 s, SIGKILL, remove stateDir. Idempotent. */
   stop(): Promise<void>
 }
@@ -120,10 +131,10 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     kafkaLog: path.join(stateDir, 'kafka.log'),
     registryLog: path.join(stateDir, 'registry.log'),
   }
-  await writeFile(
-    files.serverProperties,
-    serverProperties({ kafkaPort: ports.kafka, controllerPort: ports.controller, dataDir }),
-  )
+  const secure =
+    options.secureListener === undefined ? undefined : await prepareSecureListener(stateDir, options.secureListener)
+  const properties = serverProperties({ kafkaPort: ports.kafka, controllerPort: ports.controller, dataDir })
+  await writeFile(files.serverProperties, secure === undefined ? properties : withSecureListener(properties, secure))
   await writeFile(files.log4j, log4jProperties())
 
   const marker = stackMarker(stateDir)
@@ -148,6 +159,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       '-c',
       files.serverProperties,
       '--ignore-formatted',
+      ...(secure === undefined ? [] : scramFormatArgs(secure)),
     ],
     {
       cwd: stateDir,
@@ -261,6 +273,18 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     pids: { kafka: record.kafkaPid, registry: record.registryPid },
     stateDir,
     timings,
+    ...(secure === undefined
+      ? {}
+      : {
+          secure: {
+            port: secure.port,
+            brokers: secure.brokers,
+            caFile: secure.caFile,
+            ca: secure.ca,
+            plain: secure.plain,
+            scram: secure.scram,
+          },
+        }),
     stop,
   }
 }

@@ -1,6 +1,6 @@
 export { createBankClient, DEFAULT_AUTHORIZATION_LIMITS } from './bank-client.ts'
 export type { BankClient, BankClientOptions, BankEndpoint } from './bank-client.ts'
-export { OAuthClient, generateState, AISP_CONSENT_DAYS } from './oauth-client.ts'
+export { OAuthClient, generateState, createPkcePair, AISP_CONSENT_DAYS } from './oauth-client.ts'
 export type { AuthorizationUrlRequest } from './oauth-client.ts'
 export { AccountsClient } from './accounts-client.ts'
 export type { StandingOrderListQuery } from './accounts-client.ts'

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { BankTransport } from './bank-transport.ts'
 import { BankAuthorizationCallbackError, BankInvalidArgumentError, BankProtocolError } from './errors.ts'
 import { BANK_SCOPES, type BankScope, type TokenResponse, type TokenSet } from './model/tokens.ts'
@@ -24,6 +24,22 @@ export interface AuthorizationUrlRequest {
   /** CSRF protection: an unguessable value bound to the user's session; see `generateState`. */
   state: string
   redirectUri?: string
+  /**
+   * PKCE (RFC 7636) S256 challenge: base64url(SHA-256(code_verifier)), see `createPkcePair`.
+   * The same flow's exchangeCode must then send the verifier.
+   */
+  codeChallenge?: string
+}
+
+/** A PKCE S256 pair: keep `verifier` with the user's session, send `challenge` with the authorization URL. */
+export function createPkcePair(verifier = randomBytes(32).toString('base64url')): {
+  verifier: string
+  challenge: string
+} {
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) {
+    throw new BankInvalidArgumentError('codeVerifier', 'a PKCE code verifier is 43-128 characters of A-Z a-z 0-9 - . _ ~')
+  }
+  return { verifier, challenge: createHash('sha256').update(verifier, 'ascii').digest('base64url') }
 }
 
 /** A random `state` value (32 bytes, base64url). */
@@ -67,6 +83,9 @@ export class OAuthClient {
         redirect_uri: req.redirectUri ?? this.#o.redirectUri,
         scope: req.scope,
         state: req.state,
+        ...(req.codeChallenge === undefined
+          ? {}
+          : { code_challenge: req.codeChallenge, code_challenge_method: 'S256' }),
       })
       .toString()
   }
@@ -117,17 +136,18 @@ export class OAuthClient {
   /** Exchanges an authorization code for the first token pair of a consent. */
   async exchangeCode(
     code: string,
-    options: { scope: BankScope; redirectUri?: string; signal?: AbortSignal },
+    options: { scope: BankScope; redirectUri?: string; signal?: AbortSignal; codeVerifier?: string },
   ): Promise<TokenSet> {
     assertScope(options.scope)
     if (!code) throw new BankInvalidArgumentError('code', 'authorization code is empty')
-    const form = {
+    const form: Record<string, string> = {
       grant_type: 'authorization_code',
       code,
       redirect_uri: options.redirectUri ?? this.#o.redirectUri,
       client_id: this.#o.clientId,
       client_secret: this.#o.clientSecret,
     }
+    if (options.codeVerifier !== undefined) form.code_verifier = options.codeVerifier
     return this.#token(options.scope, form, 'authorization_code', undefined, options.signal)
   }
 

@@ -18,6 +18,7 @@ import {
   EnrichmentNetworkError,
   EnrichmentNotFoundError,
   EnrichmentNotImplementedError,
+  EnrichmentRequestTooLargeError,
   EnrichmentServerError,
   EnrichmentThrottledError,
   EnrichmentTimeoutError,
@@ -59,6 +60,9 @@ describe('toEnrichmentError', () => {
     [504, EnrichmentServerError, 'ENRICHMENT_SERVER_ERROR', true, false],
     [599, EnrichmentServerError, 'ENRICHMENT_SERVER_ERROR', true, false],
     [409, EnrichmentUnexpectedStatusError, 'ENRICHMENT_UNEXPECTED_STATUS', false, false],
+    [413, EnrichmentRequestTooLargeError, 'ENRICHMENT_REQUEST_TOO_LARGE', false, true],
+    [414, EnrichmentRequestTooLargeError, 'ENRICHMENT_REQUEST_TOO_LARGE', false, true],
+    [431, EnrichmentRequestTooLargeError, 'ENRICHMENT_REQUEST_TOO_LARGE', false, true],
   ] as const)('maps %i to %o', (status, type, code, retriable, recordScoped) => {
     const mapped = toEnrichmentError(
       statusError(status, { error: { code: 'SOME_CODE', message: 'why' } }),

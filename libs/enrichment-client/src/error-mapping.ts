@@ -17,6 +17,7 @@ import {
   EnrichmentNetworkError,
   EnrichmentNotFoundError,
   EnrichmentNotImplementedError,
+  EnrichmentRequestTooLargeError,
   EnrichmentServerError,
   EnrichmentThrottledError,
   EnrichmentTimeoutError,
@@ -99,6 +100,13 @@ export function toEnrichmentError(err: unknown, operation: string): unknown {
       case 405:
         return new EnrichmentMethodNotAllowedError(
           `${what}; client and API disagree on the method (a retry will not help)`,
+          options,
+        )
+      case 413:
+      case 414:
+      case 431:
+        return new EnrichmentRequestTooLargeError(
+          `${what}; the request is too large for the API (${status === 413 ? 'body' : status === 414 ? 'URL' : 'headers'}) because of its input (a retry will not help)`,
           options,
         )
       case 415:

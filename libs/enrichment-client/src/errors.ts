@@ -76,6 +76,22 @@ export class EnrichmentBadRequestError extends EnrichmentApiError {
   }
 }
 
+/**
+ * 413, 414 or 431: the request was too large for the API (body, URL or
+ * headers). Only the input of this request made it so, so it is record-scoped
+ * and not retriable: a batch is split into single calls, a single call ends its
+ * record. Treating it as an outage would redo the same record forever.
+ */
+export class EnrichmentRequestTooLargeError extends EnrichmentApiError {
+  constructor(message: string, options: Omit<EnrichmentErrorOptions, 'retriable'>) {
+    super(message, 'ENRICHMENT_REQUEST_TOO_LARGE', {
+      ...options,
+      retriable: false,
+      recordScoped: options.recordScoped ?? true,
+    })
+  }
+}
+
 /** 401 after one renewal of the token (or with Basic credentials). Not retriable until the credentials are fixed. */
 export class EnrichmentUnauthorizedError extends EnrichmentApiError {
   constructor(message: string, options: Omit<EnrichmentErrorOptions, 'retriable'>) {

@@ -43,6 +43,7 @@ export {
   EnrichmentNetworkError,
   EnrichmentNotFoundError,
   EnrichmentNotImplementedError,
+  EnrichmentRequestTooLargeError,
   EnrichmentServerError,
   EnrichmentThrottledError,
   EnrichmentTimeoutError,

@@ -21,12 +21,5 @@ export function parseKafkaClient(value: string | undefined): KafkaClientKind {
   )
 }
 
-/**
- * Client-neutral TLS/SASL settings (the shape issue 12 produces from the
- * environment). Mapped to KafkaJS `ssl`/`sasl` and to @platformatic/kafka `tls`/`sasl`.
- */
-export interface KafkaSecurity {
-  /** `true`: TLS with the system CAs; otherwise PEM strings. */
-  tls?: { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean } | true
-  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
-}
+/** Client-neutral TLS/SASL settings: defined with their environment parsing in kafka-security.ts. */
+export type { KafkaSecurity } from './kafka-security.ts'

@@ -6,9 +6,10 @@ import {
   type ProducerConfig,
   type SASLOptions,
 } from 'kafkajs'
-import { DEFAULT_KAFKA_CLIENT, type KafkaClientKind, type KafkaSecurity } from './client-kind.ts'
+import { DEFAULT_KAFKA_CLIENT, type KafkaClientKind } from './client-kind.ts'
 import { KafkaConfigError } from './errors.ts'
 import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
+import { kafkaSecurityFromEnv, toKafkaJsSecurity, type KafkaSecurity } from './kafka-security.ts'
 import { installReadCommittedFix } from './read-committed-fix.ts'
 
 export interface KafkaClientConfig {
@@ -30,7 +31,11 @@ export interface KafkaClientConfig {
    * made from the returned object are KafkaJS either way.
    */
   client?: KafkaClientKind
-  /** Client-neutral TLS/SASL; wins over `ssl`/`sasl` when given. */
+  /**
+   * Client-neutral TLS/SASL. When neither this nor `ssl`/`sasl` is given, it is read
+   * from the KAFKA_SECURITY_PROTOCOL/SASL/SSL variables (kafkaSecurityFromEnv), so
+   * every service, tool and child process honours them.
+   */
   security?: KafkaSecurity
 }
 
@@ -54,13 +59,6 @@ export function kafkaConnectionOf(kafka: Kafka): KafkaConnectionInfo | undefined
   return connections.get(kafka)
 }
 
-function kafkajsSecurity(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
-  const out: Pick<KafkaConfig, 'ssl' | 'sasl'> = {}
-  if (security.tls !== undefined) out.ssl = security.tls === true ? true : { ...security.tls }
-  if (security.sasl !== undefined) out.sasl = { ...security.sasl } as SASLOptions
-  return out
-}
-
 const LEVELS = {
   error: logLevel.ERROR,
   warn: logLevel.WARN,
@@ -82,11 +80,14 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
   if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
   // KafkaJS's own read-committed filter can let aborted records through.
   installReadCommittedFix()
-  const security = config.security === undefined ? { ssl: config.ssl, sasl: config.sasl } : kafkajsSecurity(config.security)
+  const security =
+    config.security ?? (config.ssl === undefined && config.sasl === undefined ? kafkaSecurityFromEnv() : undefined)
+  const kafkajs = security === undefined ? {} : toKafkaJsSecurity(security)
   const kafka = new Kafka({
     brokers: config.brokers,
     clientId: config.clientId,
-    ...security,
+    ssl: config.ssl ?? kafkajs.ssl,
+    sasl: config.sasl ?? kafkajs.sasl,
     connectionTimeout: config.connectionTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     retry: config.retry,
@@ -98,7 +99,7 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
     brokers: [...config.brokers],
     clientId: config.clientId,
   }
-  if (config.security !== undefined) info.security = config.security
+  if (security !== undefined && (security.tls !== undefined || security.sasl !== undefined)) info.security = security
   if (config.connectionTimeoutMs !== undefined) info.connectionTimeoutMs = config.connectionTimeoutMs
   if (config.requestTimeoutMs !== undefined) info.requestTimeoutMs = config.requestTimeoutMs
   connections.set(kafka, info)

@@ -144,3 +144,26 @@ describe('parseKeyring', () => {
     expect(() => createKeyring([{ id: 'a', key: keyA }], 'zzz')).toThrow(/active key id "zzz"/)
   })
 })
+
+describe('rotation with the documented variable forms', () => {
+  it('decrypts envelopes of an old key listed without its id, and re-encrypts them with the new one', async () => {
+    const { randomBytes } = await import('node:crypto')
+    const oldKey = randomBytes(32)
+    const newKey = randomBytes(32)
+    // Before: TOKEN_ENCRYPTION_KEY=<old> with TOKEN_ENCRYPTION_KEY_ID=k1 (the default).
+    const before = new TokenCipher(createKeyring([{ id: 'k1', key: oldKey }]))
+    const sealed = before.encrypt('refresh-token-1', 'consent-1')
+    // After: TOKEN_ENCRYPTION_KEY=k2:<new>,<old> (the old one listed bare).
+    const after = new TokenCipher(parseKeyring(`k2:${newKey.toString('base64')},${oldKey.toString('base64')}`))
+    expect(after.decrypt(sealed, 'consent-1')).toBe('refresh-token-1')
+    expect(after.needsReencryption(sealed)).toBe(true)
+    const resealed = after.reencrypt(sealed, 'consent-1')
+    expect(parseEnvelope(resealed).keyId).toBe('k2')
+    expect(after.needsReencryption(resealed)).toBe(false)
+    // A key that sealed nothing here still cannot open it.
+    const stranger = new TokenCipher(createKeyring([{ id: 'k3', key: randomBytes(32) }]))
+    expect(() => stranger.decrypt(sealed, 'consent-1')).toThrow(/k1/)
+    // Bound to its consent even when found by trial.
+    expect(() => after.decrypt(sealed, 'consent-2')).toThrow()
+  })
+})

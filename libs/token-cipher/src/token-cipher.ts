@@ -47,7 +47,15 @@ export class TokenCipher {
   decrypt(envelope: string, associatedData: string): string {
     const parts = parseEnvelope(envelope)
     const entry = this.#keyring.keys.get(parts.keyId)
-    if (!entry) throw new TokenKeyUnknownError(parts.keyId, [...this.#keyring.keys.keys()])
+    if (!entry) {
+      // A key listed without its id (`new:KEY,OLDKEY`) gets a fingerprint id, not the id
+      // its envelopes carry (`k1`): try each key; GCM authentication tells the right one.
+      for (const candidate of this.#keyring.keys.values()) {
+        const plain = tryDecrypt(candidate.key, parts, associatedData)
+        if (plain !== undefined) return plain
+      }
+      throw new TokenKeyUnknownError(parts.keyId, [...this.#keyring.keys.keys()])
+    }
     try {
       const decipher = createDecipheriv('aes-256-gcm', entry.key, parts.iv, { authTagLength: TAG_BYTES })
       decipher.setAAD(aad(parts.keyId, associatedData))
@@ -120,4 +128,19 @@ function aad(keyId: string, associatedData: string): Buffer {
 
 function b64(buf: Buffer): string {
   return buf.toString('base64url')
+}
+
+function tryDecrypt(
+  key: Buffer,
+  parts: ReturnType<typeof parseEnvelope>,
+  associatedData: string,
+): string | undefined {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, parts.iv, { authTagLength: TAG_BYTES })
+    decipher.setAAD(aad(parts.keyId, associatedData))
+    decipher.setAuthTag(parts.tag)
+    return Buffer.concat([decipher.update(parts.ciphertext), decipher.final()]).toString('utf8')
+  } catch {
+    return undefined
+  }
 }

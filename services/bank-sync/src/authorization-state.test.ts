@@ -21,7 +21,7 @@ describe('AuthorizationStateSigner', () => {
   it('binds customer, consent and scope, and verifies on any instance with the same key', () => {
     const clock = { t: 1_000 }
     const key = deriveStateKey(randomBytes(32))
-    const { state } = signer(clock, key).issue({ consentId: 'c-1', customerId: 'cust-1', scope: 'AISP' })
+    const { state } = signer(clock, key).issue({ consentId: 'c-1', customerId: 'cust-1', scope: 'AISP', binding: 'b' })
     const claims = signer(clock, key).consume(state)
     expect(claims).toMatchObject({
       consentId: 'c-1',
@@ -34,7 +34,7 @@ describe('AuthorizationStateSigner', () => {
   it('is single use', () => {
     const clock = { t: 0 }
     const s = signer(clock)
-    const { state } = s.issue({ consentId: 'c', customerId: 'x', scope: 'AISP' })
+    const { state } = s.issue({ consentId: 'c', customerId: 'x', scope: 'AISP', binding: 'b' })
     s.consume(state)
     expect(problemOf(() => s.consume(state))).toBe('REUSED')
   })
@@ -42,7 +42,7 @@ describe('AuthorizationStateSigner', () => {
   it('expires after its time to live', () => {
     const clock = { t: 0 }
     const s = signer(clock)
-    const { state } = s.issue({ consentId: 'c', customerId: 'x', scope: 'AISP' })
+    const { state } = s.issue({ consentId: 'c', customerId: 'x', scope: 'AISP', binding: 'b' })
     clock.t = 600_001
     expect(problemOf(() => s.consume(state))).toBe('EXPIRED')
   })
@@ -50,7 +50,7 @@ describe('AuthorizationStateSigner', () => {
   it('refuses altered claims, another key and garbage', () => {
     const clock = { t: 0 }
     const s = signer(clock)
-    const { state } = s.issue({ consentId: 'c', customerId: 'x', scope: 'AISP' })
+    const { state } = s.issue({ consentId: 'c', customerId: 'x', scope: 'AISP', binding: 'b' })
     const [body, mac] = state.split('.') as [string, string]
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>
     const forged = `${Buffer.from(JSON.stringify({ ...claims, customerId: 'attacker' })).toString('base64url')}.${mac}`

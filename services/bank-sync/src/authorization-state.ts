@@ -7,6 +7,12 @@ export interface AuthorizationStateClaims {
   consentId: string
   customerId: string
   scope: string
+  /**
+   * base64url(SHA-256) of the secret kept in the starting browser's HttpOnly
+   * cookie: the callback must come from that browser. It is also the PKCE S256
+   * code challenge (the secret is the code verifier), so the bank checks it too.
+   */
+  binding: string
   /** Epoch ms after which the callback is refused. */
   expiresAt: number
   /** Random, makes every state unique (the single-use set is keyed by it). */
@@ -39,6 +45,8 @@ export class AuthorizationStateSigner {
   readonly #now: () => number
   /** nonce → expiresAt, pruned as they expire so the set stays bounded by the TTL. */
   readonly #used = new Map<string, number>()
+  /** Nonces whose code exchange is under way on this instance. */
+  readonly #inFlight = new Set<string>()
 
   constructor(options: { key: Buffer; ttlMs?: number; now?: () => number }) {
     if (options.key.length < 32) throw new RangeError('authorization state key must have at least 32 bytes')
@@ -95,6 +103,7 @@ export class AuthorizationStateSigner {
       typeof claims.consentId !== 'string' ||
       typeof claims.customerId !== 'string' ||
       typeof claims.scope !== 'string' ||
+      typeof claims.binding !== 'string' ||
       typeof claims.expiresAt !== 'number' ||
       typeof claims.nonce !== 'string'
     ) {
@@ -114,16 +123,38 @@ export class AuthorizationStateSigner {
 
   /** verify() and mark the state used; a second call with the same state throws REUSED. */
   consume(state: string): AuthorizationStateClaims {
+    const claims = this.begin(state)
+    this.complete(claims)
+    return claims
+  }
+
+  /**
+   * verify() and hold the state while its code is exchanged: a concurrent or later
+   * callback with it throws REUSED until `release` (the exchange failed for a
+   * reason a retry can fix) or for good after `complete`.
+   */
+  begin(state: string): AuthorizationStateClaims {
     const claims = this.verify(state)
     this.#prune()
-    if (this.#used.has(claims.nonce)) {
+    if (this.#used.has(claims.nonce) || this.#inFlight.has(claims.nonce)) {
       throw new ConsentStateError(
         'REUSED',
         'this authorization callback was already processed (reloaded or replayed); look the consent up or start a new one',
       )
     }
-    this.#used.set(claims.nonce, claims.expiresAt)
+    this.#inFlight.add(claims.nonce)
     return claims
+  }
+
+  /** The state is used up: the consent was recorded, or the bank refused its code for good. */
+  complete(claims: AuthorizationStateClaims): void {
+    this.#inFlight.delete(claims.nonce)
+    this.#used.set(claims.nonce, claims.expiresAt)
+  }
+
+  /** The exchange failed for a reason a retry of the same callback can fix (bank unreachable). */
+  release(claims: AuthorizationStateClaims): void {
+    this.#inFlight.delete(claims.nonce)
   }
 
   #sign(body: string): string {

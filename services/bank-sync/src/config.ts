@@ -29,6 +29,38 @@ export const bankSyncEnv = {
   CONSENT_GATEWAY_HOST: envVar(z.string().min(1), 'interface the consent gateway listens on', {
     default: '127.0.0.1',
   }),
+  CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: envVar(
+    z.string().min(1),
+    'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (README "Security"). ' +
+      'Required unless BANK_API_URL is loopback, where a fixed DEVELOPMENT key is used and logged as such',
+    { optional: true, secret: true },
+  ),
+  CONSENT_GATEWAY_TOKEN_AUDIENCE: envVar(z.string().min(1), '`aud` the customer tokens must carry', {
+    default: 'tep-consent-gateway',
+  }),
+  CONSENT_GATEWAY_TOKEN_ISSUER: envVar(z.string().min(1), '`iss` the customer tokens must carry (not checked when unset)', {
+    optional: true,
+  }),
+  CONSENT_GATEWAY_TOKEN_MAX_LIFETIME: envVar(
+    parse.duration,
+    'longest exp - iat accepted in a customer token (tokens are meant to be minted per request)',
+    { default: '5m' },
+  ),
+  CONSENT_GATEWAY_CALLBACK_CONCURRENCY: envVar(
+    parse.integer(1, 16),
+    'authorization-code exchanges of consent callbacks at the same time (their own bank token budget)',
+    { default: '2' },
+  ),
+  CONSENT_GATEWAY_CALLBACK_QUEUE: envVar(
+    parse.integer(0, 1000),
+    'consent callbacks waiting for an exchange slot; beyond this the callback is answered 503 with Retry-After',
+    { default: '16' },
+  ),
+  BANK_PKCE: envVar(
+    z.enum(['S256', 'off']),
+    'PKCE for the authorization code (S256, or off for a bank that refuses it)',
+    { default: 'S256' },
+  ),
   SYNC_INTERVAL: envVar(
     parse.duration,
     'pause between two syncs of one consent (PSD2 allows 4 unattended reads per account and day: keep it at 6h or more against a real bank)',
@@ -104,6 +136,34 @@ export const bankSyncEnv = {
  */
 export const DEVELOPMENT_TOKEN_KEY = Buffer.from('tep-bank-sync-DEVELOPMENT-ONLY!!', 'utf8')
 export const DEVELOPMENT_KEY_ID = 'dev-insecure'
+
+/** Public like DEVELOPMENT_TOKEN_KEY: customer tokens for `npm start` against the loopback simulator only. */
+export const DEVELOPMENT_CUSTOMER_TOKEN_KEY = Buffer.from('tep-consent-gateway-DEVELOPMENT-ONLY-customer-token', 'utf8')
+
+export function resolveCustomerTokenKey(cfg: {
+  CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY?: string | undefined
+  BANK_API_URL: string
+}): { key: Buffer; development: boolean } {
+  const raw = cfg.CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY
+  if (raw === undefined) {
+    if (!isLoopbackHost(new URL(cfg.BANK_API_URL).hostname)) {
+      throw new BankSyncConfigError(
+        'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is required when BANK_API_URL is not a loopback simulator: set it to base64 of 32 random bytes (openssl rand -base64 32) shared with the bank application that signs customer tokens',
+      )
+    }
+    return { key: DEVELOPMENT_CUSTOMER_TOKEN_KEY, development: true }
+  }
+  const text = raw.trim()
+  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text)
+    ? Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64')
+    : Buffer.alloc(0)
+  if (key.length < 32) {
+    throw new BankSyncConfigError(
+      `CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY must be base64 of at least 32 bytes (openssl rand -base64 32), got ${key.length} bytes`,
+    )
+  }
+  return { key, development: false }
+}
 
 export function resolveKeyring(cfg: {
   TOKEN_ENCRYPTION_KEY?: string | undefined

@@ -12,7 +12,10 @@ import type { Consent } from '@tep/schemas'
 import type { TokenCipher } from '@tep/token-cipher'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Producer } from 'kafkajs'
-import type { AuthorizationStateSigner } from './authorization-state.ts'
+import type { AuthorizationStateClaims, AuthorizationStateSigner } from './authorization-state.ts'
+import { clearCookie, cookieName, createBinding, matches, readCookie, setCookie } from './browser-binding.ts'
+import { CallbackBudgetExceededError, type CallbackBudget } from './callback-budget.ts'
+import { CustomerAuthError, type CustomerTokenVerifier } from './customer-token.ts'
 import { isTerminal } from './consent-status.ts'
 import type { SyncLogger } from './consent-syncer.ts'
 import { publicConsent, type ConsentView } from './consent-view.ts'
@@ -20,7 +23,6 @@ import { ConsentStateError } from './errors.ts'
 import type { BankSyncMetrics } from './metrics.ts'
 
 const DAY_MS = 86_400_000
-const CUSTOMER_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 
 export interface ConsentGatewayOptions {
   bank: BankClient
@@ -34,6 +36,30 @@ export interface ConsentGatewayOptions {
   metrics: BankSyncMetrics
   logger: SyncLogger
   now: () => number
+  /** Verifies the bank application's customer token (the only source of a customer id). */
+  customers: CustomerTokenVerifier
+  /** The callbacks' bounded share of the bank's token endpoint. */
+  callbackBudget: CallbackBudget
+  /** Secure cookies and HSTS: true unless the gateway is plain HTTP on loopback. */
+  secure: boolean
+  /** PKCE S256 with the bank (default true; turn off only for a bank that refuses it). */
+  pkce?: boolean
+}
+
+/**
+ * Headers of every gateway answer: its pages embed nothing and are embedded
+ * nowhere (clickjacking of the consent flow), leak no URL (the callback URL holds
+ * the code and state) and are never cached.
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
 }
 
 interface ApiError {
@@ -75,15 +101,19 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
   const app = Fastify({ logger: false })
   const count = (route: string, outcome: string) => o.metrics.gatewayRequests.inc({ route, outcome })
 
+  const pkce = o.pkce ?? true
+  const customerOf = (req: FastifyRequest): Promise<string> => o.customers.customerOf(req.headers.authorization)
+
   const begin = (
-    customerId: unknown,
+    customerId: string,
+    claimed: unknown,
     scope: unknown,
-  ): ApiError | { consentId: string; url: string; expiresAt: number } => {
-    if (typeof customerId !== 'string' || !CUSTOMER_ID.test(customerId)) {
+  ): ApiError | { consentId: string; url: string; expiresAt: number; secret: string } => {
+    if (claimed !== undefined && claimed !== customerId) {
       return {
-        status: 400,
-        code: 'CUSTOMER_ID_INVALID',
-        message: 'customerId must be 1-128 characters of letters, digits, ".", "_", ":", "@" or "-"',
+        status: 403,
+        code: 'CUSTOMER_MISMATCH',
+        message: 'customerId in the body differs from the customer of the token; omit it (the token says who the customer is)',
       }
     }
     if (scope !== undefined && scope !== 'AISP') {
@@ -94,13 +124,28 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       }
     }
     const consentId = randomUUID()
-    const { state, claims } = o.signer.issue({ consentId, customerId, scope: 'AISP' })
-    const url = o.bank.authorization.buildAuthorizationUrl({ scope: 'AISP', state })
-    return { consentId, url, expiresAt: claims.expiresAt }
+    const binding = createBinding()
+    const { state, claims } = o.signer.issue({ consentId, customerId, scope: 'AISP', binding: binding.hash })
+    const url = o.bank.authorization.buildAuthorizationUrl({
+      scope: 'AISP',
+      state,
+      ...(pkce ? { codeChallenge: binding.hash } : {}),
+    })
+    return { consentId, url, expiresAt: claims.expiresAt, secret: binding.secret }
   }
+
+  app.addHook('onSend', async (_req, reply) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) void reply.header(name, value)
+    if (o.secure) void reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains')
+  })
 
   // Kafka or the registry failing while recording: say so instead of a bare 500 (nothing was recorded).
   app.setErrorHandler((err, req, reply) => {
+    if (err instanceof CustomerAuthError) {
+      count(req.routeOptions.url ?? 'unknown', 'unauthenticated')
+      void reply.header('www-authenticate', `Bearer error="invalid_token"`)
+      return sendError(req, reply, { status: 401, code: err.code, message: err.message })
+    }
     o.logger.error({ err, route: req.routeOptions.url }, 'consent gateway request failed')
     count(req.routeOptions.url ?? 'unknown', 'error')
     const status =
@@ -121,13 +166,18 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }))
 
   app.post('/consents', async (req, reply) => {
+    const customerId = await customerOf(req)
     const body = (req.body ?? {}) as { customerId?: unknown; scope?: unknown }
-    const r = begin(body.customerId, body.scope)
+    const r = begin(customerId, body.customerId, body.scope)
     if ('status' in r) {
       count('start', 'invalid')
       return sendError(req, reply, r)
     }
     count('start', 'ok')
+    void reply.header(
+      'set-cookie',
+      setCookie(r.consentId, r.secret, { secure: o.secure, maxAgeS: Math.ceil(o.signer.ttlMs / 1000) }),
+    )
     return reply.code(201).send({
       consentId: r.consentId,
       authorizationUrl: r.url,
@@ -135,15 +185,16 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
     })
   })
 
+  // A consent started from a plain link would take the identity from the link, so
+  // anyone could send a victim a link with theirs: starting is POST with the token only.
   app.get('/consents/start', async (req, reply) => {
-    const q = req.query as { customerId?: unknown; scope?: unknown }
-    const r = begin(q.customerId, q.scope)
-    if ('status' in r) {
-      count('start', 'invalid')
-      return sendError(req, reply, r)
-    }
-    count('start', 'ok')
-    return reply.redirect(r.url, 302)
+    count('start', 'link_refused')
+    return sendError(req, reply, {
+      status: 410,
+      code: 'CONSENT_START_BY_LINK_REMOVED',
+      message:
+        'a consent cannot be started from a link; the bank application starts it with POST /consents and the customer token',
+    })
   })
 
   app.get('/consents/callback', async (req, reply) => {
@@ -157,20 +208,55 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
         message: 'the callback carries no state; open the consent link from the application again',
       })
     }
-    let claims
+    let claims: AuthorizationStateClaims
     try {
-      claims = o.signer.consume(state)
+      claims = o.signer.verify(state)
     } catch (err) {
       if (!(err instanceof ConsentStateError)) throw err
       count('callback', `state_${err.problem.toLowerCase()}`)
       return sendError(req, reply, { status: 400, code: err.code, message: err.message })
     }
+    // The browser that started the flow holds the secret whose hash the state names.
+    const secret = readCookie(req.headers.cookie, cookieName(claims.consentId))
+    if (!matches(secret, claims.binding)) {
+      count('callback', 'other_browser')
+      o.logger.warn({ consentId: claims.consentId }, 'consent callback from a browser that did not start it')
+      return sendError(req, reply, {
+        status: 403,
+        code: 'CONSENT_BROWSER_MISMATCH',
+        message:
+          'this consent was started in another browser (or its cookie was lost); nothing was recorded. Start the consent again from the bank application in this browser',
+      })
+    }
+    try {
+      o.signer.begin(state)
+    } catch (err) {
+      if (!(err instanceof ConsentStateError)) throw err
+      count('callback', `state_${err.problem.toLowerCase()}`)
+      return sendError(req, reply, { status: 400, code: err.code, message: err.message })
+    }
+    try {
+      return await finishCallback(req, reply, claims, secret as string, state)
+    } finally {
+      // Whatever did not complete may be retried with the same callback URL.
+      o.signer.release(claims)
+    }
+  })
+
+  const finishCallback = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    claims: AuthorizationStateClaims,
+    secret: string,
+    state: string,
+  ): Promise<FastifyReply> => {
     let code: string
     try {
       ;({ code } = o.bank.authorization.parseCallback(new URL(req.url, 'http://gateway.invalid'), state))
     } catch (err) {
       if (!(err instanceof BankAuthorizationCallbackError)) throw err
       if (err.code === 'AUTHORIZATION_DENIED') {
+        o.signer.complete(claims)
         count('callback', 'denied')
         return sendError(req, reply, {
           status: 403,
@@ -183,14 +269,23 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
     }
     let tokens
     try {
-      tokens = await o.bank.authorization.exchangeCode(code, { scope: 'AISP' })
+      tokens = await o.callbackBudget.run(() =>
+        o.bank.authorization.exchangeCode(code, { scope: 'AISP', ...(pkce ? { codeVerifier: secret } : {}) }),
+      )
     } catch (err) {
+      if (err instanceof CallbackBudgetExceededError) {
+        count('callback', 'busy')
+        void reply.header('retry-after', '5')
+        return sendError(req, reply, { status: 503, code: err.code, message: err.message })
+      }
       count('callback', 'exchange_failed')
       o.logger.warn(
         { code: errorCode(err), consentId: claims.consentId },
         'authorization code exchange failed',
       )
       const refused = err instanceof BankOAuthError || err instanceof BankConsentRevokedError
+      // A refused code stays refused; an unreachable bank may answer a retry of this callback.
+      if (refused) o.signer.complete(claims)
       return sendError(req, reply, {
         status: refused ? 400 : 502,
         code: refused ? 'AUTHORIZATION_CODE_REFUSED' : 'BANK_UNAVAILABLE',
@@ -222,6 +317,8 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       updatedAt: now,
     }
     await write(o, consent)
+    o.signer.complete(claims)
+    void reply.header('set-cookie', clearCookie(claims.consentId, { secure: o.secure }))
     count('callback', 'granted')
     o.logger.info(
       { consentId: consent.consentId, customerId: consent.customerId },
@@ -238,12 +335,14 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
         )
     }
     return reply.code(201).send(publicConsent(consent))
-  })
+  }
 
+  // Another customer's consent is "not found": its existence is not theirs to learn.
   app.get('/consents/:id', async (req, reply) => {
+    const customerId = await customerOf(req)
     const { id } = req.params as { id: string }
     const consent = o.view.get(id)
-    if (consent === undefined) {
+    if (consent === undefined || consent.customerId !== customerId) {
       count('get', 'not_found')
       return sendError(req, reply, { status: 404, code: 'CONSENT_NOT_FOUND', message: `no consent ${id}` })
     }
@@ -252,9 +351,10 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
   })
 
   app.delete('/consents/:id', async (req, reply) => {
+    const customerId = await customerOf(req)
     const { id } = req.params as { id: string }
     const consent = o.view.get(id)
-    if (consent === undefined) {
+    if (consent === undefined || consent.customerId !== customerId) {
       count('end', 'not_found')
       return sendError(req, reply, { status: 404, code: 'CONSENT_NOT_FOUND', message: `no consent ${id}` })
     }

@@ -194,6 +194,48 @@ describe('syncConsent', () => {
     expect(late.calls).toEqual(['commit:EXPIRED'])
   })
 
+  it('skips a malformed bank entry with a metric and goes on syncing the others', async () => {
+    const unreadable = { ...booked('BAD', TODAY), amount: { value: 'twelve', currency: 'CZK' } } as unknown as Transaction
+    const oversized = {
+      ...booked('HUGE', TODAY),
+      remittanceInformation: { unstructured: 'X'.repeat(20_000) },
+      amount: { value: 10, currency: 'ZZZ' },
+    } as unknown as Transaction
+    const fake = fakeBank({ items: [booked('A', TODAY), unreadable, oversized, booked('B', TODAY)] })
+    const { consent, deps, writes } = setup({}, fake)
+    const outcome = await syncConsent(consent, deps)
+    expect(outcome).toMatchObject({ kind: 'synced', raw: 2 })
+    const sync = writes.find((w) => w.reason === 'SYNC')
+    expect(sync?.rawTransactions.map((r) => r.sourceReference?.split('/').at(-1)).sort()).toEqual(['A', 'B'])
+    // The readable-but-invalid entry is still recorded as the bank's transaction.
+    expect(sync?.bankTransactions.map((b) => b.entryReference).sort()).toEqual(['A', 'B', 'HUGE'])
+    const counted = await deps.metrics.malformedEntries.get()
+    expect(Object.fromEntries(counted.values.map((v) => [v.labels.reason, v.value]))).toEqual({
+      UNREADABLE: 1,
+      RAW_RULES: 1,
+    })
+    // Seen, so the next sync does not stumble on them again.
+    expect(sync?.consent.accounts[0]?.seenEntries.map((e) => e.entryReference).sort()).toEqual(['A', 'B', 'BAD', 'HUGE'])
+  })
+
+  it('re-seals tokens of a rotated-out key with the active key in the sync write', async () => {
+    const fake = fakeBank({ items: [booked('A', TODAY)] })
+    const oldKey = { id: 'old', key: randomBytes(32) }
+    const oldCipher = new TokenCipher(createKeyring([oldKey]))
+    const id = exampleConsent().consentId
+    const { consent, deps } = setup(
+      { accessToken: oldCipher.encrypt('access-1', id), refreshToken: oldCipher.encrypt('refresh-1', id) },
+      fake,
+    )
+    const rotated = new TokenCipher(createKeyring([{ id: 'new', key: randomBytes(32) }, oldKey]))
+    const outcome = await syncConsent(consent, { ...deps, cipher: rotated })
+    expect(outcome.kind).toBe('synced')
+    const written = (outcome as { consent: Consent }).consent
+    expect(written.accessToken?.split('.')[1]).toBe('new')
+    expect(written.refreshToken?.split('.')[1]).toBe('new')
+    expect(rotated.decrypt(written.refreshToken as string, consent.consentId)).toBe('refresh-1')
+  })
+
   it('does not touch terminal consents', async () => {
     const fake = fakeBank({})
     const { consent, deps } = setup({ status: 'ENDED' }, fake)

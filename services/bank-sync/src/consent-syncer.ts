@@ -17,7 +17,7 @@ import { SYNCING_STATUSES } from './consent-status.ts'
 import { PartitionFencedError } from './errors.ts'
 import type { BankSyncMetrics } from './metrics.ts'
 import { planDateFrom, MAX_DAYS_WITHOUT_FRESH_TOKEN, addDays } from './sync-window.ts'
-import { toBankTransaction, toRawTransaction } from './transaction-mapping.ts'
+import { mapEntry } from './entry-mapping.ts'
 
 export interface SyncSettings {
   overlapDays: number
@@ -169,7 +169,7 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
       result = await readAccounts(consent, tokens, deps)
     }
     const written = await deps.commit({
-      consent: { ...consent, accounts: result.accounts },
+      consent: resealed({ ...consent, accounts: result.accounts }, deps.cipher),
       bankTransactions: result.bankTransactions,
       rawTransactions: result.rawTransactions,
       reason: 'SYNC',
@@ -218,6 +218,17 @@ function openTokens(consent: Consent, cipher: TokenCipher): Tokens {
     accessToken: cipher.decrypt(consent.accessToken, consent.consentId),
     refreshToken: cipher.decrypt(consent.refreshToken, consent.consentId),
   }
+}
+
+/**
+ * Key rotation: tokens sealed with a key that is no longer the active one are
+ * sealed again with the active key in the sync's own write, so after one sync
+ * round no consent needs the old key (README "Security", key rotation).
+ */
+export function resealed(consent: Consent, cipher: TokenCipher): Consent {
+  const again = (envelope: string | null): string | null =>
+    envelope !== null && cipher.needsReencryption(envelope) ? cipher.reencrypt(envelope, consent.consentId) : envelope
+  return { ...consent, accessToken: again(consent.accessToken), refreshToken: again(consent.refreshToken) }
 }
 
 export function endTokens(consent: Consent): Consent {
@@ -358,8 +369,9 @@ async function readAccounts(
         entry: change.entry,
         fetchedAt,
       }
-      bankTransactions.push(toBankTransaction(change.item, ctx, change.changeType))
-      if (change.emitRaw) rawTransactions.push(toRawTransaction(change.item, ctx))
+      const mapped = mapEntry(change.item, ctx, change.changeType, change.emitRaw, deps)
+      if (mapped.bankTransaction !== undefined) bankTransactions.push(mapped.bankTransaction)
+      if (mapped.rawTransaction !== undefined) rawTransactions.push(mapped.rawTransaction)
     }
     states.push({ ...r.state, currency: account.currency ?? r.state.currency })
   }

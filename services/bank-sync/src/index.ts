@@ -24,7 +24,21 @@ export {
   BANK_SYNC_SOURCE,
 } from './transaction-mapping.ts'
 export { publicConsent } from './consent-view.ts'
-export { bankSyncEnv, resolveKeyring, DEVELOPMENT_KEY_ID } from './config.ts'
+export {
+  bankSyncEnv,
+  resolveKeyring,
+  resolveCustomerTokenKey,
+  DEVELOPMENT_KEY_ID,
+  DEVELOPMENT_CUSTOMER_TOKEN_KEY,
+} from './config.ts'
+export {
+  CustomerTokenVerifier,
+  CustomerAuthError,
+  mintCustomerToken,
+  DEFAULT_CUSTOMER_TOKEN_AUDIENCE,
+} from './customer-token.ts'
+export { CallbackBudget, CallbackBudgetExceededError } from './callback-budget.ts'
+export type { GatewayOptions } from './start-bank-sync.ts'
 export { BankSyncError, ConsentStateError, BankSyncConfigError, PartitionFencedError } from './errors.ts'
 export { createBankSyncMetrics } from './metrics.ts'
 export type { BankSyncMetrics } from './metrics.ts'

@@ -1,5 +1,5 @@
 import { ConfigError, handleHelp, loadConfig } from '@tep/config'
-import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
   createLogger,
   createMetricsRegistry,
@@ -7,7 +7,7 @@ import {
   Readiness,
   startHealthServer,
 } from '@tep/observability'
-import { bankSyncEnv, resolveKeyring } from './config.ts'
+import { bankSyncEnv, resolveCustomerTokenKey, resolveKeyring } from './config.ts'
 import { BankSyncConfigError } from './errors.ts'
 import { startBankSync } from './start-bank-sync.ts'
 
@@ -24,9 +24,11 @@ handleHelp({
 
 let cfg
 let keys
+let customerKey
 try {
   cfg = loadConfig(SERVICE, bankSyncEnv)
   keys = resolveKeyring(cfg)
+  customerKey = resolveCustomerTokenKey(cfg)
 } catch (err) {
   if (
     !(err instanceof ConfigError) &&
@@ -43,6 +45,11 @@ if (keys.development) {
   logger.warn(
     { keyId: 'dev-insecure' },
     'TOKEN_ENCRYPTION_KEY is not set: using the fixed DEVELOPMENT key (allowed only because BANK_API_URL is loopback); never use this against a real bank',
+  )
+}
+if (customerKey.development) {
+  logger.warn(
+    'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is not set: customer tokens are checked with the fixed DEVELOPMENT key (allowed only because BANK_API_URL is loopback); anyone can mint them'
   )
 }
 const registry = createMetricsRegistry({ service: SERVICE })
@@ -75,7 +82,7 @@ try {
 
 const sync = await startBankSync({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
   bank: {
     baseUrl: cfg.BANK_API_URL,
     clientId: cfg.BANK_CLIENT_ID,
@@ -90,7 +97,19 @@ const sync = await startBankSync({
   },
   groupId: cfg.BANK_SYNC_GROUP_ID,
   transactionalIdPrefix: cfg.BANK_SYNC_TRANSACTIONAL_ID_PREFIX,
-  gateway: { port: cfg.CONSENT_GATEWAY_PORT, host: cfg.CONSENT_GATEWAY_HOST },
+  gateway: {
+    port: cfg.CONSENT_GATEWAY_PORT,
+    host: cfg.CONSENT_GATEWAY_HOST,
+    customerTokenKey: customerKey.key,
+    customerTokenAudience: cfg.CONSENT_GATEWAY_TOKEN_AUDIENCE,
+    ...(cfg.CONSENT_GATEWAY_TOKEN_ISSUER === undefined ? {} : { customerTokenIssuer: cfg.CONSENT_GATEWAY_TOKEN_ISSUER }),
+    customerTokenMaxLifetimeMs: cfg.CONSENT_GATEWAY_TOKEN_MAX_LIFETIME,
+    callbackBudget: {
+      maxConcurrent: cfg.CONSENT_GATEWAY_CALLBACK_CONCURRENCY,
+      maxQueued: cfg.CONSENT_GATEWAY_CALLBACK_QUEUE,
+    },
+    pkce: cfg.BANK_PKCE === 'S256',
+  },
   sync: {
     overlapDays: cfg.BANK_OVERLAP_DAYS,
     pageSize: cfg.BANK_PAGE_SIZE,

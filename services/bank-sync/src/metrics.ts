@@ -23,6 +23,7 @@ export interface BankSyncMetrics {
   apiErrors: Counter<string>
   consentWrites: Counter<string>
   gatewayRequests: Counter<string>
+  malformedEntries: Counter<string>
   ownedPartitions: Gauge<string>
 }
 
@@ -75,6 +76,12 @@ export function createBankSyncMetrics(registry: Registry): BankSyncMetrics {
       'bank_sync_gateway_requests_total',
       'consent gateway requests by route and outcome',
       ['route', 'outcome'],
+    ),
+    malformedEntries: counter(
+      registry,
+      'bank_sync_malformed_entries_total',
+      'bank entries skipped (UNREADABLE) or kept from enrichment (RAW_RULES) because they are malformed',
+      ['reason'],
     ),
     ownedPartitions: gauge(
       registry,

@@ -1,12 +1,15 @@
 import type { AddressInfo } from 'node:net'
-import { createBankClient, type BankClient } from '@tep/bank-client'
+import { createBankClient, DEFAULT_AUTHORIZATION_LIMITS, type BankClient } from '@tep/bank-client'
+import { isLoopbackHost } from '@tep/config'
 import { AvroSerde, PRODUCER_DEFAULTS, SILENT_LOGGER, TOPICS, type KafkaLogger } from '@tep/kafka'
 import { createMetricsRegistry, Readiness, type Registry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
 import { TokenCipher, type Keyring } from '@tep/token-cipher'
 import type { Consumer, Kafka, Producer } from 'kafkajs'
 import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
+import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
+import { CustomerTokenVerifier } from './customer-token.ts'
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from './consent-syncer.ts'
 import { ConsentView } from './consent-view.ts'
 import { createBankSyncMetrics, type BankSyncMetrics } from './metrics.ts'
@@ -17,6 +20,29 @@ import {
   type OwnerHooks,
   type ScheduleSettings,
 } from './partition-owner.ts'
+
+/**
+ * How the bank's token endpoint budget (DEFAULT_AUTHORIZATION_LIMITS: 900 calls
+ * per 6 minutes for this client id) is split: callbacks of new consents get a
+ * third on their own limiter, refreshes of existing consents the rest on
+ * theirs, so neither can starve the other.
+ */
+export const GATEWAY_TOKEN_SHARE = 300
+export const DEFAULT_CALLBACK_BUDGET = { maxConcurrent: 2, maxQueued: 16 }
+
+export interface GatewayOptions {
+  port?: number
+  host?: string
+  /** HMAC key (≥ 32 bytes) of the bank application's customer tokens. Required. */
+  customerTokenKey: Buffer
+  customerTokenAudience?: string
+  customerTokenIssuer?: string
+  customerTokenMaxLifetimeMs?: number
+  /** Code exchanges of callbacks at once / waiting; beyond, 503. Default DEFAULT_CALLBACK_BUDGET. */
+  callbackBudget?: { maxConcurrent: number; maxQueued: number }
+  /** PKCE S256 with the bank. Default true. */
+  pkce?: boolean
+}
 
 export const DEFAULT_SCHEDULE: ScheduleSettings = {
   intervalMs: 6 * 3_600_000,
@@ -40,7 +66,7 @@ export interface BankSyncOptions {
   groupId?: string
   transactionalIdPrefix?: string
   /** The consent gateway; `false` runs the sync only. Default port 8190 on 127.0.0.1. */
-  gateway?: { port?: number; host?: string } | false
+  gateway?: GatewayOptions | false
   sync?: Partial<SyncSettings>
   schedule?: Partial<ScheduleSettings>
   /** Business clock (consent expiry, token lifetimes, the bank's "today"). Default Date.now. */
@@ -94,16 +120,35 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
   await Promise.all([codecs.consent.register(), codecs.bankTransaction.register(), codecs.raw.register()])
 
   let bank = options.bankClient
+  // The gateway's own client: its token calls wait on their own limiter, never in the sync's queue.
+  let gatewayBank = options.bankClient
   const ownsBank = bank === undefined
   if (bank === undefined) {
     if (options.bank === undefined)
       throw new TypeError('startBankSync needs `bank` (OAuth client settings) or `bankClient`')
-    bank = createBankClient({
+    const settings = {
       ...options.bank,
       tppName: options.bank.tppName ?? 'Transaction Enrichment Pipeline',
       logger,
       now: () => new Date(now()),
+    }
+    const window = DEFAULT_AUTHORIZATION_LIMITS.perInterval
+    bank = createBankClient({
+      ...settings,
+      authorizationLimits: {
+        perInterval: { intervalMs: window!.intervalMs, requests: window!.requests - GATEWAY_TOKEN_SHARE },
+      },
     })
+    gatewayBank = createBankClient({
+      ...settings,
+      authorizationLimits: {
+        maxConcurrent: 2,
+        perInterval: { intervalMs: window!.intervalMs, requests: GATEWAY_TOKEN_SHARE },
+      },
+    })
+  }
+  if (options.gateway !== false && options.gateway?.customerTokenKey === undefined) {
+    throw new TypeError('startBankSync needs gateway.customerTokenKey (or gateway: false)')
   }
   const cipher = new TokenCipher(options.keyring)
   const settings: SyncSettings = { ...DEFAULT_SYNC_SETTINGS, ...options.sync }
@@ -254,10 +299,22 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
       maxInFlightRequests: 1,
     })
     await gatewayProducer.connect()
+    const g = options.gateway as GatewayOptions
+    const redirect = options.bank?.redirectUri
     gatewayApp = buildConsentGateway({
-      bank,
+      bank: gatewayBank as BankClient,
       cipher,
       signer: new AuthorizationStateSigner({ key: deriveStateKey(options.keyring.active.key), now }),
+      customers: new CustomerTokenVerifier({
+        key: g.customerTokenKey,
+        ...(g.customerTokenAudience === undefined ? {} : { audience: g.customerTokenAudience }),
+        ...(g.customerTokenIssuer === undefined ? {} : { issuer: g.customerTokenIssuer }),
+        ...(g.customerTokenMaxLifetimeMs === undefined ? {} : { maxLifetimeMs: g.customerTokenMaxLifetimeMs }),
+      }),
+      callbackBudget: new CallbackBudget(g.callbackBudget ?? DEFAULT_CALLBACK_BUDGET),
+      // Secure cookies unless the callback (BANK_REDIRECT_URI) is plain HTTP on loopback.
+      secure: redirect === undefined || !isPlainLoopback(redirect),
+      ...(g.pkce === undefined ? {} : { pkce: g.pkce }),
       view,
       producer: gatewayProducer,
       consentsTopic: topics.consents,
@@ -311,9 +368,14 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
         await view.stop()
         await gatewayProducer?.disconnect()
         await admin.disconnect()
-        if (ownsBank) await bank.close()
+        if (ownsBank) await Promise.all([bank.close(), gatewayBank?.close()])
       })()
       return stopping
     },
   }
+}
+
+function isPlainLoopback(url: string): boolean {
+  const u = new URL(url)
+  return u.protocol === 'http:' && isLoopbackHost(u.hostname)
 }

@@ -1,6 +1,6 @@
 import { enrichmentClientAuth, exitWithConfigProblem, handleHelp, loadConfigOrExit, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
-import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
   createLogger,
   createMetricsRegistry,
@@ -59,7 +59,7 @@ shutdown.add('enrichment client', () => client.close())
 
 const poller = await startInvalidationPoller({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
   feed: enrichmentFeed(client),
   levels: cfg.INVALIDATIONS_LEVELS,
   pageSize: cfg.INVALIDATIONS_PAGE_SIZE,

@@ -1,6 +1,6 @@
 import { enrichmentClientAuth, exitWithConfigProblem, handleHelp, loadConfigOrExit, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
-import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
   createLogger,
   createMetricsRegistry,
@@ -76,7 +76,7 @@ shutdown.add('enrichment client', () => client.close())
 
 const refresher = await startRefresher({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
   client,
   invalidationsEnabled: cfg.INVALIDATIONS_ENABLED,
   maxAgeMs: cfg.REFRESH_MAX_AGE,

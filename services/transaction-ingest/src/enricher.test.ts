@@ -48,9 +48,37 @@ describe('validateRaw', () => {
     }
     expect(codeOf(() => validateRaw({ ...raw, amount: '-1' }))).toBe('RAW_INVALID_FIELD')
   })
+
+  it('rejects oversized fields, absurd amounts, unknown currencies and out-of-range times', () => {
+    const card = exampleRawCardTransaction()
+    const transfer = exampleRawBankTransfer()
+    const long = 'x'.repeat(20_000)
+    for (const raw of [
+      { ...card, card: { ...(card.card as CardTransaction), description: long } },
+      { ...transfer, transfer: { ...transfer.transfer!, message: long } },
+      { ...card, amount: '9'.repeat(400) },
+      { ...card, currency: 'ZZZ' },
+      { ...card, occurredAt: 8.64e15 + 1 },
+      { ...card, occurredAt: -1 },
+    ] satisfies RawTransaction[]) {
+      expect(codeOf(() => validateRaw(raw)), JSON.stringify(raw).slice(0, 80)).toBe('RAW_INVALID_FIELD')
+    }
+  })
 })
 
 describe('Enricher', () => {
+  it('turns anything thrown while building the request into a record error (DLQ), not an outage', async () => {
+    const api = new FakeEnrichment()
+    const enricher = build(api)
+    // validateRaw would refuse it first; the enricher must not depend on that.
+    const raw = { ...exampleRawCardTransaction(), occurredAt: 8.64e15 + 1 }
+    await expect(enricher.enrich(raw)).rejects.toMatchObject({
+      code: 'RAW_UNPREPARABLE',
+      retriable: false,
+    })
+    expect(api.calls).toEqual([])
+  })
+
   function build(api: FakeEnrichment) {
     const tables = createMerchantTables({ invalidationsEnabled: true })
     const lookups = new Lookups({ client: api, mode: 'single', batchMax: 500, lingerMs: 1 })

@@ -125,12 +125,30 @@ export class Enricher {
   }
 
   #lookup(raw: RawTransaction): Promise<LookupResult> {
-    if (raw.card !== null) return this.#lookups.card(cardLookupInput(raw, raw.card))
-    if (raw.transfer !== null) return this.#lookups.transfer(transferLookup(raw, raw.transfer))
+    if (raw.card !== null) return this.#lookups.card(prepare(raw, () => cardLookupInput(raw, raw.card!)))
+    if (raw.transfer !== null)
+      return this.#lookups.transfer(prepare(raw, () => transferLookup(raw, raw.transfer!)))
     // validateRaw runs first; reaching this is a bug in the caller.
     throw new RawRecordError(
       RAW_ERROR_CODES.noCardOrTransfer,
       `raw transaction ${raw.transactionId} has neither card nor transfer set`,
+    )
+  }
+}
+
+/**
+ * Building the request reads only this record, so whatever it throws (a
+ * RangeError from a date no rule foresaw) is about this record: it goes to the
+ * DLQ instead of being taken for an outage that would redo it forever.
+ */
+function prepare<T>(raw: RawTransaction, build: () => T): T {
+  try {
+    return build()
+  } catch (err) {
+    throw new RawRecordError(
+      RAW_ERROR_CODES.unpreparable,
+      `raw transaction ${raw.transactionId} cannot be turned into a lookup request: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`,
+      { cause: err },
     )
   }
 }

@@ -22,6 +22,10 @@ export const RAW_ERROR_CODES = {
   noCardOrTransfer: 'RAW_NO_CARD_OR_TRANSFER',
   /** A field breaks a rule of the RawTransaction contract (e.g. `cardBin` longer than 6 digits). */
   invalidField: 'RAW_INVALID_FIELD',
+  /** Building the lookup request from the record threw (a value no rule foresaw); never retried. */
+  unpreparable: 'RAW_UNPREPARABLE',
+  /** The API refused the record's request for its size (413, 414 or 431), also as a single call. */
+  requestTooLarge: 'RAW_REQUEST_TOO_LARGE',
 } as const
 
 export type RawErrorCode = (typeof RAW_ERROR_CODES)[keyof typeof RAW_ERROR_CODES]

@@ -1,6 +1,6 @@
 import { PipelineError } from '@tep/errors'
 import type { RejectReason } from '@tep/schemas'
-import { SystemicLookupError } from './errors.ts'
+import { RAW_ERROR_CODES, RawRecordError, SystemicLookupError } from './errors.ts'
 
 /**
  * How a failed findBy call ends for its record. The rule of ARCHITECTURE §4:
@@ -9,12 +9,16 @@ import { SystemicLookupError } from './errors.ts'
  * format) is systemic and must pause the consumer instead of writing results.
  */
 export type LookupFailure =
-  { kind: 'rejected'; reason: RejectReason } | { kind: 'systemic'; error: SystemicLookupError }
+  | { kind: 'rejected'; reason: RejectReason }
+  | { kind: 'systemic'; error: SystemicLookupError }
+  | { kind: 'record'; error: RawRecordError }
 
 /** Codes of @tep/enrichment-client errors that concern the record's input only. */
 const BAD_REQUEST = 'ENRICHMENT_BAD_REQUEST'
 const INPUT_INVALID = 'ENRICHMENT_INPUT_INVALID'
 const NOT_IMPLEMENTED = 'ENRICHMENT_NOT_IMPLEMENTED'
+/** 413/414/431: this record's request is too large; only this record can be at fault. */
+export const TOO_LARGE = 'ENRICHMENT_REQUEST_TOO_LARGE'
 
 /** Reject reason code for a 501: the variant exists in the product but is not offered to us. */
 export const NOT_IMPLEMENTED_REASON = 'NOT_IMPLEMENTED'
@@ -41,6 +45,19 @@ export function classifyLookupError(err: unknown): LookupFailure {
     if (err.code === INPUT_INVALID) {
       // Refused by the client before sending: the input breaks a rule the API would enforce.
       return { kind: 'rejected', reason: rejectReason(INPUT_INVALID, undefined, err.message, null) }
+    }
+    if (err.code === TOO_LARGE) {
+      // Not a verdict of the API on the content: the record goes to the DLQ with
+      // the status, so an operator sees which field grew past what the API takes.
+      const status = (err as { status?: number }).status
+      return {
+        kind: 'record',
+        error: new RawRecordError(
+          RAW_ERROR_CODES.requestTooLarge,
+          `the enrichment API refused this record's request as too large (HTTP ${status ?? '?'}): ${truncate(err.message)}`,
+          { cause: err, details: { httpStatus: status } },
+        ),
+      }
     }
     if (err.code === NOT_IMPLEMENTED) {
       return { kind: 'rejected', reason: rejectReason(NOT_IMPLEMENTED_REASON, apiError, err.message, 501) }
@@ -71,6 +88,10 @@ export function toSystemic(err: unknown): SystemicLookupError {
       details: { causeCode: code, ...(typeof retryAfterMs === 'number' ? { retryAfterMs } : {}) },
     },
   )
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 1)}…` : text
 }
 
 function rejectReason(

@@ -6,13 +6,14 @@ import {
   EnrichmentMethodNotAllowedError,
   EnrichmentNetworkError,
   EnrichmentNotImplementedError,
+  EnrichmentRequestTooLargeError,
   EnrichmentServerError,
   EnrichmentThrottledError,
   EnrichmentTimeoutError,
   EnrichmentUnauthorizedError,
   EnrichmentUnsupportedMediaTypeError,
 } from '@tep/enrichment-client'
-import { SystemicLookupError } from './errors.ts'
+import { RawRecordError, SystemicLookupError } from './errors.ts'
 import { classifyLookupError } from './lookup-outcome.ts'
 import { Lookups } from './lookups.ts'
 import { FakeEnrichment } from './test-fakes.ts'
@@ -171,6 +172,40 @@ describe('Lookups', () => {
       reason: { code: 'INVALID_PARAMETER' },
       attempts: 2,
       operation: 'findByCardTransaction',
+    })
+  })
+
+  it('batch mode: a 413 for the whole batch falls back to single calls; a record too large alone is a record error', async () => {
+    const api = new FakeEnrichment()
+    const tooLarge = (status: number) =>
+      new EnrichmentRequestTooLargeError('too large', { ...op, status })
+    api.batch = async () => {
+      throw tooLarge(413)
+    }
+    api.single = async (input) => {
+      if (input.merchantId === 'huge') throw tooLarge(431)
+      return { status: 'found', handle: 'h', shopUid: `s-${input.merchantId}` }
+    }
+    const lookups = new Lookups({ client: api, mode: 'batch', batchMax: 3, lingerMs: 1 })
+    const settled = await Promise.allSettled(['a', 'huge', 'c'].map((m) => lookups.card({ merchantId: m })))
+    expect(api.count('batch')).toBe(1)
+    expect(api.count('single')).toBe(3)
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    const reason = (settled[1] as PromiseRejectedResult).reason
+    expect(reason).toBeInstanceOf(RawRecordError)
+    expect(reason).toMatchObject({ code: 'RAW_REQUEST_TOO_LARGE', retriable: false })
+    expect(reason.message).toContain('HTTP 431')
+  })
+
+  it.each([413, 414, 431])('single mode: a %i is a record error, never systemic', async (status) => {
+    const api = new FakeEnrichment()
+    api.single = async () => {
+      throw new EnrichmentRequestTooLargeError('too large', { ...op, status })
+    }
+    const lookups = new Lookups({ client: api, mode: 'single', batchMax: 1, lingerMs: 1 })
+    await expect(lookups.card({ merchantId: 'x' })).rejects.toMatchObject({
+      code: 'RAW_REQUEST_TOO_LARGE',
+      retriable: false,
     })
   })
 

@@ -14,6 +14,7 @@ import {
   classifyLookupError,
   invalidEntryReason,
   toSystemic,
+  TOO_LARGE,
   UNSUPPORTED_SCHEME_REASON,
 } from './lookup-outcome.ts'
 import type { IngestMetrics } from './metrics.ts'
@@ -170,7 +171,7 @@ export class Lookups {
   /** Rejections become results; anything systemic is thrown for the pipeline to pause on. */
   #failure(err: unknown, operation: string, attempts: number): LookupResult {
     const failure = classifyLookupError(err)
-    if (failure.kind === 'systemic') throw failure.error
+    if (failure.kind !== 'rejected') throw failure.error
     return { kind: 'rejected', reason: failure.reason, operation, attempts }
   }
 
@@ -191,9 +192,13 @@ export class Lookups {
         resultLabel,
       )
     } catch (err) {
-      if (err instanceof PipelineError && (err.code === BAD_REQUEST || err.code === INPUT_INVALID)) {
+      if (
+        err instanceof PipelineError &&
+        (err.code === BAD_REQUEST || err.code === INPUT_INVALID || err.code === TOO_LARGE)
+      ) {
         // The whole batch was refused (or could not be sent) because of one or more
-        // entries: single calls isolate them so the good records still resolve.
+        // entries, or was too large as a whole (413): single calls isolate them so
+        // the good records still resolve and only a record too large alone fails.
         this.#metrics?.batchFallbacks.inc()
         return Promise.all(
           inputs.map((input) => this.#single(input, 2, complete).catch((e: unknown) => toError(e))),

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
-import { createKafka, createSchemaRegistry, ensureTopics, TOPIC_CATALOG } from '@tep/kafka'
+import { createKafka, createSchemaRegistry, ensureTopics, TOPIC_CATALOG, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
   createLogger,
   createMetricsRegistry,
@@ -94,7 +94,7 @@ shutdown.add('enrichment client', () => client.close())
 
 const ingest = await startTransactionIngest({
   kafka,
-  schemaRegistry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }),
+  schemaRegistry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }),
   client,
   topics,
   lookupMode: cfg.INGEST_LOOKUP_MODE,

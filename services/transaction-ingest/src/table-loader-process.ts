@@ -11,7 +11,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { AvroSerde, createKafka, createSchemaRegistry, type KafkaLogger } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, type KafkaLogger, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import { createMerchantTables } from './snapshot-table.ts'
 import {
   TableReader,
@@ -75,7 +75,7 @@ const kafka = createKafka(
   { brokers: data.loader.brokers, clientId: `${data.loader.clientId}-table-loader`, logLevel: 'warn' },
   logger,
 )
-const serde = new AvroSerde({ registry: createSchemaRegistry({ url: data.loader.registryUrl }), logger })
+const serde = new AvroSerde({ registry: createSchemaRegistry({ url: data.loader.registryUrl, ...schemaRegistrySecurityFromEnv() }), logger })
 // Only the encoding matters here; the age rule applies where the table is read.
 const tables = createMerchantTables({ invalidationsEnabled: true })
 const reader = new TableReader({

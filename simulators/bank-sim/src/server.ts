@@ -11,6 +11,7 @@ import { simDataMerchantSource } from './data/sim-data-merchants.ts'
 import type { DatasetOptions } from '@tep/sim-data'
 import { buildWorld } from './data/world.ts'
 import { registerAccountRoutes } from './http/account-routes.ts'
+import { authenticateBearer, isApiPath } from './http/api-guard.ts'
 import { FaultInjector } from './http/faults.ts'
 import { registerPaymentRoutes } from './http/payment-routes.ts'
 import { registerSignPages } from './http/sign-pages.ts'
@@ -160,6 +161,9 @@ export function buildBankSim(options: BankSimOptions = {}, tls?: TlsMaterial): {
           : { errors: [{ error: 'NARR', scope: null, parameters: null, message: 'injected fault' }] },
       )
     }
+    // Before the body is read, the route matched or any header checked: a call without a
+    // valid token is answered 401 and nothing else (the route handlers check it again).
+    if (isApiPath(path)) authenticateBearer(context, req)
   })
 
   app.addHook('onResponse', async (req, reply) => {

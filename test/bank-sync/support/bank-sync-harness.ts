@@ -3,7 +3,13 @@ import { createServer } from 'node:net'
 import { inject } from 'vitest'
 import { startBankSim, type BankSim } from '@tep/bank-sim'
 import { createBankClient, type BankClient, type Transaction } from '@tep/bank-client'
-import { startBankSync, type BankSync, type BankSyncOptions, type SyncOutcome } from '@tep/bank-sync'
+import {
+  mintCustomerToken,
+  startBankSync,
+  type BankSync,
+  type BankSyncOptions,
+  type SyncOutcome,
+} from '@tep/bank-sync'
 import { AvroSerde, createKafka, createSchemaRegistry, type TopicCodec } from '@tep/kafka'
 import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
 import { createKeyring } from '@tep/token-cipher'
@@ -42,6 +48,18 @@ export interface Harness {
   /** The redirect URI registered at the bank: the gateway's callback (on a port chosen up front). */
   redirectUri: string
   gatewayPort: number
+  /** The key the "bank application" signs customer tokens with (shared with the gateway). */
+  customerTokenKey: Buffer
+  /** A fresh customer token for `customerId`, as the bank application would mint it. */
+  customerToken(customerId: string): Promise<string>
+  /**
+   * POST /consents as the bank application does for its logged-in customer: the
+   * token in Authorization; returns the answer and the binding cookie it set.
+   */
+  startConsent(
+    gatewayUrl: string,
+    customerId: string,
+  ): Promise<{ consentId: string; authorizationUrl: string; state: string; codeChallenge: string | null; cookie: string }>
   startInstance(
     overrides?: Partial<BankSyncOptions> & { gateway?: BankSyncOptions['gateway'] },
   ): Promise<Instance>
@@ -148,6 +166,9 @@ export async function startHarness(
   const groupId = uniqueName('bank-sync')
   const transactionalIdPrefix = uniqueName('bank-sync-tx')
   const keyring = createKeyring([{ id: 'test', key: randomBytes(32) }])
+  const customerTokenKey = randomBytes(32)
+  const customerToken = (customerId: string) =>
+    mintCustomerToken(customerTokenKey, customerId, { now: Date.now() })
 
   async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${sim.url}${path}`, {
@@ -171,6 +192,30 @@ export async function startHarness(
     codecs,
     redirectUri,
     gatewayPort,
+    customerTokenKey,
+    customerToken,
+    async startConsent(gatewayUrl, customerId) {
+      const started = await fetch(`${gatewayUrl}/consents`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${await customerToken(customerId)}`,
+        },
+        body: JSON.stringify({}),
+      })
+      if (started.status !== 201)
+        throw new Error(`POST /consents answered ${started.status}: ${await started.text()}`)
+      const { consentId, authorizationUrl } = (await started.json()) as {
+        consentId: string
+        authorizationUrl: string
+      }
+      const params = new URL(authorizationUrl).searchParams
+      const state = params.get('state')
+      if (state === null) throw new Error(`authorization URL without state: ${authorizationUrl}`)
+      // What a browser would send back: name=value of the Set-Cookie.
+      const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+      return { consentId, authorizationUrl, state, codeChallenge: params.get('code_challenge'), cookie }
+    },
     async startInstance(overrides = {}) {
       const syncs: SyncRecord[] = []
       const { hooks, ...rest } = overrides
@@ -182,7 +227,7 @@ export async function startHarness(
         topics,
         groupId,
         transactionalIdPrefix,
-        gateway: { port: gatewayPort, host: '127.0.0.1' },
+        gateway: { port: gatewayPort, host: '127.0.0.1', customerTokenKey },
         schedule: { intervalMs: 250, jitterMs: 50, concurrency: 4, maxBackoffMs: 2_000 },
         sync: { backfillDays: 30 },
         now: () => sim.clock.now(),
@@ -217,26 +262,17 @@ export async function startHarness(
       return user.accounts
     },
     async grantThroughGateway(gatewayUrl, customerId, username, accountIds) {
-      const started = await fetch(`${gatewayUrl}/consents`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ customerId }),
-      })
-      if (started.status !== 201)
-        throw new Error(`POST /consents answered ${started.status}: ${await started.text()}`)
-      const { consentId, authorizationUrl } = (await started.json()) as {
-        consentId: string
-        authorizationUrl: string
-      }
-      const state = new URL(authorizationUrl).searchParams.get('state')
-      if (state === null) throw new Error(`authorization URL without state: ${authorizationUrl}`)
+      const { consentId, state, codeChallenge, cookie } = await h.startConsent(gatewayUrl, customerId)
       const granted = await admin<{ redirectUrl: string; consentId: string }>('POST', '/__admin/consents', {
         username,
         scope: 'AISP',
         state,
+        ...(codeChallenge === null ? {} : { codeChallenge }),
         ...(accountIds ? { accountIds } : {}),
       })
-      const callback = await fetch(granted.redirectUrl, { headers: { accept: 'application/json' } })
+      const callback = await fetch(granted.redirectUrl, {
+        headers: { accept: 'application/json', cookie },
+      })
       return { consentId, bankConsentId: granted.consentId, callback }
     },
     async bankHistory(username, accountId, dateFrom) {

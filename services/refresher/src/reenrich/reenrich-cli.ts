@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, formatEnvHelp, kafkaVars, loadConfig, observabilityVars, parse } from '@tep/config'
-import { AvroSerde, createKafka, createSchemaRegistry } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import { createLogger } from '@tep/observability'
 import { reenrichHandles } from './reenrich.ts'
 
@@ -80,7 +80,7 @@ const logger = createLogger({ name: 'reenrich', level: cfg.LOG_LEVEL, destinatio
 const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: 'reenrich', logLevel: 'warn' }, logger)
 const report = await reenrichHandles({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
   handles,
   ...(invalidationsSince === undefined ? {} : { invalidationsSince }),
   ...(enrichedSince === undefined ? {} : { enrichedSince }),

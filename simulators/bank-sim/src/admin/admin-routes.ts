@@ -47,7 +47,12 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SimContext, reset
       accountIds = b.accountIds as string[]
     }
     const state = typeof b.state === 'string' ? b.state : undefined
-    const { code, consent, expiresInSeconds } = ctx.tokens.grant({ clientId: client.clientId, userId: user.id, scope: b.scope, accountIds, redirectUri })
+    // The PKCE challenge of the authorization URL the shortcut stands for (its code_challenge).
+    if (b.codeChallenge !== undefined && (typeof b.codeChallenge !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(b.codeChallenge))) {
+      throw new BankSimConfigError('codeChallenge must be the code_challenge of the authorization URL (43 base64url characters)')
+    }
+    const codeChallenge = typeof b.codeChallenge === 'string' ? b.codeChallenge : undefined
+    const { code, consent, expiresInSeconds } = ctx.tokens.grant({ clientId: client.clientId, userId: user.id, scope: b.scope, accountIds, redirectUri, codeChallenge })
     const u = new URL(redirectUri)
     u.searchParams.set('code', code)
     if (state !== undefined) u.searchParams.set('state', state)

@@ -15,12 +15,11 @@ function header(req: FastifyRequest, name: string): string | undefined {
  * token, the gateway client id (X-IBM-Client-Id = the token's client) and the scope.
  */
 export function guard(ctx: SimContext, req: FastifyRequest, scopes: readonly Scope[]): Authenticated {
+  // The token first: a caller without a valid one learns nothing about the other rules.
+  const who = authenticateBearer(ctx, req)
   const requestId = header(req, 'x-request-id')
   if (requestId === undefined || requestId === '') throw new BankApiError(400, { error: 'FIELD_MISSING', scope: 'X-Request-ID', message: 'header X-Request-ID is required (COBS 3.0)' })
   if (requestId.length > 60) throw new BankApiError(400, { error: 'FIELD_INVALID', scope: 'X-Request-ID', message: 'X-Request-ID is longer than 60 characters' })
-  const auth = header(req, 'authorization')
-  const bearer = auth !== undefined && /^Bearer /i.test(auth) ? auth.slice(7).trim() : undefined
-  const who = ctx.tokens.authenticate(bearer)
   const clientId = header(req, 'x-ibm-client-id')
   if (clientId !== who.consent.clientId) {
     throw new BankApiError(401, {
@@ -46,4 +45,16 @@ export function guard(ctx: SimContext, req: FastifyRequest, scopes: readonly Sco
 
 export function headerOf(req: FastifyRequest, name: string): string | undefined {
   return header(req, name)
+}
+
+/** The bearer token of the request, or the 401 the bank answers (missing, unknown, expired, revoked). */
+export function authenticateBearer(ctx: SimContext, req: FastifyRequest): Authenticated {
+  const auth = header(req, 'authorization')
+  const bearer = auth !== undefined && /^Bearer /i.test(auth) ? auth.slice(7).trim() : undefined
+  return ctx.tokens.authenticate(bearer)
+}
+
+/** Paths of the token-protected COBS APIs (not OAuth, the sign pages or the simulator's admin). */
+export function isApiPath(path: string): boolean {
+  return !path.startsWith('/oauth2/') && !path.startsWith('/__admin') && !path.startsWith('/sign/')
 }

@@ -12,6 +12,8 @@ export interface AuthorizationRequest {
   redirectUriSent: string | undefined
   scope: Scope
   state: string | undefined
+  /** PKCE (RFC 7636): the S256 challenge sent with the request, which the token request must answer. */
+  codeChallenge: string | undefined
   userId?: string
   expiresAt: number
 }

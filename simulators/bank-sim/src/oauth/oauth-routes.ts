@@ -111,7 +111,18 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: SimContext): void
     if (!isScope(scope)) {
       return redirectTo(reply, redirectUri, { error: 'invalid_scope', error_description: 'scope must be exactly one of AISP, PISP, CISP', state })
     }
-    const request = ctx.authRequests.open({ clientId: client.clientId, redirectUri, redirectUriSent: sent, scope, state })
+    // PKCE (RFC 7636): S256 only; `plain` protects nothing against a stolen code.
+    const codeChallenge = first(q.code_challenge)
+    const method = first(q.code_challenge_method)
+    if (codeChallenge !== undefined || method !== undefined) {
+      if (method !== 'S256') {
+        return redirectTo(reply, redirectUri, { error: 'invalid_request', error_description: 'code_challenge_method must be S256 (plain is not accepted)', state })
+      }
+      if (codeChallenge === undefined || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
+        return redirectTo(reply, redirectUri, { error: 'invalid_request', error_description: 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)', state })
+      }
+    }
+    const request = ctx.authRequests.open({ clientId: client.clientId, redirectUri, redirectUriSent: sent, scope, state, codeChallenge })
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(loginPage(request, client))
   })
 
@@ -143,7 +154,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: SimContext): void
       return reply.code(400).send(consentPage(ctx, request, client, 'Select at least one of your accounts.'))
     }
     ctx.authRequests.close(request.id)
-    const { code } = ctx.tokens.grant({ clientId: request.clientId, userId: request.userId, scope: request.scope, accountIds: chosen, redirectUri: request.redirectUriSent })
+    const { code } = ctx.tokens.grant({ clientId: request.clientId, userId: request.userId, scope: request.scope, accountIds: chosen, redirectUri: request.redirectUriSent, codeChallenge: request.codeChallenge })
     return redirectTo(reply, request.redirectUri, { code, state: request.state })
   })
 
@@ -173,7 +184,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: SimContext): void
     if (grantType === 'authorization_code') {
       const code = first(form.code)
       if (!code) throw new OAuthError(400, 'invalid_request', 'code is required for grant_type authorization_code')
-      tokens = ctx.tokens.exchangeCode({ code, clientId: client.clientId, redirectUri: first(form.redirect_uri) })
+      tokens = ctx.tokens.exchangeCode({ code, clientId: client.clientId, redirectUri: first(form.redirect_uri), codeVerifier: first(form.code_verifier) })
     } else if (grantType === 'refresh_token') {
       const refreshToken = first(form.refresh_token)
       if (!refreshToken) throw new OAuthError(400, 'invalid_request', 'refresh_token is required for grant_type refresh_token')

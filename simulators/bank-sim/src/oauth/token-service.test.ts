@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { TokenService } from './token-service.ts'
 import { SimClock } from '../core/sim-clock.ts'
@@ -29,6 +30,20 @@ function reasonOf(fn: () => unknown): string | undefined {
 }
 
 describe('token rules', () => {
+  it('verifies PKCE S256: a code bound to a challenge needs the matching code_verifier', () => {
+    const { tokens } = setup()
+    const verifier = 'v'.repeat(43)
+    const challenge = createHash('sha256').update(verifier, 'ascii').digest('base64url')
+    const grant = () => tokens.grant({ clientId: 'app', userId: 'u1', scope: 'AISP', accountIds: ['A'], redirectUri: undefined, codeChallenge: challenge })
+    const a = grant()
+    expect(reasonOf(() => tokens.exchangeCode({ code: a.code, clientId: 'app', redirectUri: undefined }))).toBe('invalid_grant')
+    expect(reasonOf(() => tokens.exchangeCode({ code: a.code, clientId: 'app', redirectUri: undefined, codeVerifier: 'w'.repeat(43) }))).toBe('invalid_grant')
+    expect(tokens.exchangeCode({ code: a.code, clientId: 'app', redirectUri: undefined, codeVerifier: verifier }).access_token).toEqual(expect.any(String))
+    // A verifier for a code that had no challenge is a client bug: refused too.
+    const plain = tokens.grant({ clientId: 'app', userId: 'u1', scope: 'AISP', accountIds: ['A'], redirectUri: undefined })
+    expect(reasonOf(() => tokens.exchangeCode({ code: plain.code, clientId: 'app', redirectUri: undefined, codeVerifier: verifier }))).toBe('invalid_grant')
+  })
+
   it('uses each authorization code once, within 60 s, with the same redirect URI, and revokes what a reused code issued', () => {
     const { tokens, tick } = setup()
     const a = tokens.grant({ clientId: 'app', userId: 'u1', scope: 'AISP', accountIds: [], redirectUri: 'http://x/cb' })

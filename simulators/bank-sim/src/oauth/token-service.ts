@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { BankApiError, OAuthError } from '../errors.ts'
 import type { SimClock } from '../core/sim-clock.ts'
 
@@ -52,6 +52,8 @@ interface CodeRecord {
   consentId: string
   clientId: string
   redirectUri: string | undefined
+  /** PKCE S256 challenge of the authorization request; the exchange must send its verifier. */
+  codeChallenge: string | undefined
   expiresAt: number
   usedAt?: number
 }
@@ -114,7 +116,7 @@ export class TokenService {
   }
 
   /** Records a granted consent and returns a fresh authorization code for it. */
-  grant(input: { clientId: string; userId: string; scope: Scope; accountIds: string[]; redirectUri: string | undefined }): { code: string; consent: Consent; expiresInSeconds: number } {
+  grant(input: { clientId: string; userId: string; scope: Scope; accountIds: string[]; redirectUri: string | undefined; codeChallenge?: string | undefined }): { code: string; consent: Consent; expiresInSeconds: number } {
     const now = this.#clock.now()
     const consent: Consent = {
       id: `cns-${(++this.#consentSeq).toString().padStart(6, '0')}-${randomBytes(4).toString('hex')}`,
@@ -129,12 +131,12 @@ export class TokenService {
     }
     this.#consents.set(consent.id, consent)
     const code = opaque('ac_')
-    this.#codes.set(code, { consentId: consent.id, clientId: input.clientId, redirectUri: input.redirectUri, expiresAt: now + this.policy.authorizationCodeTtlMs })
+    this.#codes.set(code, { consentId: consent.id, clientId: input.clientId, redirectUri: input.redirectUri, codeChallenge: input.codeChallenge, expiresAt: now + this.policy.authorizationCodeTtlMs })
     this.counters.codesIssued++
     return { code, consent, expiresInSeconds: Math.round(this.policy.authorizationCodeTtlMs / 1000) }
   }
 
-  exchangeCode(input: { code: string; clientId: string; redirectUri: string | undefined }): TokenResponse {
+  exchangeCode(input: { code: string; clientId: string; redirectUri: string | undefined; codeVerifier?: string | undefined }): TokenResponse {
     const now = this.#clock.now()
     const record = this.#codes.get(input.code)
     if (!record) throw this.#invalidGrant('authorization code is unknown')
@@ -151,6 +153,13 @@ export class TokenService {
       throw this.#invalidGrant('redirect_uri does not match the one of the authorization request')
     }
     if (consent.revokedAt !== undefined) throw this.#invalidGrant('consent was revoked')
+    if (record.codeChallenge !== undefined || input.codeVerifier !== undefined) {
+      // RFC 7636 §4.6: a code bound to a challenge is only exchanged with its verifier
+      // (and a verifier without a challenge is a client bug worth refusing).
+      if (record.codeChallenge === undefined) throw this.#invalidGrant('code_verifier sent, but the authorization request had no code_challenge')
+      if (input.codeVerifier === undefined) throw this.#invalidGrant('code_verifier is required: the authorization request sent a code_challenge')
+      if (!PKCE_VERIFIER.test(input.codeVerifier) || s256(input.codeVerifier) !== record.codeChallenge) throw this.#invalidGrant('code_verifier does not match the code_challenge')
+    }
     record.usedAt = now
     consent.exchanged = true
     this.counters.codeExchanges++
@@ -248,4 +257,11 @@ export class TokenService {
       consent_id: consent.id,
     }
   }
+}
+
+/** RFC 7636 §4.1: 43-128 characters of [A-Z a-z 0-9 - . _ ~]. */
+const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/
+
+function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url')
 }

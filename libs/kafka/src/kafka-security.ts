@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs'
+import type { KafkaConfig, SASLOptions } from 'kafkajs'
+import { KafkaConfigError } from './errors.ts'
+
+/**
+ * TLS and SASL to the brokers, in a client-neutral shape both Kafka clients of
+ * the project consume (KafkaJS through `toKafkaJsSecurity`, @platformatic/kafka
+ * through its own mapping). Produced from the environment by
+ * `kafkaSecurityFromEnv`, which every service and tool reads at start-up.
+ */
+export interface KafkaSecurity {
+  /** `true`: TLS with the system CAs. PEM text (not paths) otherwise. */
+  tls?: { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean } | true
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+}
+
+/**
+ * Basic auth of the schema registry (Confluent-compatible client). A private CA
+ * for an https registry is given to Node with NODE_EXTRA_CA_CERTS (read at
+ * process start), since the registry client takes no CA option of its own.
+ */
+export interface SchemaRegistrySecurity {
+  auth?: { username: string; password: string }
+}
+
+export const KAFKA_SECURITY_VARIABLES = {
+  KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL',
+  KAFKA_SASL_MECHANISM: 'PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (required with SASL_*)',
+  KAFKA_SASL_USERNAME: 'SASL user (required with SASL_*)',
+  KAFKA_SASL_PASSWORD: 'SASL password (or KAFKA_SASL_PASSWORD_FILE: a file holding it)',
+  KAFKA_SSL_CA_FILE: 'PEM file of the CA(s) that signed the brokers (default: the system CAs)',
+  KAFKA_SSL_CERT_FILE: 'PEM client certificate for mutual TLS (with KAFKA_SSL_KEY_FILE)',
+  KAFKA_SSL_KEY_FILE: 'PEM private key of KAFKA_SSL_CERT_FILE',
+  KAFKA_SSL_REJECT_UNAUTHORIZED: 'true (default); false only for a throw-away test broker',
+  SCHEMA_REGISTRY_USERNAME: 'HTTP basic auth user of the schema registry',
+  SCHEMA_REGISTRY_PASSWORD: 'its password (or SCHEMA_REGISTRY_PASSWORD_FILE)',
+} as const
+
+const PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const
+const MECHANISMS = { PLAIN: 'plain', 'SCRAM-SHA-256': 'scram-sha-256', 'SCRAM-SHA-512': 'scram-sha-512' } as const
+
+type Env = Record<string, string | undefined>
+type ReadFile = (path: string) => string
+
+const defaultRead: ReadFile = (path) => readFileSync(path, 'utf8')
+
+function value(env: Env, name: string): string | undefined {
+  const v = env[name]
+  return v === undefined || v.trim() === '' ? undefined : v.trim()
+}
+
+/** `NAME`, or the content of the file `NAME_FILE` (Kubernetes secrets mounted as files). */
+function secret(env: Env, name: string, read: ReadFile, problems: string[]): string | undefined {
+  const direct = env[name]
+  const file = value(env, `${name}_FILE`)
+  if (direct !== undefined && direct !== '' && file !== undefined) {
+    problems.push(`set ${name} or ${name}_FILE, not both`)
+    return undefined
+  }
+  if (file === undefined) return direct === '' ? undefined : direct
+  return pem(file, `${name}_FILE`, read, problems)?.replace(/\r?\n$/, '')
+}
+
+function pem(path: string, name: string, read: ReadFile, problems: string[]): string | undefined {
+  try {
+    return read(path)
+  } catch (err) {
+    problems.push(`${name}=${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
+    return undefined
+  }
+}
+
+/**
+ * Reads and validates the Kafka security variables. Every problem is reported at
+ * once, with the variable's name; nothing is half-configured (a SASL user
+ * without SASL_* protocol is an error, not silently ignored).
+ */
+export function kafkaSecurityFromEnv(env: Env = process.env, read: ReadFile = defaultRead): KafkaSecurity {
+  const problems: string[] = []
+  const protocolRaw = (value(env, 'KAFKA_SECURITY_PROTOCOL') ?? 'PLAINTEXT').toUpperCase()
+  const protocol = (PROTOCOLS as readonly string[]).includes(protocolRaw)
+    ? (protocolRaw as (typeof PROTOCOLS)[number])
+    : undefined
+  if (protocol === undefined) {
+    problems.push(`KAFKA_SECURITY_PROTOCOL must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(protocolRaw)}`)
+  }
+  const useTls = protocol === 'SSL' || protocol === 'SASL_SSL'
+  const useSasl = protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL'
+  const security: KafkaSecurity = {}
+
+  const caFile = value(env, 'KAFKA_SSL_CA_FILE')
+  const certFile = value(env, 'KAFKA_SSL_CERT_FILE')
+  const keyFile = value(env, 'KAFKA_SSL_KEY_FILE')
+  const rejectRaw = value(env, 'KAFKA_SSL_REJECT_UNAUTHORIZED')
+  if (!useTls && protocol !== undefined && (caFile ?? certFile ?? keyFile ?? rejectRaw) !== undefined) {
+    problems.push(`KAFKA_SSL_* variables are set but KAFKA_SECURITY_PROTOCOL is ${protocol}; use SSL or SASL_SSL`)
+  }
+  if (useTls) {
+    const tls: Exclude<KafkaSecurity['tls'], true | undefined> = {}
+    if (caFile !== undefined) tls.ca = pem(caFile, 'KAFKA_SSL_CA_FILE', read, problems)
+    if ((certFile === undefined) !== (keyFile === undefined)) {
+      problems.push('KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE go together (mutual TLS needs both)')
+    } else if (certFile !== undefined && keyFile !== undefined) {
+      tls.cert = pem(certFile, 'KAFKA_SSL_CERT_FILE', read, problems)
+      tls.key = pem(keyFile, 'KAFKA_SSL_KEY_FILE', read, problems)
+    }
+    if (rejectRaw !== undefined) {
+      if (!['true', 'false'].includes(rejectRaw.toLowerCase())) {
+        problems.push(`KAFKA_SSL_REJECT_UNAUTHORIZED must be true or false, got ${JSON.stringify(rejectRaw)}`)
+      } else tls.rejectUnauthorized = rejectRaw.toLowerCase() === 'true'
+    }
+    security.tls = Object.keys(tls).length === 0 ? true : tls
+  }
+
+  const mechanismRaw = value(env, 'KAFKA_SASL_MECHANISM')
+  const username = value(env, 'KAFKA_SASL_USERNAME')
+  const password = secret(env, 'KAFKA_SASL_PASSWORD', read, problems)
+  if (!useSasl && protocol !== undefined && (mechanismRaw ?? username ?? password) !== undefined) {
+    problems.push(`KAFKA_SASL_* variables are set but KAFKA_SECURITY_PROTOCOL is ${protocol}; use SASL_PLAINTEXT or SASL_SSL`)
+  }
+  if (useSasl) {
+    const mechanism = MECHANISMS[(mechanismRaw ?? '').toUpperCase() as keyof typeof MECHANISMS]
+    if (mechanism === undefined) {
+      problems.push(
+        `KAFKA_SASL_MECHANISM must be one of ${Object.keys(MECHANISMS).join(', ')} with ${protocol}, got ${mechanismRaw === undefined ? 'nothing' : JSON.stringify(mechanismRaw)}`,
+      )
+    }
+    if (username === undefined) problems.push(`KAFKA_SASL_USERNAME is required with ${protocol}`)
+    const conflicting = problems.some((p) => p.startsWith('set KAFKA_SASL_PASSWORD or'))
+    if (password === undefined && !conflicting)
+      problems.push(`KAFKA_SASL_PASSWORD (or KAFKA_SASL_PASSWORD_FILE) is required with ${protocol}`)
+    if (mechanism !== undefined && username !== undefined && password !== undefined) {
+      security.sasl = { mechanism, username, password }
+    }
+  }
+  if (problems.length > 0) {
+    throw new KafkaConfigError(`Kafka security configuration is invalid:\n  - ${problems.join('\n  - ')}`, { problems })
+  }
+  return security
+}
+
+/** The registry's basic auth from the environment (validated like the Kafka variables). */
+export function schemaRegistrySecurityFromEnv(
+  env: Env = process.env,
+  read: ReadFile = defaultRead,
+): SchemaRegistrySecurity {
+  const problems: string[] = []
+  const username = value(env, 'SCHEMA_REGISTRY_USERNAME')
+  const password = secret(env, 'SCHEMA_REGISTRY_PASSWORD', read, problems)
+  if ((username === undefined) !== (password === undefined)) {
+    problems.push('SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD go together')
+  }
+  if (problems.length > 0) {
+    throw new KafkaConfigError(`schema registry security configuration is invalid:\n  - ${problems.join('\n  - ')}`, { problems })
+  }
+  return username !== undefined && password !== undefined ? { auth: { username, password } } : {}
+}
+
+/** The KafkaJS `ssl` and `sasl` options of a KafkaSecurity. */
+export function toKafkaJsSecurity(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const out: Pick<KafkaConfig, 'ssl' | 'sasl'> = {}
+  if (security.tls !== undefined) out.ssl = security.tls === true ? true : { ...security.tls }
+  if (security.sasl !== undefined) out.sasl = { ...security.sasl } as SASLOptions
+  return out
+}
