@@ -66,6 +66,9 @@ Progress
 Topics of the table (default: the catalog's)
   --shops-topic, --merchants-topic, --fetched-topic, --state-topic <name>
 
+  --session-timeout <s>   consumer session timeout: how long a killed run's partitions stay
+                          claimed before a new run gets them (default 30; the broker minimum is 6)
+
 Exit codes: 0 done, 1 failed, 2 bad usage or configuration, 3 refused (already
 backfilled; see --again), 130 interrupted (run the same command to resume).
 
@@ -104,6 +107,7 @@ try {
       'merchants-topic': { type: 'string' },
       'fetched-topic': { type: 'string' },
       'state-topic': { type: 'string' },
+      'session-timeout': { type: 'string' },
     },
   })
 } catch (err) {
@@ -159,6 +163,7 @@ const auth = 'problem' in resolved ? { kind: 'basic' as const, user: '', passwor
 
 const apiRps = int('api-rps', args['api-rps'], API_RPS, 1)
 const apiConcurrency = int('api-concurrency', args['api-concurrency'], API_CONCURRENCY, 1)
+const sessionTimeoutMs = int('session-timeout', args['session-timeout'], 30, 6) * 1000
 const logger = createLogger({ name: 'backfill', level: cfg.LOG_LEVEL, destination: process.stderr })
 const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: `backfill-${process.pid}`, logLevel: 'warn' }, logger)
 const tty = process.stdout.isTTY === true && !args.json
@@ -211,6 +216,7 @@ try {
     progress,
     logger,
     signal: stop.signal,
+    consumer: { sessionTimeout: sessionTimeoutMs, heartbeatInterval: Math.max(500, Math.floor(sessionTimeoutMs / 10)) },
   })
 } catch (err) {
   progress.stop()
