@@ -14,8 +14,9 @@ import { createSerde, repoRoot, type BenchContext } from './harness.ts'
 import { SimDataset } from '@tep/sim-data'
 import { crash, ingestThroughput, latency, memory, naive, passThrough, seedTables, startSim, type TableTopics } from './scenarios.ts'
 import { freePort } from '../../scripts/start/free-port.ts'
+import { backfillScenario } from './backfill-scenario.ts'
 
-const ALL = ['passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory'] as const
+const ALL = ['passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory', 'backfill'] as const
 type Scenario = (typeof ALL)[number]
 
 const HELP = `usage: npm run bench [-- options]
@@ -133,6 +134,9 @@ async function main(): Promise<number> {
           break
         case 'memory':
           results.memory = await memory(ctx, sim, memoryShops, port)
+          break
+        case 'backfill':
+          results.backfill = await backfillScenario(ctx, sim, await warmTables(), port)
           break
       }
       say(`  ${JSON.stringify(results[scenario === 'ingest-batch' ? 'ingestBatch' : scenario === 'ingest-single' ? 'ingestSingle' : scenario])} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
