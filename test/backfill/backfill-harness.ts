@@ -172,7 +172,7 @@ export function runCli(sim: EnrichmentSim, topics: TestTopics & { state: string 
         ENRICHMENT_API_URL: sim.url,
         ENRICHMENT_CLIENT_ID: SIM_CLIENT.clientId,
         ENRICHMENT_CLIENT_SECRET: SIM_CLIENT.clientSecret,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: process.env.BACKFILL_TEST_LOG_LEVEL ?? 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

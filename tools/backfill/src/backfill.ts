@@ -208,15 +208,19 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     }
     await ensureBackfillTopics(kafka, topics, partitions, input.kind === 'file')
     if (input.kind === 'topic' && run.state === undefined) {
-      await writeState(kafka, stateTopic, state, logger)
       // The group starts at the range's first offsets (an existing group resumes where it committed).
-      const committed = await admin.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [input.topic] })
-      if ((committed[0]?.partitions ?? []).every((p) => BigInt(p.offset) < 0n))
-        await admin.setOffsets({
-          groupId: `backfill-${backfillId}`,
-          topic: input.topic,
-          partitions: (state.ranges ?? []).map((r) => ({ partition: r.partition, offset: r.start })),
-        })
+      // Kafka answers "coordinator loading" for a while on a fresh group coordinator: retried.
+      const ranges = state.ranges ?? []
+      await retrying(async () => {
+        const committed = await admin.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [input.topic] })
+        if ((committed[0]?.partitions ?? []).every((p) => BigInt(p.offset) < 0n))
+          await admin.setOffsets({
+            groupId: `backfill-${backfillId}`,
+            topic: input.topic,
+            partitions: ranges.map((r) => ({ partition: r.partition, offset: r.start })),
+          })
+      })
+      await writeState(kafka, stateTopic, state, logger)
     }
   } finally {
     await admin.disconnect()
@@ -225,7 +229,10 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   const prior = run.state === undefined ? [] : await readLedger(kafka, topics.ledger)
   let processed = new Set(prior.map((e) => e.row)).size
   const priorProcessed = processed
-  logger?.info({ backfillId, source: identity.source, resumedAt: processed }, 'backfill starting')
+  logger?.info(
+    { backfillId, source: identity.source, resumedAt: processed, ranges: state.ranges, rows: state.loadedRows },
+    'backfill starting',
+  )
 
   const guardAdmin = kafka.admin()
   await guardAdmin.connect()
@@ -266,7 +273,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     const a = kafka.admin()
     await a.connect()
     try {
-      const committed = await a.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [input.topic] })
+      const committed = await retrying(() => a.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [input.topic] }))
       const at = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]))
       const open = (state.ranges ?? []).filter(
         (r) => BigInt(r.start) < BigInt(r.end) && (at.get(r.partition) ?? -1n) < BigInt(r.end),
@@ -275,6 +282,16 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     } finally {
       await a.disconnect()
     }
+  }
+
+  /** Records of a committed transaction that belong to the backfill (a topic range ends before live traffic after --to). */
+  const inRange = (partition: number, first: bigint, last: bigint, records: number): number => {
+    if (input.kind === 'file') return records
+    const r = state.ranges?.find((x) => x.partition === partition)
+    if (r === undefined) return 0
+    const from = first > BigInt(r.start) ? first : BigInt(r.start)
+    const to = last + 1n < BigInt(r.end) ? last + 1n : BigInt(r.end)
+    return to > from ? Number(to - from) : 0
   }
 
   const setup = await startEnricher({
@@ -303,7 +320,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     ...(logger === undefined ? {} : { logger }),
     hooks: {
       onCommitted: (e) => {
-        processed += e.records
+        processed += inRange(e.partition, BigInt(e.firstOffset), BigInt(e.lastOffset), e.records)
         report()
         void checkDone().catch((err: unknown) => logger?.warn({ err }, 'checking the end of the backfill failed'))
       },
@@ -343,7 +360,13 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       loading.catch(() => finish())
     }
     await checkDone()
-    await finished
+    // The committed offsets of a transaction show in OffsetFetch only once its markers are
+    // written, possibly after the last commit event: a topic range is checked on a timer too.
+    const poll =
+      input.kind === 'topic'
+        ? setInterval(() => void checkDone().catch((err: unknown) => logger?.debug({ err }, 'end check failed')), 1_000)
+        : undefined
+    await finished.finally(() => clearInterval(poll))
     await loading
   } finally {
     options.signal?.removeEventListener('abort', onAbort)
@@ -384,6 +407,19 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   }
 }
 
+/** Runs `work` again while it fails with a retriable Kafka error, for up to a minute. */
+async function retrying<T>(work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
+    try {
+      return await work()
+    } catch (err) {
+      if ((err as { retriable?: unknown }).retriable !== true || Date.now() > deadline) throw err
+      await new Promise((r) => setTimeout(r, delay))
+    }
+  }
+}
+
 function rate(rows: number, ms: number): number {
   return ms <= 0 ? 0 : Math.round((rows / ms) * 1000 * 10) / 10
 }
@@ -410,10 +446,10 @@ async function topicRangeState(
   identity: { sha256: string; source: string },
   offsets: { partition: number; high: string; low: string }[],
 ): Promise<BackfillState> {
-  const [fromOffsets, toOffsets] = await Promise.all([
-    admin.fetchTopicOffsetsByTimestamp(input.topic, input.from.getTime()),
-    admin.fetchTopicOffsetsByTimestamp(input.topic, input.to.getTime()),
-  ])
+  // One after the other: two concurrent lookups through one KafkaJS admin were seen to
+  // come back as "no record" (high watermark) for both moments.
+  const fromOffsets = await admin.fetchTopicOffsetsByTimestamp(input.topic, input.from.getTime())
+  const toOffsets = await admin.fetchTopicOffsetsByTimestamp(input.topic, input.to.getTime())
   // -1: no record at or after the moment, i.e. the range ends (or starts) at the current end.
   const at = (list: { partition: number; offset: string }[], p: { partition: number; high: string }): string => {
     const o = list.find((x) => x.partition === p.partition)?.offset
