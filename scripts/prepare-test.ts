@@ -99,7 +99,7 @@ function prepareChromium(): void {
 function postgresBinDir(): string | undefined {
   const given = process.env.PG_BIN?.trim()
   if (given) return given
-  let versions: string[] = []
+  let versions: string[]
   try {
     versions = readdirSync('/usr/lib/postgresql').filter((v) => /^[0-9]+$/.test(v))
   } catch {

@@ -23,6 +23,8 @@ export interface BackfillBenchResult {
   rows: number
   rowsPerSecond: number
   rejected: number
+  /** Rows of the generated file made invalid on purpose (rejected should equal it). */
+  invalidRowsInFile: number
   lost: number
   duplicated: number
   liveP99Ms: number
@@ -64,7 +66,7 @@ export async function backfillScenario(ctx: BenchContext, sim: SimHandle, tables
   mkdirSync(dir, { recursive: true })
   const file = path.join(dir, 'history.jsonl')
   ctx.say(`  writing ${rows} rows to ${path.relative(process.cwd(), file)} ...`)
-  const { good, rejected } = await writeHistory(file, rows, `${ctx.runId}-bf`)
+  const { good, rejected: invalidRows } = await writeHistory(file, rows, `${ctx.runId}-bf`)
 
   const rawCodec = ctx.serde.topic(topics.raw, 'RawTransaction')
   const enrichedCodec = ctx.serde.topic(topics.enriched, 'EnrichedTransaction')
@@ -103,8 +105,8 @@ export async function backfillScenario(ctx: BenchContext, sim: SimHandle, tables
   }
 
   let report: { rows: number; rowsPerSecond: number; rejected: number; durationMs: number } | undefined
-  let liveWithout = 0
-  let liveWith = 0
+  let liveWithout: number
+  let liveWith: number
   try {
     await waitForHttpOk(`http://127.0.0.1:${metricsPort}/readyz`, 300_000)
     const baselineStart = Date.now()
@@ -164,6 +166,7 @@ export async function backfillScenario(ctx: BenchContext, sim: SimHandle, tables
     rows,
     rowsPerSecond: report?.rowsPerSecond ?? Number.NaN,
     rejected: report?.rejected ?? Number.NaN,
+    invalidRowsInFile: invalidRows,
     lost: [...good].filter((id) => !seen.has(id)).length,
     duplicated: [...seen.values()].filter((n) => n > 1).length,
     liveP99Ms: p99(latencies.with),
