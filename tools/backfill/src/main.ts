@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { enrichmentApiVars, formatEnvHelp, kafkaVars, loadConfig, resolveEnrichmentAuth, envVar, ConfigError } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
@@ -139,7 +140,13 @@ if (positionals.length === 1) {
   if (args.from !== undefined || args.to !== undefined) usage('give either a file or --from/--to, not both')
   const format = args.format
   if (format !== undefined && format !== 'csv' && format !== 'jsonl') usage(`--format must be csv or jsonl, got ${format}`)
-  input = { kind: 'file', path: positionals[0]!, ...(format === undefined ? {} : { format }) }
+  const path = positionals[0]!
+  try {
+    accessSync(path, constants.R_OK)
+  } catch (err) {
+    usage(`cannot read the input file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+  input = { kind: 'file', path, ...(format === undefined ? {} : { format }) }
 } else if (args.from !== undefined && args.to !== undefined) {
   const from = time('from', args.from)
   const to = time('to', args.to)
