@@ -56,11 +56,33 @@ async function writeHistory(file: string, rows: number, prefix: string): Promise
   return { good, rejected }
 }
 
-export async function backfillScenario(ctx: BenchContext, sim: SimHandle, tables: TableTopics, metricsPort: number): Promise<BackfillBenchResult> {
+/**
+ * Seeding the table topics right after creating them fails now and then on a loaded
+ * machine ("does not host this topic-partition"); a second try finds the metadata settled.
+ */
+async function withRetries<T>(ctx: BenchContext, what: string, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work()
+    } catch (err) {
+      if (attempt >= 3) throw err
+      ctx.say(`  ${what} failed (${(err as Error).message}); trying again`)
+      await new Promise((r) => setTimeout(r, 5_000))
+    }
+  }
+}
+
+export async function backfillScenario(
+  ctx: BenchContext,
+  sim: SimHandle,
+  warmTables: () => Promise<TableTopics>,
+  metricsPort: number,
+): Promise<BackfillBenchResult> {
+  const tables = await withRetries(ctx, 'seeding the table topics', warmTables)
   const rows = Number(process.env.BENCH_BACKFILL_ROWS ?? 200_000)
   const liveRate = Number(process.env.BENCH_BACKFILL_LIVE_RATE ?? 500)
   const baselineSeconds = Number(process.env.BENCH_BACKFILL_BASELINE_SECONDS ?? 20)
-  const topics = await ingestTopics(ctx, 'backfill-live', undefined, tables)
+  const topics = await withRetries(ctx, 'creating the topics', () => ingestTopics(ctx, 'backfill-live', undefined, tables))
   const backfillOut = await createTopic(ctx, `bench.${ctx.runId}.backfill.enriched`, PARTITIONS)
   const dir = path.join(ctx.logDir, `${ctx.runId}-backfill`)
   mkdirSync(dir, { recursive: true })

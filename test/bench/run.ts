@@ -136,7 +136,7 @@ async function main(): Promise<number> {
           results.memory = await memory(ctx, sim, memoryShops, port)
           break
         case 'backfill':
-          results.backfill = await backfillScenario(ctx, sim, await warmTables(), port)
+          results.backfill = await backfillScenario(ctx, sim, warmTables, port)
           break
       }
       say(`  ${JSON.stringify(results[scenario === 'ingest-batch' ? 'ingestBatch' : scenario === 'ingest-single' ? 'ingestSingle' : scenario])} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
