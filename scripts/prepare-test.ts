@@ -9,9 +9,13 @@
  * 3. Prometheus and promtool (Debian's `prometheus` package) for test/ops: rule unit
  *    tests and the real-Prometheus dashboard check ($PROMETHEUS_PATH, $PROMTOOL_PATH
  *    override the /usr/bin paths); installed with apt-get when missing, like Chromium.
+ * 4. PostgreSQL server binaries (initdb, pg_ctl) for the PostgreSQL consumer test
+ *    (`$PG_BIN`, else the newest /usr/lib/postgresql/<version>/bin); Debian's
+ *    `postgresql` package installed with apt-get when missing and running as root.
+ *    The test starts its own server from them; it never uses a system one.
  */
 import { spawnSync } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { accessSync, constants, readdirSync } from 'node:fs'
 import { fetchRuntime, isRuntimeCached, LocalStackError } from '@tep/local-stack'
 
 const say = (line: string) => process.stdout.write(`[prepare-test] ${line}\n`)
@@ -122,6 +126,48 @@ function preparePrometheus(): void {
   say(`Prometheus: ${binaries.join(', ')}`)
 }
 
+function postgresBinDir(): string | undefined {
+  const given = process.env.PG_BIN?.trim()
+  if (given) return given
+  let versions: string[]
+  try {
+    versions = readdirSync('/usr/lib/postgresql').filter((v) => /^[0-9]+$/.test(v))
+  } catch {
+    return undefined
+  }
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0]
+  return newest === undefined ? undefined : `/usr/lib/postgresql/${newest}/bin`
+}
+
+function preparePostgres(): void {
+  const found = (): string | undefined => {
+    const dir = postgresBinDir()
+    return dir !== undefined && isExecutable(`${dir}/initdb`) && isExecutable(`${dir}/pg_ctl`) ? dir : undefined
+  }
+  const dir = found()
+  if (dir !== undefined) {
+    say(`PostgreSQL server: ${dir}`)
+    return
+  }
+  if (process.env.PG_BIN?.trim()) fail(`PG_BIN is set to ${process.env.PG_BIN}, which has no initdb and pg_ctl`)
+  const root = process.getuid?.() === 0
+  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
+  if (!root || !hasApt) {
+    fail(
+      'PostgreSQL server binaries (initdb, pg_ctl) are not installed; the PostgreSQL consumer test needs them. ' +
+        (hasApt ? 'Install them with: sudo apt-get install -y postgresql' : 'Install PostgreSQL with your package manager') +
+        ', or set PG_BIN to the directory holding initdb and pg_ctl.',
+    )
+  }
+  say('PostgreSQL server: not found; installing Debian\'s postgresql package with apt-get (running as root)')
+  run('apt-get', ['update'])
+  run('apt-get', ['install', '-y', 'postgresql'])
+  const installed = found()
+  if (installed === undefined) fail('apt-get installed postgresql, but initdb/pg_ctl are still missing under /usr/lib/postgresql')
+  say(`PostgreSQL server: ${installed}`)
+}
+
 await prepareKafkaRuntime()
 prepareChromium()
 preparePrometheus()
+preparePostgres()

@@ -150,6 +150,18 @@ export interface EnrichedTransaction {
   merchant: Merchant | null
   enrichedAt: EpochMillis
   lookup: LookupInfo | null
+  /**
+   * Set by a backfill, null (or left out: the Avro default applies) for live
+   * traffic. Optional so that producers written before v2 stay valid.
+   */
+  backfill?: BackfillMarker | null
+}
+
+/** Where a backfilled result came from (EnrichedTransaction v2). */
+export interface BackfillMarker {
+  backfillId: string
+  source: string
+  row: string
 }
 
 /** Value of `merchant.invalidations.v1`. */

@@ -154,6 +154,7 @@ export function exampleEnrichedTransaction(): EnrichedTransaction {
       shopSource: 'TABLE',
       merchantSource: 'API',
     },
+    backfill: null,
   }
 }
 

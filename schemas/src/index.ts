@@ -7,6 +7,7 @@ export type {
   BankTransaction,
   BankTransactionChangeType,
   BankTransactionStatus,
+  BackfillMarker,
   BankTransfer,
   CardTransaction,
   Consent,
