@@ -11,7 +11,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['{schemas,deploy,libs,services,simulators}/**/src/**/*.test.ts', 'schemas/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['{schemas,deploy,libs,services,simulators}/**/src/**/*.test.ts', 'schemas/**/*.test.ts', 'scripts/**/*.test.ts', 'tools/**/src/**/*.test.ts'],
           exclude: ['**/node_modules/**'],
           testTimeout: 20_000,
         },
