@@ -8,3 +8,4 @@ export { parseOptions, parseTime, HELP, DEFAULT_TOPICS, OptionsError } from './o
 export type { CheckOptions } from './options.ts'
 export { readCommitted } from './topic-reader.ts'
 export type { TopicRecord, ReadOptions } from './topic-reader.ts'
+export { ValueDecoder } from './value-decoder.ts'
