@@ -31,12 +31,14 @@ options:
   --events N         raw events over the whole suite (default 200000), shared by the rows
   --rate N           raw events per second while a row runs (default 600)
   --seed N           seed of the fault moments (default: random, printed)
+  --quick            one fault of each kind and shorter outages (the integration
+                     suite's short version; use with a few thousand --events)
   --out FILE         result file (default fault-results/latest.json)
   -h, --help         this text`
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { help: { type: 'boolean', short: 'h' }, scenarios: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' } },
+    options: { help: { type: 'boolean', short: 'h' }, scenarios: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, quick: { type: 'boolean' } },
   })
   if (values.help) {
     process.stdout.write(`${HELP}\n`)
@@ -60,7 +62,7 @@ async function main(): Promise<number> {
   const outFile = path.resolve(values.out ?? path.join(repoRoot, 'fault-results', 'latest.json'))
   const say = (line: string) => process.stderr.write(`${line}\n`)
   say(`fault suite: ${scenarios.join(', ')}; ${events} raw events at ${rate}/s; seed ${seed}`)
-  const rows = await runSuite({ repoRoot, scenarios, events, ratePerSecond: rate, seed, outFile, say })
+  const rows = await runSuite({ repoRoot, scenarios, events, ratePerSecond: rate, seed, quick: values.quick ?? false, outFile, say })
   process.stdout.write(`\n${renderTable(rows)}\n\n`)
   for (const r of rows.filter((x) => !x.passed)) process.stdout.write(`${r.scenario} FAILED: ${r.failures.join('; ')}\n`)
   process.stdout.write(`results: ${path.relative(process.cwd(), outFile)}\n`)

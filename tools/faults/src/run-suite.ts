@@ -29,6 +29,8 @@ export interface SuiteOptions {
   events: number
   ratePerSecond: number
   seed: number
+  /** One fault of each kind (the integration suite's short version). */
+  quick?: boolean
   outFile: string
   say: (line: string) => void
 }
@@ -78,7 +80,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   const trafficDone = system.traffic.run({ prefix, count: events, perSecond: options.ratePerSecond, ...(extra ? { extra: extra.records } : {}) })
   let injected
   try {
-    injected = await scenario.inject({ system, say, random, plannedMs, startedAt: from, trafficDone })
+    injected = await scenario.inject({ system, say, random, plannedMs, startedAt: from, trafficDone, quick: options.quick ?? false })
   } catch (err) {
     injected = { faultsInjected: 0, lastFaultEndedAt: Date.now(), failures: [`fault injection failed: ${(err as Error).message}`], notes: [] }
   }
@@ -171,7 +173,7 @@ export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
   mkdirSync(path.dirname(options.outFile), { recursive: true })
   writeFileSync(
     options.outFile,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: machineLine(), options: { events: options.events, rate: options.ratePerSecond, seed: options.seed, scenarios: options.scenarios }, logs: path.relative(options.repoRoot, system.logDir), passed: rows.every((r) => r.passed), rows }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: machineLine(), options: { events: options.events, rate: options.ratePerSecond, seed: options.seed, quick: options.quick ?? false, scenarios: options.scenarios }, logs: path.relative(options.repoRoot, system.logDir), passed: rows.every((r) => r.passed), rows }, null, 2)}\n`,
   )
   return rows
 }

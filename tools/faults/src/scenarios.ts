@@ -14,6 +14,8 @@ export interface InjectContext {
   startedAt: number
   /** Resolves when the scenario's traffic has all been sent. */
   trafficDone: Promise<void>
+  /** One fault of each kind, shorter outages: the integration suite's short version. */
+  quick: boolean
 }
 
 export interface InjectResult {
@@ -58,7 +60,7 @@ export const SCENARIOS: Scenario[] = [
     weight: 0.3,
     describe: 'kill -9 of transaction-ingest, refresher, invalidation-poller and bank-sync, 5 times each at random moments, restarted by the harness',
     async inject(ctx) {
-      const kills = SERVICES.flatMap((s) => Array.from({ length: 5 }, () => s))
+      const kills = SERVICES.flatMap((s) => Array.from({ length: ctx.quick ? 1 : 5 }, () => s))
       // Shuffle so the services' kills interleave.
       for (let i = kills.length - 1; i > 0; i--) {
         const j = Math.floor(ctx.random() * (i + 1))
@@ -80,7 +82,7 @@ export const SCENARIOS: Scenario[] = [
     weight: 0.2,
     describe: 'the broker killed with SIGKILL and restarted twice, and one clean (SIGTERM) restart',
     async inject(ctx) {
-      const kinds: Array<'SIGKILL' | 'SIGTERM'> = ['SIGKILL', 'SIGTERM', 'SIGKILL']
+      const kinds: Array<'SIGKILL' | 'SIGTERM'> = ctx.quick ? ['SIGKILL'] : ['SIGKILL', 'SIGTERM', 'SIGKILL']
       const at = moments(ctx, kinds.length, 0.1, 0.8)
       let last = Date.now()
       for (const [i, signal] of kinds.entries()) {
@@ -98,9 +100,10 @@ export const SCENARIOS: Scenario[] = [
     describe: 'the schema registry stopped (SIGSTOP) for 30 s, transaction-ingest killed and restarted in the middle of it (so it needs the registry)',
     async inject(ctx) {
       await sleep(ctx.startedAt + ctx.plannedMs * 0.2 - Date.now())
-      ctx.say('  registry stopped for 30 s')
-      const outage = ctx.system.stopRegistry(30_000)
-      await sleep(8_000)
+      const outageMs = ctx.quick ? 12_000 : 30_000
+      ctx.say(`  registry stopped for ${outageMs / 1000} s`)
+      const outage = ctx.system.stopRegistry(outageMs)
+      await sleep(outageMs / 4)
       const restart = ctx.system.service('transaction-ingest').killAndRestart()
       await outage
       ctx.say('  registry continued')
@@ -128,7 +131,8 @@ export const SCENARIOS: Scenario[] = [
         await sleep(at[i]! - Date.now())
         await putFaults(url, b.faults)
         ctx.say(`  enrichment API: ${b.what}`)
-        await sleep(b.ms)
+        // Latency must outlast the client timeout even in the short version.
+        await sleep(ctx.quick && b.ms < 12_000 ? b.ms / 2 : b.ms)
         await clearFaults(url)
         last = Date.now()
       }
@@ -146,7 +150,7 @@ export const SCENARIOS: Scenario[] = [
       // New days of history keep bank-sync busy while the bank misbehaves.
       const bursts: Array<{ what: string; faults: Record<string, unknown> }> = [
         { what: '5xx (500)', faults: { errorRate: 1, errorStatus: 500 } },
-        { what: '5xx (503, half the calls)', faults: { errorRate: 0.5, errorStatus: 503 } },
+        ...(ctx.quick ? [] : [{ what: '5xx (503, half the calls)', faults: { errorRate: 0.5, errorStatus: 503 } }]),
         { what: '429 with Retry-After 2', faults: { throttleRate: 1, retryAfterSeconds: 2 } },
       ]
       const at = moments(ctx, bursts.length + 2, 0.05, 0.8)
@@ -155,17 +159,17 @@ export const SCENARIOS: Scenario[] = [
         await advanceBankClock(system, '1d')
         await putFaults(system.bankUrl, b.faults)
         ctx.say(`  bank API: ${b.what}`)
-        await sleep(8_000)
+        await sleep(ctx.quick ? 5_000 : 8_000)
         await clearFaults(system.bankUrl)
       }
       // Revoked mid-sync: a fresh consent (history backfill running) revoked by the user at the bank.
-      await sleep(at[3]! - Date.now())
+      await sleep(at[bursts.length]! - Date.now())
       const victim = await grantConsent(system, 'user3', `faults-revoked-${Date.now()}`)
       await sleep(1_500)
       const revoke = await fetch(`${system.bankUrl}/__admin/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ consentId: victim.bankConsentId }) })
       ctx.say(`  bank: consent ${victim.consentId} revoked by the user mid-sync (${revoke.status})`)
       // Past 90 days: every accounts consent (and its refresh token) expires.
-      await sleep(at[4]! - Date.now())
+      await sleep(at[bursts.length + 1]! - Date.now())
       await advanceBankClock(system, '91d')
       ctx.say('  bank: clock moved 91 days on (refresh tokens past 90 days)')
       const statusOf = async (id: string) => ((await (await fetch(`${system.gatewayUrl}/consents/${id}`, { headers: { accept: 'application/json' } })).json()) as { status?: string }).status
