@@ -46,7 +46,7 @@ describe('npm run faults --quick', () => {
     const result = JSON.parse(readFileSync(out, 'utf8')) as { rows: Row[]; passed: boolean }
     const rows = new Map(result.rows.map((r) => [r.scenario, r]))
     expect([...rows.keys()].sort()).toEqual(
-      ['bank-401-first', 'bank-api-chaos', 'broker-restarts', 'enrichment-api-chaos', 'fuzzed-input', 'kill-services', 'oauth-state', 'registry-outage', 'secrets-not-logged'],
+      ['bank-401-first', 'bank-api-chaos', 'broker-restarts', 'enrichment-api-chaos', 'fuzzed-input', 'kill-services', 'oauth-state', 'registry-outage', 'secrets-not-logged', 'whole-run'],
     )
     for (const name of ['kill-services', 'broker-restarts', 'registry-outage', 'enrichment-api-chaos', 'bank-api-chaos', 'fuzzed-input']) {
       const row = rows.get(name)!

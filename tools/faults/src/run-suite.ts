@@ -77,12 +77,15 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
     void advanceBankClock(system, '1d').catch(() => {})
   }, 10_000)
   const sentBefore = system.traffic.produced
-  const trafficDone = system.traffic.run({ prefix, count: events, perSecond: options.ratePerSecond, ...(extra ? { extra: extra.records } : {}) })
+  let injecting = true
+  const trafficDone = system.traffic.run({ prefix, count: events, perSecond: options.ratePerSecond, trickleWhile: () => injecting, ...(extra ? { extra: extra.records } : {}) })
   let injected
   try {
-    injected = await scenario.inject({ system, say, random, plannedMs, startedAt: from, trafficDone, quick: options.quick ?? false })
+    injected = await scenario.inject({ system, say, random, plannedMs, startedAt: from, quick: options.quick ?? false })
   } catch (err) {
     injected = { faultsInjected: 0, lastFaultEndedAt: Date.now(), failures: [`fault injection failed: ${(err as Error).message}`], notes: [] }
+  } finally {
+    injecting = false
   }
   await trafficDone
   clearInterval(bankTimer)
@@ -130,6 +133,40 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   return row
 }
 
+/**
+ * The rows check the raw records of their own time window; this one checks every
+ * raw record of the run (also those written between rows, such as the bank
+ * history backfills) against the whole output once more, which also catches an
+ * outcome duplicated after its row was checked.
+ */
+async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line: string) => void): Promise<RowResult> {
+  say('\n▶ whole-run: every raw record of the run, checked once more at the end')
+  const drainedAt = await monitor.waitDrained()
+  const summary = await checkWindow(system, 0, Date.now())
+  const failures: string[] = []
+  if (drainedAt === undefined) failures.push('the pipeline did not drain within 10 minutes')
+  if (summary.lost > 0) failures.push(`lost: ${summary.samples.lost.slice(0, 5).join(', ')}`)
+  if (summary.duplicated > 0) failures.push(`duplicated: ${summary.samples.duplicated.slice(0, 5).join(', ')}`)
+  if (summary.dlqFromFaults > 0) failures.push(`dlq from faults: ${summary.samples.dlqFromFaults.slice(0, 5).map((d) => `${d.key} ${d.code}`).join(', ')}`)
+  if (summary.unexpected > 0) failures.push(`outcomes without a raw record: ${summary.samples.unexpected.slice(0, 5).join(', ')}`)
+  const unexpectedExits = [...system.processes].reduce((n, [, p]) => n + p.unexpectedExits.length, 0)
+  const kills = [...system.processes].reduce((n, [, p]) => n + p.kills, 0)
+  say(`  ${failures.length === 0 ? 'PASSED' : 'FAILED'}: ${summary.raw.inWindow} checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ${summary.dlqFromFaults} dlq from faults`)
+  return {
+    scenario: 'whole-run',
+    events: summary.raw.inWindow,
+    faultsInjected: kills,
+    lost: summary.lost,
+    duplicated: summary.duplicated,
+    dlqFromFaults: summary.dlqFromFaults,
+    maxPauseSeconds: 0,
+    recoverySeconds: 0,
+    passed: failures.length === 0,
+    failures,
+    notes: [`dlq by code ${JSON.stringify(summary.dlq.byCode)}`, `${unexpectedExits} unexpected process exits over the run (counted in their rows)`],
+  }
+}
+
 function securityRow(name: string, result: SecurityResult): RowResult {
   return { scenario: name, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
 }
@@ -162,6 +199,7 @@ export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
       const events = Math.max(100, Math.round((options.events * scenario.weight) / totalWeight))
       rows.push(await runScenario(system, monitor, scenario, events, options, random))
     }
+    if (chosen.length > 0) rows.push(await wholeRunRow(system, monitor, say))
     if (options.scenarios.includes('oauth-state')) rows.push(securityRow('oauth-state', await checkOAuthState(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
     if (options.scenarios.includes('bank-401-first')) rows.push(securityRow('bank-401-first', await checkBank401First(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
     if (options.scenarios.includes('secrets-not-logged')) rows.push(securityRow('secrets-not-logged', await scanLogsForSecrets(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))

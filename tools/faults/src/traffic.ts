@@ -36,14 +36,21 @@ export class Traffic {
     await this.codec.register()
   }
 
-  /** `count` raw events at about `perSecond`, with `extra(n)` records (fuzz) mixed into each batch. */
-  async run(options: { prefix: string; count: number; perSecond: number; extra?: (batchSize: number) => Promise<ExtraRecord[]>; stopped?: () => boolean }): Promise<void> {
+  /**
+   * `count` raw events at about `perSecond`, with `extra(n)` records (fuzz) mixed
+   * into each batch; then, while `trickleWhile()` holds (faults still being
+   * injected), a tenth of that rate, so every fault meets live traffic.
+   */
+  async run(options: { prefix: string; count: number; perSecond: number; extra?: (batchSize: number) => Promise<ExtraRecord[]>; trickleWhile?: () => boolean }): Promise<void> {
     const tickMs = 250
     const perTick = Math.max(1, Math.round((options.perSecond * tickMs) / 1000))
+    const trickle = Math.max(1, Math.round(perTick / 10))
     let sent = 0
     let next = Date.now()
-    while (sent < options.count && !options.stopped?.()) {
-      const n = Math.min(perTick, options.count - sent)
+    for (;;) {
+      const main = sent < options.count
+      if (!main && !options.trickleWhile?.()) break
+      const n = main ? Math.min(perTick, options.count - sent) : trickle
       const round = this.round++
       const events = generateRawEvents(this.dataset, { count: n, seed: round, idPrefix: `${options.prefix}-${this.runId}-${round}` })
       const messages: Message[] = events.map((e) => ({ key: e.raw.transactionId, value: this.codec.encodeSync(e.raw) }))
