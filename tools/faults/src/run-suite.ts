@@ -109,6 +109,14 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   if (summary.duplicated > 0) failures.push(`duplicated: ${summary.samples.duplicated.slice(0, 5).join(', ')}`)
   if (summary.dlqFromFaults > 0) failures.push(`dlq from faults: ${summary.samples.dlqFromFaults.slice(0, 5).map((d) => `${d.key} ${d.code}`).join(', ')}`)
   if (summary.unexpected > 0) failures.push(`outcomes without a raw record: ${summary.samples.unexpected.slice(0, 5).join(', ')}`)
+  if (scenario.name !== 'bank-api-chaos') {
+    // Only the customer or time may end a consent; a fault that does is a failure of this row.
+    const ended = await system.endedConsents()
+    if (ended.length > 0) {
+      failures.push(`bank consents ended by the faults (the customer would have to consent again): ${ended.join(', ')}`)
+      await system.grantSampleConsents()
+    }
+  }
   const notes = [
     ...injected.notes,
     `raw checked ${summary.raw.inWindow}; enriched ${JSON.stringify(summary.enriched.byStatus)}; dlq by code ${JSON.stringify(summary.dlq.byCode)}`,

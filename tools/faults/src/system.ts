@@ -144,6 +144,17 @@ export class FaultSystem {
     this.say(`${name} started`)
   }
 
+  /** Sample consents no longer ACTIVE (or EXPIRING), as `<id> <status>`. */
+  async endedConsents(): Promise<string[]> {
+    const out: string[] = []
+    for (const id of this.consentIds) {
+      const res = await fetch(`${this.gatewayUrl}/consents/${id}`, { headers: { accept: 'application/json' } }).catch(() => undefined)
+      const status = res ? ((await res.json().catch(() => ({}))) as { status?: string }).status : 'unreachable'
+      if (status !== 'ACTIVE' && status !== 'EXPIRING') out.push(`${id} ${status}`)
+    }
+    return out
+  }
+
   /** The broker killed (SIGKILL) or stopped cleanly (SIGTERM), and started again on the same data. */
   async restartBroker(signal: 'SIGKILL' | 'SIGTERM'): Promise<number> {
     const report = await restartStackProcess(this.stack.stateDir, 'kafka', { signal })
