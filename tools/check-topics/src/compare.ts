@@ -62,6 +62,7 @@ export interface CompareSummary {
   passed: boolean
   raw: { records: number; inWindow: number; repeatedKeys: number }
   enriched: { records: number; byStatus: Record<string, number> }
+  /** `byCode` counts the DLQ records of the checked raw records (and strays). */
   dlq: { records: number; byCode: Record<string, number>; recordSpecific: number; fromFaults: number }
   /** Raw records (counted per occurrence) with no outcome. */
   lost: number
@@ -124,10 +125,10 @@ export function compareTopics(input: CompareInput): CompareSummary {
   for (const d of input.dlq) {
     count(d.key)
     const code = d.code ?? '(no dlq.error.code header)'
-    byCode[code] = (byCode[code] ?? 0) + 1
-    // Judged only for outcomes of checked raw records (or strays): the window decides what is in scope.
+    // Judged and counted only for outcomes of checked raw records (or strays): the window decides what is in scope.
     const k = keyOf(d.key)
     if (known.has(k) && !expected.has(k)) continue
+    byCode[code] = (byCode[code] ?? 0) + 1
     if (d.code !== undefined && recordSpecific.has(d.code)) recordSpecificCount++
     else fromFaults.push({ key: d.key, code })
   }

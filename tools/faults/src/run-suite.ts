@@ -119,7 +119,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   }
   const notes = [
     ...injected.notes,
-    `raw checked ${summary.raw.inWindow}; enriched ${JSON.stringify(summary.enriched.byStatus)}; dlq by code ${JSON.stringify(summary.dlq.byCode)}`,
+    `raw checked ${summary.raw.inWindow}; their DLQ records by code ${JSON.stringify(summary.dlq.byCode)}`,
     `bank clock advanced ${bankTicks} day(s) during the row`,
     ...(extra ? [`fuzz: ${extra.summary()}`] : []),
   ]
