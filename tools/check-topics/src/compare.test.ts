@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { compareTopics, type DlqRecord, type KeyedRecord } from './compare.ts'
+
+const raw = (...keys: Array<string | null>): KeyedRecord[] => keys.map((key, i) => ({ key, timestamp: 1_000 + i }))
+const out = (...keys: string[]): KeyedRecord[] => keys.map((key) => ({ key, timestamp: 5_000 }))
+const dlq = (key: string, code?: string): DlqRecord => ({ key, timestamp: 5_000, code })
+
+describe('compareTopics', () => {
+  it('passes when every raw record has exactly one enriched or DLQ record', () => {
+    const s = compareTopics({ raw: raw('a', 'b', 'c'), enriched: out('a', 'c'), dlq: [dlq('b', 'AVRO_BAD_MAGIC_BYTE')] })
+    expect(s).toMatchObject({ passed: true, lost: 0, duplicated: 0, dlqFromFaults: 0, unexpected: 0 })
+    expect(s.dlq).toMatchObject({ records: 1, recordSpecific: 1, byCode: { AVRO_BAD_MAGIC_BYTE: 1 } })
+  })
+
+  it('reports one loss and one duplicate by key', () => {
+    const s = compareTopics({ raw: raw('a', 'b', 'c'), enriched: out('a', 'a', 'c'), dlq: [] })
+    expect(s).toMatchObject({ passed: false, lost: 1, duplicated: 1 })
+    expect(s.samples).toMatchObject({ lost: ['b'], duplicated: ['a'] })
+  })
+
+  it('counts an enriched and a DLQ record for the same key as a duplicate', () => {
+    const s = compareTopics({ raw: raw('a'), enriched: out('a'), dlq: [dlq('a', 'RAW_INVALID_FIELD')] })
+    expect(s).toMatchObject({ passed: false, duplicated: 1, lost: 0 })
+  })
+
+  it('expects as many outcomes as a key has raw records', () => {
+    expect(compareTopics({ raw: raw('a', 'a'), enriched: out('a', 'a'), dlq: [] })).toMatchObject({ passed: true, raw: { repeatedKeys: 1 } })
+    expect(compareTopics({ raw: raw('a', 'a'), enriched: out('a'), dlq: [] })).toMatchObject({ passed: false, lost: 1 })
+  })
+
+  it('fails on DLQ records whose code is not about the record, and on records without a code', () => {
+    const s = compareTopics({
+      raw: raw('a', 'b', 'c'),
+      enriched: [],
+      dlq: [dlq('a', 'ENRICHMENT_SERVER_ERROR'), dlq('b'), dlq('c', 'EVENT_INVALID')],
+    })
+    expect(s).toMatchObject({ passed: false, lost: 0, duplicated: 0, dlqFromFaults: 2, dlq: { recordSpecific: 1, fromFaults: 2 } })
+    expect(s.samples.dlqFromFaults).toEqual([
+      { key: 'a', code: 'ENRICHMENT_SERVER_ERROR' },
+      { key: 'b', code: '(no dlq.error.code header)' },
+    ])
+  })
+
+  it('takes the record-specific codes it is given', () => {
+    const s = compareTopics({ raw: raw('a'), enriched: [], dlq: [dlq('a', 'MY_CODE')], recordSpecificCodes: ['MY_CODE'] })
+    expect(s.passed).toBe(true)
+  })
+
+  it('reports outcomes whose key never was on the raw topic', () => {
+    const s = compareTopics({ raw: raw('a'), enriched: out('a', 'zz'), dlq: [] })
+    expect(s).toMatchObject({ passed: false, unexpected: 1, samples: { unexpected: ['zz'] } })
+  })
+
+  it('compares null keys like any other key', () => {
+    expect(compareTopics({ raw: raw(null), enriched: [], dlq: [{ key: null, timestamp: 1, code: 'AVRO_BAD_MAGIC_BYTE' }] }).passed).toBe(true)
+    expect(compareTopics({ raw: raw(null), enriched: [], dlq: [] }).samples.lost).toEqual(['<null key>'])
+  })
+
+  it('checks only raw records in the window but finds their outcomes anywhere, and ignores outcomes of raw records outside it', () => {
+    // timestamps 1000 (a), 1001 (b), 1002 (c); only b is in the window; a is lost but out of scope; c is doubled but out of scope.
+    const s = compareTopics({ raw: raw('a', 'b', 'c'), enriched: out('b', 'c', 'c'), dlq: [dlq('c', 'ENRICHMENT_SERVER_ERROR')], window: { from: 1_001, to: 1_001 } })
+    expect(s).toMatchObject({ passed: true, raw: { records: 3, inWindow: 1 }, lost: 0, duplicated: 0, dlqFromFaults: 0 })
+  })
+
+  it('fails when a decoded transactionId differs from the key', () => {
+    const s = compareTopics({ raw: raw('a'), enriched: [{ key: 'a', timestamp: 1, transactionId: 'b', status: 'MATCHED' }], dlq: [] })
+    expect(s).toMatchObject({ passed: false, keyMismatches: 1, enriched: { byStatus: { MATCHED: 1 } } })
+  })
+})

@@ -1,0 +1,37 @@
+/**
+ * `npm run check-topics`: the independent exactly-once check of a cluster's
+ * raw → enriched + DLQ topics. See --help.
+ */
+import { checkTopics } from './check.ts'
+import { HELP, OptionsError, parseOptions } from './options.ts'
+
+async function main(): Promise<number> {
+  let options
+  try {
+    options = parseOptions(process.argv.slice(2))
+  } catch (err) {
+    if (err instanceof OptionsError) {
+      process.stderr.write(`check-topics: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  }
+  if (options === 'help') {
+    process.stdout.write(`${HELP}\n`)
+    return 0
+  }
+  try {
+    const summary = await checkTopics(options, (line) => process.stderr.write(`check-topics: ${line}\n`))
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)
+    process.stderr.write(
+      `check-topics: ${summary.passed ? 'PASSED' : 'FAILED'}: ${summary.raw.inWindow} raw checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ` +
+        `${summary.dlqFromFaults} dlq from faults, ${summary.unexpected} unexpected, ${summary.keyMismatches} key mismatches, ${summary.undecodable} undecodable\n`,
+    )
+    return summary.passed ? 0 : 1
+  } catch (err) {
+    process.stderr.write(`check-topics: could not check ${options.brokers.join(',')}: ${(err as Error).message}\n`)
+    return 2
+  }
+}
+
+process.exitCode = await main()

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_TOPICS, OptionsError, parseOptions, parseTime } from './options.ts'
+
+describe('check-topics options', () => {
+  it('defaults to the contract topics and the environment', () => {
+    const o = parseOptions([], { KAFKA_BROKERS: 'k:1,k:2', SCHEMA_REGISTRY_URL: 'http://r/apis/ccompat/v7' })
+    expect(o).toMatchObject({ brokers: ['k:1', 'k:2'], registryUrl: 'http://r/apis/ccompat/v7', topics: DEFAULT_TOPICS, window: undefined })
+  })
+
+  it('reads topics, window and codes', () => {
+    const o = parseOptions(['--brokers', 'h:9', '--no-registry', '--raw', 'r', '--enriched', 'e', '--dlq', 'd', '--from', '2026-01-01T00:00:00Z', '--to', '1767225601000', '--record-codes', 'A,B'], {})
+    expect(o).toMatchObject({ registryUrl: undefined, topics: { raw: 'r', enriched: 'e', dlq: 'd' }, window: { from: 1767225600000, to: 1767225601000 }, recordCodes: ['A', 'B'] })
+  })
+
+  it('refuses what it cannot use, naming the option', () => {
+    expect(() => parseOptions(['--brokers', 'nohost'], {})).toThrow(/--brokers/)
+    expect(() => parseOptions(['--from', 'yesterday-ish'], {})).toThrow(OptionsError)
+    expect(() => parseOptions(['--from', '2026-02-01T00:00:00Z', '--to', '2026-01-01T00:00:00Z'], {})).toThrow(/after --to/)
+    expect(() => parseOptions(['--bogus'], {})).toThrow(OptionsError)
+  })
+
+  it('reads durations as time ago', () => {
+    expect(parseTime('30m', '--from', 10_000_000)).toBe(10_000_000 - 1_800_000)
+  })
+})

@@ -1,0 +1,110 @@
+import { TOPICS } from '@tep/kafka'
+import type { Admin, Kafka } from 'kafkajs'
+
+export interface FlowSample {
+  at: number
+  /** Raw records not yet consumed by the ingest group (end offset minus committed offset), or undefined when Kafka did not answer. */
+  lag: number | undefined
+  /** Sum of the enriched and DLQ end offsets. */
+  output: number | undefined
+}
+
+/**
+ * Samples, once a second, how far the ingest group is behind and how much output
+ * exists. From that: the longest pause (work waiting, no output growing) and
+ * when the backlog is gone after the faults.
+ */
+export class FlowMonitor {
+  samples: FlowSample[] = []
+  private admin: Admin
+  private timer: NodeJS.Timeout | undefined
+  private partitions = 0
+  private busy = false
+
+  private readonly groupId: string
+
+  constructor(kafka: Kafka, groupId = 'transaction-ingest') {
+    this.groupId = groupId
+    this.admin = kafka.admin({ retry: { retries: 0 } })
+  }
+
+  async start(): Promise<void> {
+    await this.admin.connect()
+    this.timer = setInterval(() => void this.sample(), 1_000)
+  }
+
+  async sample(): Promise<FlowSample> {
+    const at = Date.now()
+    let lag: number | undefined
+    let output: number | undefined
+    if (this.busy) return { at, lag, output }
+    this.busy = true
+    try {
+      const [ends, committed, enriched, dlq] = await Promise.all([
+        this.admin.fetchTopicOffsets(TOPICS.transactionsRaw),
+        this.admin.fetchOffsets({ groupId: this.groupId, topics: [TOPICS.transactionsRaw] }),
+        this.admin.fetchTopicOffsets(TOPICS.transactionsEnriched),
+        this.admin.fetchTopicOffsets(TOPICS.transactionsDlq),
+      ])
+      this.partitions = ends.length
+      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Math.max(0, Number(p.offset))]))
+      lag = ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - (done.get(p.partition) ?? 0)), 0)
+      output = [...enriched, ...dlq].reduce((sum, p) => sum + Number(p.high), 0)
+    } catch {
+      // broker down: a sample without figures, which counts as "no progress"
+    } finally {
+      this.busy = false
+    }
+    const s = { at, lag, output }
+    this.samples.push(s)
+    return s
+  }
+
+  /**
+   * Control records (transaction markers) sit at the end of partitions written
+   * transactionally and are never "consumed", so a drained group can show a lag
+   * of up to one or two records per partition.
+   */
+  private drained(s: FlowSample): boolean {
+    return s.lag !== undefined && s.lag <= 2 * Math.max(1, this.partitions)
+  }
+
+  /** Resolves once the backlog is gone and the output has not grown for `quietMs`, or after `timeoutMs`. Returns when it drained, or undefined. */
+  async waitDrained(quietMs = 4_000, timeoutMs = 600_000): Promise<number | undefined> {
+    const deadline = Date.now() + timeoutMs
+    let quietSince: number | undefined
+    let lastOutput: number | undefined
+    while (Date.now() < deadline) {
+      const s = await this.sample()
+      if (this.drained(s) && s.output === lastOutput) {
+        quietSince ??= s.at
+        if (s.at - quietSince >= quietMs) return quietSince
+      } else quietSince = undefined
+      lastOutput = s.output
+      await new Promise((r) => setTimeout(r, 1_000))
+    }
+    return undefined
+  }
+
+  /** Longest stretch, in seconds, between `from` and `to` during which work waited and no output appeared. */
+  maxPauseSeconds(from: number, to: number): number {
+    let longest = 0
+    let pausedSince: number | undefined
+    let lastOutput: number | undefined
+    for (const s of this.samples.filter((x) => x.at >= from && x.at <= to)) {
+      const waiting = s.lag === undefined || !this.drained(s)
+      const stalled = s.output === undefined || s.output === lastOutput
+      if (waiting && stalled) {
+        pausedSince ??= s.at
+        longest = Math.max(longest, s.at - pausedSince)
+      } else pausedSince = undefined
+      if (s.output !== undefined) lastOutput = s.output
+    }
+    return Math.round(longest / 100) / 10
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    await this.admin.disconnect().catch(() => {})
+  }
+}

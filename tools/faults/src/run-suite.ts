@@ -1,0 +1,229 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { compareTopics, readCommitted, type CompareSummary } from '@tep/check-topics'
+import { TOPICS } from '@tep/kafka'
+import { FlowMonitor } from './flow-monitor.ts'
+import { SCENARIOS, advanceBankClock, type Scenario } from './scenarios.ts'
+import { checkBank401First, checkOAuthState, scanLogsForSecrets, type SecurityResult } from './security.ts'
+import { FaultSystem } from './system.ts'
+
+export interface RowResult {
+  scenario: string
+  events: number
+  faultsInjected: number
+  lost: number
+  duplicated: number
+  dlqFromFaults: number
+  maxPauseSeconds: number
+  recoverySeconds: number | null
+  passed: boolean
+  /** Why a row failed, and what else is worth knowing. */
+  failures: string[]
+  notes: string[]
+}
+
+export interface SuiteOptions {
+  repoRoot: string
+  scenarios: string[]
+  events: number
+  ratePerSecond: number
+  seed: number
+  /** One fault of each kind (the integration suite's short version). */
+  quick?: boolean
+  outFile: string
+  say: (line: string) => void
+}
+
+export const SECURITY_ROWS = ['secrets-not-logged', 'oauth-state', 'bank-401-first'] as const
+export const ALL_ROWS = [...SCENARIOS.map((s) => s.name), ...SECURITY_ROWS]
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Reads the three topics with the independent reader and compares raw records produced in [from, to]. */
+async function checkWindow(system: FaultSystem, from: number, to: number): Promise<CompareSummary & { raw: CompareSummary['raw'] }> {
+  const records = await readCommitted({ brokers: system.stack.brokers, topics: [TOPICS.transactionsRaw, TOPICS.transactionsEnriched, TOPICS.transactionsDlq], timeoutMs: 600_000 })
+  const text = (b: Buffer | null) => (b === null ? null : b.toString('utf8'))
+  const keyed = (r: { key: Buffer | null; timestamp: number }) => ({ key: text(r.key), timestamp: r.timestamp })
+  return compareTopics({
+    raw: (records.get(TOPICS.transactionsRaw) ?? []).map(keyed),
+    enriched: (records.get(TOPICS.transactionsEnriched) ?? []).map(keyed),
+    dlq: (records.get(TOPICS.transactionsDlq) ?? []).map((r) => ({ ...keyed(r), code: r.headers.get('dlq.error.code') })),
+    window: { from, to },
+  })
+}
+
+async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: Scenario, events: number, options: SuiteOptions, random: () => number): Promise<RowResult> {
+  const { say } = options
+  const prefix = `faults-${scenario.name}`
+  const plannedMs = (events / options.ratePerSecond) * 1000
+  say(`\n▶ ${scenario.name}: ${scenario.describe} (${events} raw events, about ${Math.round(plannedMs / 1000)} s of traffic)`)
+  const exitsBefore = new Map([...system.processes].map(([n, p]) => [n, p.unexpectedExits.length]))
+  const from = Date.now()
+  const extra = scenario.extra?.({ system, prefix })
+  // Bank traffic: a new day of history every 10 s, synced by bank-sync as it comes.
+  let bankTicks = 0
+  const bankTimer = setInterval(() => {
+    bankTicks++
+    void advanceBankClock(system, '1d').catch(() => {})
+  }, 10_000)
+  const sentBefore = system.traffic.produced
+  let injecting = true
+  const trafficDone = system.traffic.run({ prefix, count: events, perSecond: options.ratePerSecond, trickleWhile: () => injecting, ...(extra ? { extra: extra.records } : {}) })
+  let injected
+  try {
+    injected = await scenario.inject({ system, say, random, plannedMs, startedAt: from, quick: options.quick ?? false })
+  } catch (err) {
+    injected = { faultsInjected: 0, lastFaultEndedAt: Date.now(), failures: [`fault injection failed: ${(err as Error).message}`], notes: [] }
+  } finally {
+    injecting = false
+  }
+  await trafficDone
+  clearInterval(bankTimer)
+  const to = Date.now()
+  say(`  traffic sent (${system.traffic.produced - sentBefore} records incl. extras); waiting for the pipeline to drain ...`)
+  const drainedAt = await monitor.waitDrained()
+  let summary = await checkWindow(system, from, to)
+  if (summary.lost > 0) {
+    // Something may still be in flight behind a slow restart: look once more before calling it lost.
+    say(`  ${summary.lost} raw records without an outcome yet; checking again in 30 s`)
+    await new Promise((r) => setTimeout(r, 30_000))
+    summary = await checkWindow(system, from, to)
+  }
+  const failures = [...injected.failures]
+  for (const [name, p] of system.processes) {
+    const exits = p.unexpectedExits.length - (exitsBefore.get(name) ?? 0)
+    if (exits > 0) failures.push(`${name} exited on its own ${exits} time(s) (see its log)`)
+  }
+  if (drainedAt === undefined) failures.push('the pipeline did not drain within 10 minutes')
+  if (summary.lost > 0) failures.push(`lost: ${summary.samples.lost.slice(0, 5).join(', ')}`)
+  if (summary.duplicated > 0) failures.push(`duplicated: ${summary.samples.duplicated.slice(0, 5).join(', ')}`)
+  if (summary.dlqFromFaults > 0) failures.push(`dlq from faults: ${summary.samples.dlqFromFaults.slice(0, 5).map((d) => `${d.key} ${d.code}`).join(', ')}`)
+  if (summary.unexpected > 0) failures.push(`outcomes without a raw record: ${summary.samples.unexpected.slice(0, 5).join(', ')}`)
+  if (scenario.name !== 'bank-api-chaos') {
+    // Only the customer or time may end a consent; a fault that does is a failure of this row.
+    const ended = await system.endedConsents()
+    if (ended.length > 0) {
+      failures.push(`bank consents ended by the faults (the customer would have to consent again): ${ended.join(', ')}`)
+      await system.grantSampleConsents()
+    }
+  }
+  const notes = [
+    ...injected.notes,
+    `raw checked ${summary.raw.inWindow}; their DLQ records by code ${JSON.stringify(summary.dlq.byCode)}`,
+    `bank clock advanced ${bankTicks} day(s) during the row`,
+    ...(extra ? [`fuzz: ${extra.summary()}`] : []),
+  ]
+  const fuzzCount = extra?.count() ?? 0
+  const row: RowResult = {
+    scenario: scenario.name,
+    events: summary.raw.inWindow,
+    faultsInjected: injected.faultsInjected + fuzzCount,
+    lost: summary.lost,
+    duplicated: summary.duplicated,
+    dlqFromFaults: summary.dlqFromFaults,
+    maxPauseSeconds: monitor.maxPauseSeconds(from, drainedAt ?? Date.now()),
+    recoverySeconds: drainedAt === undefined ? null : Math.max(0, Math.round((drainedAt - Math.max(injected.lastFaultEndedAt, to)) / 100) / 10),
+    passed: failures.length === 0,
+    failures,
+    notes,
+  }
+  say(`  ${row.passed ? 'PASSED' : 'FAILED'}: ${row.events} checked, ${row.lost} lost, ${row.duplicated} duplicated, ${row.dlqFromFaults} dlq from faults${failures.length ? `; ${failures.join('; ')}` : ''}`)
+  return row
+}
+
+/**
+ * The rows check the raw records of their own time window; this one checks every
+ * raw record of the run (also those written between rows, such as the bank
+ * history backfills) against the whole output once more, which also catches an
+ * outcome duplicated after its row was checked.
+ */
+async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line: string) => void): Promise<RowResult> {
+  say('\n▶ whole-run: every raw record of the run, checked once more at the end')
+  const drainedAt = await monitor.waitDrained()
+  const summary = await checkWindow(system, 0, Date.now())
+  const failures: string[] = []
+  if (drainedAt === undefined) failures.push('the pipeline did not drain within 10 minutes')
+  if (summary.lost > 0) failures.push(`lost: ${summary.samples.lost.slice(0, 5).join(', ')}`)
+  if (summary.duplicated > 0) failures.push(`duplicated: ${summary.samples.duplicated.slice(0, 5).join(', ')}`)
+  if (summary.dlqFromFaults > 0) failures.push(`dlq from faults: ${summary.samples.dlqFromFaults.slice(0, 5).map((d) => `${d.key} ${d.code}`).join(', ')}`)
+  if (summary.unexpected > 0) failures.push(`outcomes without a raw record: ${summary.samples.unexpected.slice(0, 5).join(', ')}`)
+  const unexpectedExits = [...system.processes].reduce((n, [, p]) => n + p.unexpectedExits.length, 0)
+  const kills = [...system.processes].reduce((n, [, p]) => n + p.kills, 0)
+  say(`  ${failures.length === 0 ? 'PASSED' : 'FAILED'}: ${summary.raw.inWindow} checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ${summary.dlqFromFaults} dlq from faults`)
+  return {
+    scenario: 'whole-run',
+    events: summary.raw.inWindow,
+    faultsInjected: kills,
+    lost: summary.lost,
+    duplicated: summary.duplicated,
+    dlqFromFaults: summary.dlqFromFaults,
+    maxPauseSeconds: 0,
+    recoverySeconds: 0,
+    passed: failures.length === 0,
+    failures,
+    notes: [`dlq by code ${JSON.stringify(summary.dlq.byCode)}`, `${unexpectedExits} unexpected process exits over the run (counted in their rows)`],
+  }
+}
+
+function securityRow(name: string, result: SecurityResult): RowResult {
+  return { scenario: name, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
+}
+
+export function renderTable(rows: RowResult[]): string {
+  const head = ['scenario', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'recovery s', 'passed']
+  const body = rows.map((r) => [r.scenario, String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
+  return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...body.map(line)].join('\n')
+}
+
+/** Runs the chosen rows on one private system and writes the JSON result. */
+export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
+  const { say } = options
+  const runDir = path.join(options.repoRoot, '.local', 'faults', `run-${Date.now().toString(36)}`)
+  const system = new FaultSystem({ repoRoot: options.repoRoot, runDir, say })
+  const rows: RowResult[] = []
+  const random = mulberry32(options.seed)
+  const chosen = SCENARIOS.filter((s) => options.scenarios.includes(s.name))
+  const totalWeight = chosen.reduce((s, c) => s + c.weight, 0)
+  const startedAt = new Date()
+  let monitor: FlowMonitor | undefined
+  try {
+    say(`starting the system in ${path.relative(options.repoRoot, runDir)} ...`)
+    await system.start()
+    monitor = new FlowMonitor(system.kafka)
+    await monitor.start()
+    for (const scenario of chosen) {
+      const events = Math.max(100, Math.round((options.events * scenario.weight) / totalWeight))
+      rows.push(await runScenario(system, monitor, scenario, events, options, random))
+    }
+    if (chosen.length > 0) rows.push(await wholeRunRow(system, monitor, say))
+    if (options.scenarios.includes('oauth-state')) rows.push(securityRow('oauth-state', await checkOAuthState(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
+    if (options.scenarios.includes('bank-401-first')) rows.push(securityRow('bank-401-first', await checkBank401First(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
+    if (options.scenarios.includes('secrets-not-logged')) rows.push(securityRow('secrets-not-logged', await scanLogsForSecrets(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
+  } finally {
+    await monitor?.stop()
+    say('stopping the system ...')
+    await system.stop()
+  }
+  mkdirSync(path.dirname(options.outFile), { recursive: true })
+  writeFileSync(
+    options.outFile,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: machineLine(), options: { events: options.events, rate: options.ratePerSecond, seed: options.seed, quick: options.quick ?? false, scenarios: options.scenarios }, logs: path.relative(options.repoRoot, system.logDir), passed: rows.every((r) => r.passed), rows }, null, 2)}\n`,
+  )
+  return rows
+}
+
+export function machineLine(): string {
+  return `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, load ${os.loadavg().map((l) => l.toFixed(1)).join('/')} at the end, Node ${process.version}`
+}

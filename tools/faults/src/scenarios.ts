@@ -1,0 +1,209 @@
+import { exampleRawCardTransaction } from '@tep/schemas'
+import { Fuzzer } from './fuzz.ts'
+import { grantConsent } from './security.ts'
+import { SERVICES, type FaultSystem } from './system.ts'
+import type { ExtraRecord } from './traffic.ts'
+
+export interface InjectContext {
+  system: FaultSystem
+  say: (line: string) => void
+  /** Seeded uniform [0, 1). */
+  random: () => number
+  /** How long the scenario's traffic is expected to flow, ms; faults are spread over it. */
+  plannedMs: number
+  startedAt: number
+  /** One fault of each kind, shorter outages: the integration suite's short version. */
+  quick: boolean
+}
+
+export interface InjectResult {
+  faultsInjected: number
+  /** When the last fault was over (process back, API healthy again). */
+  lastFaultEndedAt: number
+  failures: string[]
+  notes: string[]
+}
+
+export interface Scenario {
+  name: string
+  /** Share of the suite's raw events this row produces. */
+  weight: number
+  describe: string
+  /** Extra records mixed into the traffic (fuzz). */
+  extra?: (ctx: { system: FaultSystem; prefix: string }) => { records: (n: number) => Promise<ExtraRecord[]>; summary: () => string; count: () => number }
+  inject(ctx: InjectContext): Promise<InjectResult>
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
+/** `n` random moments within [lo, hi] of the planned run, in order. */
+function moments(ctx: InjectContext, n: number, lo = 0.05, hi = 0.85): number[] {
+  return Array.from({ length: n }, () => ctx.startedAt + ctx.plannedMs * (lo + (hi - lo) * ctx.random())).sort((a, b) => a - b)
+}
+
+async function putFaults(url: string, faults: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${url}/__admin/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) })
+  if (!res.ok) throw new Error(`PUT ${url}/__admin/faults ${JSON.stringify(faults)} answered ${res.status}: ${await res.text()}`)
+}
+async function clearFaults(url: string): Promise<void> {
+  await fetch(`${url}/__admin/faults`, { method: 'DELETE' }).then((r) => r.body?.cancel())
+}
+export async function advanceBankClock(system: FaultSystem, advance: string): Promise<void> {
+  const res = await fetch(`${system.bankUrl}/__admin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance }) })
+  if (!res.ok) throw new Error(`bank clock advance ${advance}: ${res.status} ${await res.text()}`)
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'kill-services',
+    weight: 0.3,
+    describe: 'kill -9 of transaction-ingest, refresher, invalidation-poller and bank-sync, 5 times each at random moments, restarted by the harness',
+    async inject(ctx) {
+      const kills = SERVICES.flatMap((s) => Array.from({ length: ctx.quick ? 1 : 5 }, () => s))
+      // Shuffle so the services' kills interleave.
+      for (let i = kills.length - 1; i > 0; i--) {
+        const j = Math.floor(ctx.random() * (i + 1))
+        ;[kills[i], kills[j]] = [kills[j]!, kills[i]!]
+      }
+      const at = moments(ctx, kills.length)
+      let last = Date.now()
+      for (const [i, name] of kills.entries()) {
+        await sleep(at[i]! - Date.now())
+        const down = await ctx.system.service(name).killAndRestart()
+        last = Date.now()
+        ctx.say(`  kill -9 ${name} (${i + 1}/${kills.length}), back after ${(down / 1000).toFixed(1)} s`)
+      }
+      return { faultsInjected: kills.length, lastFaultEndedAt: last, failures: [], notes: [] }
+    },
+  },
+  {
+    name: 'broker-restarts',
+    weight: 0.2,
+    describe: 'the broker killed with SIGKILL and restarted twice, and one clean (SIGTERM) restart',
+    async inject(ctx) {
+      const kinds: Array<'SIGKILL' | 'SIGTERM'> = ctx.quick ? ['SIGKILL'] : ['SIGKILL', 'SIGTERM', 'SIGKILL']
+      const at = moments(ctx, kinds.length, 0.1, 0.8)
+      let last = Date.now()
+      for (const [i, signal] of kinds.entries()) {
+        await sleep(at[i]! - Date.now())
+        const outage = await ctx.system.restartBroker(signal)
+        last = Date.now()
+        ctx.say(`  broker ${signal === 'SIGKILL' ? 'kill -9' : 'clean stop'} and restart, answering again after ${(outage / 1000).toFixed(1)} s`)
+      }
+      return { faultsInjected: kinds.length, lastFaultEndedAt: last, failures: [], notes: [] }
+    },
+  },
+  {
+    name: 'registry-outage',
+    weight: 0.1,
+    describe: 'the schema registry stopped (SIGSTOP) for 30 s, transaction-ingest killed and restarted in the middle of it (so it needs the registry)',
+    async inject(ctx) {
+      await sleep(ctx.startedAt + ctx.plannedMs * 0.2 - Date.now())
+      const outageMs = ctx.quick ? 12_000 : 30_000
+      ctx.say(`  registry stopped for ${outageMs / 1000} s`)
+      const outage = ctx.system.stopRegistry(outageMs)
+      await sleep(outageMs / 4)
+      const restart = ctx.system.service('transaction-ingest').killAndRestart()
+      await outage
+      ctx.say('  registry continued')
+      await restart
+      return { faultsInjected: 2, lastFaultEndedAt: Date.now(), failures: [], notes: ['ingest restarted while the registry was stopped'] }
+    },
+  },
+  {
+    name: 'enrichment-api-chaos',
+    weight: 0.15,
+    describe: 'enrichment simulator /__admin/faults: 5xx bursts, 429 with Retry-After, latency beyond the client timeout, connection resets, token revocation',
+    async inject(ctx) {
+      const url = ctx.system.enrichmentUrl
+      const bursts: Array<{ what: string; faults: Record<string, unknown>; ms: number }> = [
+        { what: '5xx burst (503)', faults: { errorRate: 1, errorStatus: 503 }, ms: 6_000 },
+        { what: '5xx burst (500, half the calls)', faults: { errorRate: 0.5, errorStatus: 500 }, ms: 6_000 },
+        { what: '429 with Retry-After 2', faults: { throttleRate: 1, retryAfterSeconds: 2 }, ms: 6_000 },
+        { what: 'latency 12 s (client timeout 10 s)', faults: { latencyMs: 12_000 }, ms: 15_000 },
+        { what: 'connection resets', faults: { resetRate: 0.5 }, ms: 6_000 },
+        { what: 'token revocation', faults: { revokeTokens: true }, ms: 0 },
+      ]
+      const at = moments(ctx, bursts.length, 0.05, 0.8)
+      let last = Date.now()
+      for (const [i, b] of bursts.entries()) {
+        await sleep(at[i]! - Date.now())
+        await putFaults(url, b.faults)
+        ctx.say(`  enrichment API: ${b.what}`)
+        // Latency must outlast the client timeout even in the short version.
+        await sleep(ctx.quick && b.ms < 12_000 ? b.ms / 2 : b.ms)
+        await clearFaults(url)
+        last = Date.now()
+      }
+      return { faultsInjected: bursts.length, lastFaultEndedAt: last, failures: [], notes: [] }
+    },
+  },
+  {
+    name: 'bank-api-chaos',
+    weight: 0.1,
+    describe: 'bank simulator: 5xx, 429, a consent revoked mid-sync, a refresh token past 90 days (then fresh consents)',
+    async inject(ctx) {
+      const { system } = ctx
+      const failures: string[] = []
+      const notes: string[] = []
+      // New days of history keep bank-sync busy while the bank misbehaves.
+      const bursts: Array<{ what: string; faults: Record<string, unknown> }> = [
+        { what: '5xx (500)', faults: { errorRate: 1, errorStatus: 500 } },
+        ...(ctx.quick ? [] : [{ what: '5xx (503, half the calls)', faults: { errorRate: 0.5, errorStatus: 503 } }]),
+        { what: '429 with Retry-After 2', faults: { throttleRate: 1, retryAfterSeconds: 2 } },
+      ]
+      const at = moments(ctx, bursts.length + 2, 0.05, 0.8)
+      for (const [i, b] of bursts.entries()) {
+        await sleep(at[i]! - Date.now())
+        await advanceBankClock(system, '1d')
+        await putFaults(system.bankUrl, b.faults)
+        ctx.say(`  bank API: ${b.what}`)
+        await sleep(ctx.quick ? 5_000 : 8_000)
+        await clearFaults(system.bankUrl)
+      }
+      // Revoked mid-sync: a fresh consent (history backfill running) revoked by the user at the bank.
+      await sleep(at[bursts.length]! - Date.now())
+      const victim = await grantConsent(system, 'user3', `faults-revoked-${Date.now()}`)
+      await sleep(1_500)
+      const revoke = await fetch(`${system.bankUrl}/__admin/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ consentId: victim.bankConsentId }) })
+      ctx.say(`  bank: consent ${victim.consentId} revoked by the user mid-sync (${revoke.status})`)
+      const statusOf = async (id: string) => ((await (await fetch(`${system.gatewayUrl}/consents/${id}`, { headers: { accept: 'application/json' } })).json()) as { status?: string }).status
+      // bank-sync learns of a revocation on its next call to the bank (it may be backing off after the bursts above).
+      const waitFor = async (done: () => Promise<boolean>) => {
+        const deadline = Date.now() + 180_000
+        while (Date.now() < deadline && !(await done())) await sleep(2_000)
+      }
+      let revoked: string | undefined
+      await waitFor(async () => (revoked = await statusOf(victim.consentId)) === 'REVOKED')
+      notes.push(`consent revoked at the bank: ${revoked}`)
+      if (revoked !== 'REVOKED') failures.push(`the consent revoked at the bank is ${revoked} 180 s later, not REVOKED`)
+      // Past 90 days: every accounts consent (and its refresh token) expires.
+      await sleep(at[bursts.length + 1]! - Date.now())
+      await advanceBankClock(system, '91d')
+      ctx.say('  bank: clock moved 91 days on (refresh tokens past 90 days)')
+      let expired: Array<string | undefined> = []
+      await waitFor(async () => (expired = await Promise.all(system.consentIds.map(statusOf))).every((s) => s === 'EXPIRED'))
+      notes.push(`consents past 90 days: ${expired.join(', ')}`)
+      if (!expired.every((s) => s === 'EXPIRED')) failures.push(`consents past 90 days are ${expired.join(', ')} 180 s later, not EXPIRED`)
+      // Later rows get bank traffic from fresh consents.
+      await system.grantSampleConsents()
+      return { faultsInjected: bursts.length + 2, lastFaultEndedAt: Date.now(), failures, notes }
+    },
+  },
+  {
+    name: 'fuzzed-input',
+    weight: 0.15,
+    describe: 'fast-check fuzz mixed into good traffic: random bytes, unknown schema ids, schema-valid absurd, empty and oversized values',
+    extra: ({ system, prefix }) => {
+      const fuzzer = new Fuzzer({ codec: system.traffic.codec, template: exampleRawCardTransaction('fuzz-template'), prefix })
+      return {
+        records: (n) => fuzzer.records(Math.max(1, Math.round(n * 0.05))),
+        summary: () => [...fuzzer.made].map(([k, v]) => `${k} ${v}`).join(', '),
+        count: () => [...fuzzer.made.values()].reduce((a, b) => a + b, 0),
+      }
+    },
+    async inject() {
+      // The faults are the fuzz records themselves, sent with the traffic.
+      return { faultsInjected: 0, lastFaultEndedAt: Date.now(), failures: [], notes: [] }
+    },
+  },
+]

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import path from 'node:path'
+import { restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
+import { createKafka, ensureTopics, TOPIC_CATALOG } from '@tep/kafka'
+import type { Kafka } from 'kafkajs'
+import { grantConsent } from './security.ts'
+import { SupervisedProcess } from './supervised-process.ts'
+import { Traffic } from './traffic.ts'
+
+export const SERVICES = ['transaction-ingest', 'refresher', 'invalidation-poller', 'bank-sync'] as const
+export type ServiceName = (typeof SERVICES)[number]
+
+/** Every secret value the run hands out, so the log scan can look for the real thing. */
+export interface RunSecrets {
+  enrichmentClientSecret: string
+  bankClientSecret: string
+  tokenEncryptionKey: string
+  /** Filled as the run goes: authorization codes it saw, tokens it could read. */
+  observed: Set<string>
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * The whole system on this machine: a private broker and registry, both
+ * simulators and the four services, each as its own process with its log in
+ * `<runDir>/logs`, with the hooks the scenarios need to hurt them.
+ */
+export class FaultSystem {
+  stack!: RunningStack
+  kafka!: Kafka
+  enrichmentUrl = ''
+  bankUrl = ''
+  gatewayUrl = ''
+  readonly processes = new Map<string, SupervisedProcess>()
+  traffic!: Traffic
+  /** Gateway consent ids of the sample consents granted last. */
+  consentIds: string[] = []
+  private consentRound = 0
+  readonly secrets: RunSecrets = {
+    enrichmentClientSecret: `enr-secret-${randomBytes(12).toString('hex')}`,
+    bankClientSecret: `bank-secret-${randomBytes(12).toString('hex')}`,
+    tokenEncryptionKey: randomBytes(32).toString('base64'),
+    observed: new Set(),
+  }
+  readonly logDir: string
+  private readonly runDir: string
+  private readonly repoRoot: string
+  private readonly say: (line: string) => void
+
+  constructor(options: { repoRoot: string; runDir: string; say: (line: string) => void }) {
+    this.repoRoot = options.repoRoot
+    this.runDir = options.runDir
+    this.logDir = path.join(options.runDir, 'logs')
+    this.say = options.say
+  }
+
+  service(name: string): SupervisedProcess {
+    const p = this.processes.get(name)
+    if (!p) throw new Error(`no process ${name}`)
+    return p
+  }
+
+  async start(): Promise<void> {
+    mkdirSync(this.logDir, { recursive: true })
+    this.stack = await startStack({ stateDir: path.join(this.runDir, 'stack'), cacheDir: path.join(this.repoRoot, '.cache') })
+    this.say(`stack: Kafka ${this.stack.brokers.join(',')}, registry ${this.stack.registryUrl}`)
+    this.kafka = createKafka({ brokers: this.stack.brokers, clientId: 'tep-faults' })
+    const admin = this.kafka.admin()
+    await admin.connect()
+    await ensureTopics(admin, TOPIC_CATALOG, { replicationFactor: 1 })
+    await admin.disconnect()
+
+    const base: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: this.stack.brokers.join(','), SCHEMA_REGISTRY_URL: this.stack.registryUrl, LOG_LEVEL: 'info' }
+    const clientId = 'tep-faults-client'
+    const enrichmentPort = await freePort()
+    this.enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
+    await this.add('enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(enrichmentPort), '--mutations', '30'], { ...base, SIM_CLIENT_ID: clientId, SIM_CLIENT_SECRET: this.secrets.enrichmentClientSecret }, `${this.enrichmentUrl}/__admin/stats`)
+
+    const gatewayPort = await freePort()
+    this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`
+    const redirectUri = `${this.gatewayUrl}/consents/callback`
+    const bankPort = await freePort()
+    this.bankUrl = `http://127.0.0.1:${bankPort}`
+    const bankClientId = 'tep-faults-bank-client'
+    await this.add('bank-sim', 'simulators/bank-sim/src/main.ts', ['--port', String(bankPort)], { ...base, SIM_BANK_REDIRECT_URI: redirectUri, SIM_BANK_CLIENT_ID: bankClientId, SIM_BANK_CLIENT_SECRET: this.secrets.bankClientSecret }, `${this.bankUrl}/__admin/stats`)
+
+    const enrichmentEnv = { ENRICHMENT_API_URL: this.enrichmentUrl, ENRICHMENT_CLIENT_ID: clientId, ENRICHMENT_CLIENT_SECRET: this.secrets.enrichmentClientSecret }
+    const metrics = async () => String(await freePort())
+    let port = await metrics()
+    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port }, `http://127.0.0.1:${port}/healthz`)
+    port = await metrics()
+    await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://127.0.0.1:${port}/healthz`)
+    port = await metrics()
+    // A shorter session than the default 30 s: a killed instance's partitions move on sooner.
+    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INGEST_SESSION_TIMEOUT: '10s' }, `http://127.0.0.1:${port}/healthz`)
+    port = await metrics()
+    await this.add(
+      'bank-sync',
+      'services/bank-sync/src/main.ts',
+      [],
+      {
+        ...base,
+        METRICS_PORT: port,
+        BANK_API_URL: this.bankUrl,
+        BANK_CLIENT_ID: bankClientId,
+        BANK_CLIENT_SECRET: this.secrets.bankClientSecret,
+        BANK_REDIRECT_URI: redirectUri,
+        CONSENT_GATEWAY_PORT: String(gatewayPort),
+        TOKEN_ENCRYPTION_KEY: this.secrets.tokenEncryptionKey,
+        SYNC_INTERVAL: '5s',
+        SYNC_JITTER: '1s',
+      },
+      `${this.gatewayUrl}/healthz`,
+    )
+    this.traffic = new Traffic(this.kafka, this.stack.registryUrl, Date.now().toString(36))
+    await this.traffic.connect()
+    await this.grantSampleConsents()
+  }
+
+  /** Two bank customers give consent through the gateway; their accounts' transactions flow into enrichment. */
+  async grantSampleConsents(): Promise<void> {
+    const round = this.consentRound++
+    this.consentIds = []
+    for (const username of ['user1', 'user2']) this.consentIds.push((await grantConsent(this, username, `faults-${username}-${round}`)).consentId)
+    this.say(`bank consents granted: ${this.consentIds.join(', ')}`)
+  }
+
+  private async add(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, healthUrl: string): Promise<void> {
+    const p = new SupervisedProcess({ name, script: path.join(this.repoRoot, script), args, env, cwd: this.repoRoot, logFile: path.join(this.logDir, `${name}.log`), healthUrl })
+    this.processes.set(name, p)
+    await p.start()
+    this.say(`${name} started`)
+  }
+
+  /** Sample consents no longer ACTIVE (or EXPIRING), as `<id> <status>`. */
+  async endedConsents(): Promise<string[]> {
+    const out: string[] = []
+    for (const id of this.consentIds) {
+      const res = await fetch(`${this.gatewayUrl}/consents/${id}`, { headers: { accept: 'application/json' } }).catch(() => undefined)
+      const status = res ? ((await res.json().catch(() => ({}))) as { status?: string }).status : 'unreachable'
+      if (status !== 'ACTIVE' && status !== 'EXPIRING') out.push(`${id} ${status}`)
+    }
+    return out
+  }
+
+  /** The broker killed (SIGKILL) or stopped cleanly (SIGTERM), and started again on the same data. */
+  async restartBroker(signal: 'SIGKILL' | 'SIGTERM'): Promise<number> {
+    const report = await restartStackProcess(this.stack.stateDir, 'kafka', { signal })
+    return report.outageMs
+  }
+
+  /** The registry process frozen (SIGSTOP) for `ms`: it neither answers nor refuses, like a hung server. */
+  async stopRegistry(ms: number): Promise<void> {
+    const pid = this.stack.pids.registry
+    process.kill(pid, 'SIGSTOP')
+    try {
+      await new Promise((r) => setTimeout(r, ms))
+    } finally {
+      process.kill(pid, 'SIGCONT')
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.traffic?.close()
+    for (const p of [...this.processes.values()].reverse()) await p.stop().catch(() => {})
+    await this.stack?.stop().catch(() => {})
+  }
+}
