@@ -12,12 +12,14 @@
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { once } from 'node:events'
-import { PRODUCER_DEFAULTS } from '@tep/kafka'
+import { DEFAULT_KAFKA_CLIENT, PRODUCER_DEFAULTS } from '@tep/kafka'
 import { generateRawEvents } from '@tep/sample-traffic'
 import { rawTransactionProblems, type RawTransaction } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
 import { createTopic, observe, percentile, spawnNode, waitForHttpOk, type BenchContext } from './harness.ts'
-import { ingestTopics, SIM_CREDENTIALS, startIngest, type SimHandle, type TableTopics } from './scenarios.ts'
+import { SIM_CREDENTIALS, type SimHandle } from './processors.ts'
+import { ingestTopics, startIngest } from './scenarios.ts'
+import type { TableTopics } from './table-scenarios.ts'
 
 export interface BackfillBenchResult {
   rows: number
@@ -106,7 +108,7 @@ export async function backfillScenario(
       pending.push(enrichedCodec.decode(value).then((e) => void phase.push(arrivedAt - e.raw.receivedAt)))
     },
   })
-  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
+  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort, DEFAULT_KAFKA_CLIENT)
   const producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
   await producer.connect()
   let liveSendErrors = 0
