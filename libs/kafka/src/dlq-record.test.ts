@@ -77,3 +77,33 @@ describe('buildDlqHeaders', () => {
     expect(message.endsWith('...[truncated]')).toBe(true)
   })
 })
+
+describe('card numbers on the DLQ', () => {
+  // A Luhn-valid test PAN, written into an Avro string field of a raw event.
+  const PAN = '4111111111111111'
+
+  it('are masked in the value and key, keeping the length and the rest of the bytes', () => {
+    const value = Buffer.concat([Buffer.from([0, 0, 0, 0, 7, 32]), Buffer.from(PAN), Buffer.from([2, 0x41])])
+    const record = createDlqRecord('transactions.dlq.v1', { ...source, key: Buffer.from(`k ${PAN}`), value }, {
+      error: new Error(`cardBin must be at most 8 digits, got 16 (${PAN})`),
+      attempts: 1,
+      failedAt,
+    })
+    expect(record.value!.length).toBe(value.length)
+    expect(record.value!.subarray(0, 6)).toEqual(value.subarray(0, 6))
+    expect(record.value!.subarray(6, 22).toString()).toBe('411111******1111')
+    expect(record.value!.subarray(22)).toEqual(value.subarray(22))
+    expect(record.key!.toString()).toBe('k 411111******1111')
+    const headers = readDlqHeaders(record.headers)
+    expect(headers.masked).toBe('2')
+    expect(headers.errorMessage).toBe('cardBin must be at most 8 digits, got 16 (411111******1111)')
+    expect(JSON.stringify(record)).not.toContain(PAN)
+  })
+
+  it('leave other digit runs alone (offsets, amounts, ids that fail the Luhn check)', () => {
+    const value = Buffer.from('offset 4111111111111112 amount 1234567890123')
+    const record = createDlqRecord('transactions.dlq.v1', { ...source, value }, { error: new Error('x'), attempts: 1, failedAt })
+    expect(record.value).toBe(value)
+    expect(readDlqHeaders(record.headers).masked).toBeUndefined()
+  })
+})

@@ -1,9 +1,11 @@
 import { errorCode } from '@tep/errors'
 import type { IHeaders } from 'kafkajs'
+import { maskPans, maskPansInText } from './pan-masking.ts'
 
 /**
  * Names of the headers that say why a record is on the DLQ. The record's own key,
- * value and headers are kept untouched; these are added (replacing any earlier
+ * value and headers are kept, except that card numbers in the key and value are
+ * masked in place (pan-masking.ts; `dlq.masked` then says how many); these are added (replacing any earlier
  * dlq.* headers, so a record that went through the DLQ twice tells the latest story).
  */
 export const DLQ_HEADERS = {
@@ -17,6 +19,8 @@ export const DLQ_HEADERS = {
   consumerGroup: 'dlq.consumer.group',
   attempts: 'dlq.attempts',
   failedAt: 'dlq.failed.at',
+  /** Present when card numbers were masked in the key or value: how many. */
+  masked: 'dlq.masked.pans',
 } as const
 
 /** Longest error message copied into a header; longer ones are cut with a marker. */
@@ -50,7 +54,7 @@ export interface DlqRecord {
 }
 
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error)
+  const text = maskPansInText(error instanceof Error ? error.message : String(error))
   return text.length <= DLQ_MESSAGE_MAX_CHARS
     ? text
     : `${text.slice(0, DLQ_MESSAGE_MAX_CHARS - 14)}...[truncated]`
@@ -76,18 +80,20 @@ export function buildDlqHeaders(
   return headers
 }
 
-/** A DLQ record for `source`: original key and value bytes untouched, original headers kept, dlq.* headers added. */
+/**
+ * A DLQ record for `source`: original key and value bytes (card numbers masked,
+ * same length), original headers kept, dlq.* headers added.
+ */
 export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: DlqFailure): DlqRecord {
   const kept: IHeaders = {}
   for (const [name, value] of Object.entries(source.headers ?? {})) {
     if (!name.startsWith('dlq.') && value !== undefined) kept[name] = value
   }
-  return {
-    topic: dlqTopic,
-    key: source.key,
-    value: source.value,
-    headers: { ...kept, ...buildDlqHeaders(source, failure) },
-  }
+  const key = source.key === null ? { bytes: null, masked: 0 } : maskPans(source.key)
+  const value = source.value === null ? { bytes: null, masked: 0 } : maskPans(source.value)
+  const headers: IHeaders = { ...kept, ...buildDlqHeaders(source, failure) }
+  if (key.masked + value.masked > 0) headers[DLQ_HEADERS.masked] = String(key.masked + value.masked)
+  return { topic: dlqTopic, key: key.bytes, value: value.bytes, headers }
 }
 
 /** Reads the dlq.* headers of a consumed DLQ record back into strings (for tools and tests). */

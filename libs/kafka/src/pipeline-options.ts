@@ -30,7 +30,7 @@ export interface TransactionalPipelineOptions {
    */
   commitIntervalMs?: number
   transform: Transform
-  /** Where records with a record-specific (non-retriable) failure go, original bytes untouched. */
+  /** Where records with a record-specific (non-retriable) failure go: original bytes, card numbers masked (same length). */
   dlqTopic: string
   /** Records of one partition transformed at the same time; default 16. */
   concurrency?: number
