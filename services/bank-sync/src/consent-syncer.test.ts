@@ -13,7 +13,7 @@ import { createMetricsRegistry } from '@tep/observability'
 import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite, type UnsavedTokens } from './consent-syncer.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 import { addDays } from './sync-window.ts'
 
@@ -95,6 +95,7 @@ function setup(consentOverrides: Partial<Consent>, fake: Fake) {
     grantedAt: NOW - DAY,
     tokenIssuedAt: NOW - DAY,
     expiresAt: NOW + 60 * DAY,
+    refreshTokenExpiresAt: NOW + 60 * DAY,
     accounts: [],
     ...consentOverrides,
   }
@@ -107,6 +108,7 @@ function setup(consentOverrides: Partial<Consent>, fake: Fake) {
     settings: DEFAULT_SYNC_SETTINGS,
     metrics: createBankSyncMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
     logger: SILENT_LOGGER,
+    unsavedTokens: new Map<string, UnsavedTokens>(),
     commit: async (w: SyncWrite) => {
       fake.calls.push(`commit:${w.reason}`)
       writes.push(w)
