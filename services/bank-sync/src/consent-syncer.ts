@@ -232,7 +232,10 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
   } catch (err) {
     if (err instanceof PartitionFencedError) throw err
     if (err instanceof TokensNotSavedError) return tokensNotSaved(consent, err.cause, deps)
-    if (err instanceof BankConsentRevokedError && endedBy90Days(consent, err, deps.now())) {
+    if (
+      err instanceof BankConsentRevokedError &&
+      (await endVerdict(consent, err, tokens.accessToken, deps)) === 'EXPIRED'
+    ) {
       const written = await deps.commit({
         consent: { ...endTokens(consent), status: 'EXPIRED', statusReason: 'CONSENT_90_DAYS' },
         bankTransactions: [],
@@ -317,13 +320,41 @@ function tokensNotSaved(consent: Consent, err: unknown, deps: SyncDeps): SyncOut
 }
 
 /**
- * The bank's 401 / invalid_grant does not always say whether the user revoked the consent or
- * its 90 days ran out (the spec gives both the same answer). EXPIRED when the bank says so
- * (REASON CONSENT_EXPIRED on an API call), or when the consent's known end has passed by
- * the bank's clock (the answer's Date header; ours when it is absent or behind); else REVOKED.
+ * The spec gives a user's revocation and the end of an accounts consent's 90 days the same
+ * answer (401, or invalid_grant at the token endpoint), so the verdict is, in order:
+ * 1. the bank's own reason on an API call (REASON CONSENT_EXPIRED, or another reason: revoked);
+ * 2. for a refused refresh (no reason), one API call with the current access token to get that
+ *    reason (the bank answers 401 for a dead consent whatever the token's age);
+ * 3. else the consent's known end (for accounts: the refresh token's 90 days) against the
+ *    bank's clock (the answer's Date header; ours when absent or behind): passed → EXPIRED.
  */
-export function endedBy90Days(consent: Consent, err: BankConsentRevokedError, now: number): boolean {
-  if (err.reason === 'CONSENT_EXPIRED') return true
+async function endVerdict(
+  consent: Consent,
+  err: BankConsentRevokedError,
+  accessToken: string | undefined,
+  deps: SyncDeps,
+): Promise<'EXPIRED' | 'REVOKED'> {
+  const reason = endReason(err)
+  if (reason !== undefined) return reason
+  if (accessToken !== undefined) {
+    try {
+      await deps.bank.accounts.listAccounts({ accessToken, user: { involved: false } })
+    } catch (probe) {
+      if (probe instanceof BankConsentRevokedError) {
+        const probed = endReason(probe)
+        if (probed !== undefined) return probed
+      }
+    }
+  }
+  return pastEnd(consent, err, deps.now()) ? 'EXPIRED' : 'REVOKED'
+}
+
+function endReason(err: BankConsentRevokedError): 'EXPIRED' | 'REVOKED' | undefined {
+  if (err.reason === undefined) return undefined
+  return err.reason === 'CONSENT_EXPIRED' ? 'EXPIRED' : 'REVOKED'
+}
+
+export function pastEnd(consent: Consent, err: BankConsentRevokedError, now: number): boolean {
   // The consent's end as the rest of the sync enforces it (for accounts: the refresh token's 90 days).
   const end = consent.expiresAt ?? consent.refreshTokenExpiresAt
   if (end === null) return false
