@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { waitFor } from '../support/wait-for.ts'
-import { startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
+import { SIM_START, startHarness, type Harness, type Instance } from './support/bank-sync-harness.ts'
 
 async function counterValue(
   instance: Instance,
@@ -199,5 +199,53 @@ describe('consent lifecycle driven by the bank', () => {
       await fetch(`${gatewayUrl}/consents/${consentId}`, { headers: await as('customer-race') })
     ).json()) as { status: string }
     expect(view.status).toBe('ENDED')
+  })
+})
+
+describe('an accounts consent whose 90 days end while bank-sync was not looking', () => {
+  let h: Harness
+  let instance: Instance
+  // bank-sync's own clock: it does not see the bank's jump (as when bank-sync was down > 7 days
+  // and its clock and the bank's disagree), so it never announces EXPIRING.
+  let ours = SIM_START
+
+  beforeAll(async () => {
+    h = await startHarness()
+    instance = await h.startInstance({ now: () => ours, sync: { backfillDays: 10 } })
+  })
+  afterAll(async () => {
+    await h?.close()
+  })
+
+  it('ends EXPIRED (not REVOKED) when the bank refuses the refresh after the 90 days, without the warning window', async () => {
+    const gatewayUrl = instance.sync.gatewayUrl as string
+    const { consentId } = await h.grantThroughGateway(gatewayUrl, 'customer-jump', 'user1')
+    await h.waitForSync(instance, consentId, 0, 'synced')
+    const invalidGrantsBefore = h.sim.context.tokens.counters.invalidGrants
+
+    // In one step: the bank's clock passes the 90 days; ours moves 2 h, so the access
+    // token needs a refresh and, as far as bank-sync knows, 88 days are left.
+    h.sim.clock.advance(91 * 86_400_000)
+    ours = SIM_START + 2 * 3_600_000
+    const outcome = await h.waitForSync(instance, consentId, instance.syncs.length, 'stopped')
+    expect(outcome).toEqual({ kind: 'stopped', status: 'EXPIRED' })
+    // The bank refused the refresh: this is the invalid_grant path, not bank-sync's own expiry check.
+    expect(h.sim.context.tokens.counters.invalidGrants).toBeGreaterThan(invalidGrantsBefore)
+
+    const records = (
+      await h.readUntil(h.topics.consents, h.codecs.consent, 'the EXPIRED record', (r) =>
+        r.some((c) => c.key === consentId && c.value.status === 'EXPIRED'),
+      )
+    )
+      .filter((c) => c.key === consentId)
+      .map((c) => c.value)
+    expect(records.map((c) => c.status)).not.toContain('REVOKED')
+    expect(records.map((c) => c.status)).not.toContain('EXPIRING')
+    expect(records.at(-1)).toMatchObject({
+      status: 'EXPIRED',
+      statusReason: 'CONSENT_90_DAYS',
+      accessToken: null,
+      refreshToken: null,
+    })
   })
 })

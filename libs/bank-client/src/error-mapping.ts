@@ -155,6 +155,8 @@ export function toBankTokenError(err: unknown, call: FailedTokenCall): unknown {
   const opts = { operation: call.operation, requestId: call.requestId, status: err.status, cause: err }
   if (oauthError === 'invalid_grant' && call.grant === 'refresh_token') {
     // Also a refresh token that was rotated out: whoever holds the newest one may continue, this caller cannot.
+    // The answer does not say revoked from expired (90 days); the error keeps the answer (cause, with its
+    // Date header) so the caller can judge by the consent's end (bank-sync: consent-syncer endVerdict).
     return new BankConsentRevokedError(
       `${text}; the refresh token is revoked, expired or rotated out: restart the consent flow`,
       {

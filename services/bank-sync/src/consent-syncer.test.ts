@@ -13,7 +13,7 @@ import { createMetricsRegistry } from '@tep/observability'
 import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite, type UnsavedTokens } from './consent-syncer.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 import { addDays } from './sync-window.ts'
 
@@ -95,6 +95,7 @@ function setup(consentOverrides: Partial<Consent>, fake: Fake) {
     grantedAt: NOW - DAY,
     tokenIssuedAt: NOW - DAY,
     expiresAt: NOW + 60 * DAY,
+    refreshTokenExpiresAt: NOW + 60 * DAY,
     accounts: [],
     ...consentOverrides,
   }
@@ -107,6 +108,7 @@ function setup(consentOverrides: Partial<Consent>, fake: Fake) {
     settings: DEFAULT_SYNC_SETTINGS,
     metrics: createBankSyncMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
     logger: SILENT_LOGGER,
+    unsavedTokens: new Map<string, UnsavedTokens>(),
     commit: async (w: SyncWrite) => {
       fake.calls.push(`commit:${w.reason}`)
       writes.push(w)
@@ -241,5 +243,219 @@ describe('syncConsent', () => {
     const { consent, deps } = setup({ status: 'ENDED' }, fake)
     expect((await syncConsent(consent, deps)).kind).toBe('skipped')
     expect(fake.calls).toEqual([])
+  })
+})
+
+/**
+ * A bank that rotates refresh tokens like the real one: after a refresh, only the newest
+ * refresh token works (no grace here: the grace ran out while the broker was down).
+ */
+function rotatingBank(): Fake & { refreshes: () => number } {
+  const calls: string[] = []
+  let current = 'refresh-1'
+  let n = 1
+  let refreshes = 0
+  const bank = {
+    authorization: {
+      refresh: async (refreshToken: string): Promise<TokenSet> => {
+        calls.push(`refresh:${refreshToken}`)
+        if (refreshToken !== current) {
+          throw new BankConsentRevokedError('invalid_grant: refresh token was rotated out', {
+            operation: 'bank.oauth.refresh',
+            status: 401,
+            requestId: 'r',
+            details: { oauthError: 'invalid_grant' },
+          })
+        }
+        refreshes++
+        n++
+        current = `refresh-${n}`
+        return {
+          accessToken: `access-${n}`,
+          refreshToken: current,
+          tokenType: 'Bearer',
+          scope: 'AISP',
+          accessTokenExpiresAt: new Date(NOW + 3_600_000),
+          refreshTokenExpiresAt: new Date(NOW + 60 * DAY),
+          obtainedAt: new Date(NOW),
+          grant: 'refresh_token',
+          consentId: undefined,
+        }
+      },
+    },
+    accounts: {
+      listAccounts: async (call: CallOptions) => {
+        calls.push(`accounts:${String(call.accessToken)}`)
+        return [{ id: 'acc-1', currency: 'CZK', identification: { iban: 'CZ00' } }]
+      },
+      transactionPages: (_accountId: string, _query: { dateFrom: string }, call: CallOptions) => {
+        calls.push(`transactions:${String(call.accessToken)}`)
+        return (async function* (): AsyncGenerator<Page<Transaction>> {
+          yield { pageNumber: 0, pageCount: 1, pageSize: 100, items: [] }
+        })()
+      },
+    },
+  } as unknown as BankClient
+  return { bank, calls, dateFroms: [], refreshes: () => refreshes }
+}
+
+describe('syncConsent during a Kafka outage', () => {
+  it('keeps rotated tokens whose write failed, pauses the consent, and writes then uses them next time (no new refresh, never REVOKED)', async () => {
+    const fake = rotatingBank()
+    const { consent, deps, writes, cipher } = setup({ accessTokenExpiresAt: NOW + 30_000 }, fake)
+    let brokerDown = true
+    const commit = deps.commit
+    deps.commit = async (w: SyncWrite) => {
+      if (brokerDown) {
+        fake.calls.push(`commit-failed:${w.reason}`)
+        throw Object.assign(new Error('broker down'), { name: 'KafkaJSNonRetriableError' })
+      }
+      return commit(w)
+    }
+
+    // The stored consent still holds refresh-1, which the bank no longer accepts once rotated.
+    const first = await syncConsent(consent, deps)
+    expect(first).toMatchObject({ kind: 'backoff' })
+    const second = await syncConsent(consent, deps)
+    expect(second).toMatchObject({ kind: 'backoff' })
+    expect(fake.refreshes()).toBe(1)
+    expect(fake.calls).toEqual([
+      'refresh:refresh-1',
+      'commit-failed:TOKEN_REFRESH',
+      // The second attempt writes the kept pair first and does not refresh again.
+      'commit-failed:TOKEN_REFRESH',
+    ])
+
+    brokerDown = false
+    const third = await syncConsent(consent, deps)
+    expect(third).toMatchObject({ kind: 'synced' })
+    expect(fake.calls.slice(3)).toEqual([
+      'commit:TOKEN_REFRESH',
+      'accounts:access-2',
+      'transactions:access-2',
+      'commit:SYNC',
+    ])
+    expect(fake.refreshes()).toBe(1)
+    expect(writes.map((w) => [w.reason, w.consent.status])).toEqual([
+      ['TOKEN_REFRESH', 'ACTIVE'],
+      ['SYNC', 'ACTIVE'],
+    ])
+    expect(cipher.decrypt(writes[0]?.consent.refreshToken as string, consent.consentId)).toBe('refresh-2')
+    expect(deps.unsavedTokens.size).toBe(0)
+
+    // Later refreshes start from the saved token and keep working.
+    const saved = (third as { consent: Consent }).consent
+    const fourth = await syncConsent({ ...saved, accessTokenExpiresAt: NOW }, deps)
+    expect(fourth.kind).toBe('synced')
+    expect(fake.calls).toContain('refresh:refresh-2')
+    expect(writes.some((w) => w.consent.status === 'REVOKED')).toBe(false)
+  })
+
+  it('drops kept tokens once the stored consent holds other tokens (the failed write landed after all)', async () => {
+    const fake = rotatingBank()
+    const { consent, deps, cipher } = setup({ accessTokenExpiresAt: NOW + 30_000 }, fake)
+    deps.unsavedTokens.set(consent.consentId, {
+      basedOn: cipher.encrypt('older', consent.consentId),
+      fields: {
+        accessToken: cipher.encrypt('access-x', consent.consentId),
+        refreshToken: cipher.encrypt('refresh-x', consent.consentId),
+        accessTokenExpiresAt: NOW + 3_600_000,
+        refreshTokenExpiresAt: NOW + 60 * DAY,
+        tokenIssuedAt: NOW,
+      },
+    })
+    expect((await syncConsent(consent, deps)).kind).toBe('synced')
+    expect(fake.calls[0]).toBe('refresh:refresh-1')
+    expect(deps.unsavedTokens.size).toBe(0)
+  })
+})
+
+describe('syncConsent: revoked or expired', () => {
+  function refusedRefresh(bankDate: string | undefined): BankClient {
+    return {
+      authorization: {
+        refresh: async () => {
+          throw new BankConsentRevokedError('invalid_grant', {
+            operation: 'bank.oauth.refresh',
+            status: 401,
+            requestId: 'r',
+            details: { oauthError: 'invalid_grant' },
+            cause: { headers: bankDate === undefined ? {} : { date: bankDate } },
+          })
+        },
+      },
+    } as unknown as BankClient
+  }
+
+  it('a refused refresh after the 90 days by the bank clock (Date header) is EXPIRED, even without the warning window', async () => {
+    const { consent, deps, writes } = setup({ accessTokenExpiresAt: NOW, status: 'ACTIVE' }, fakeBank({}))
+    const bankNow = new Date(NOW + 61 * DAY).toUTCString()
+    expect(await syncConsent(consent, { ...deps, bank: refusedRefresh(bankNow) })).toEqual({
+      kind: 'stopped',
+      status: 'EXPIRED',
+    })
+    expect(writes.map((w) => [w.reason, w.consent.status, w.consent.statusReason, w.consent.refreshToken])).toEqual([
+      ['EXPIRED', 'EXPIRED', 'CONSENT_90_DAYS', null],
+    ])
+  })
+
+  it('a refused refresh before the end (by both clocks) is REVOKED', async () => {
+    const { consent, deps, writes } = setup({ accessTokenExpiresAt: NOW }, fakeBank({}))
+    const bankNow = new Date(NOW + 59 * DAY).toUTCString()
+    expect(await syncConsent(consent, { ...deps, bank: refusedRefresh(bankNow) })).toEqual({
+      kind: 'stopped',
+      status: 'REVOKED',
+    })
+    expect(writes.map((w) => w.reason)).toEqual(['REVOKED'])
+    const noDate = setup({ accessTokenExpiresAt: NOW }, fakeBank({}))
+    expect(await syncConsent(noDate.consent, { ...noDate.deps, bank: refusedRefresh(undefined) })).toEqual({
+      kind: 'stopped',
+      status: 'REVOKED',
+    })
+  })
+
+  it('a refused refresh asks the bank why with one API call: its REASON decides', async () => {
+    for (const [reason, status] of [
+      ['CONSENT_EXPIRED', 'EXPIRED'],
+      ['TOKEN_REVOKED', 'REVOKED'],
+    ] as const) {
+      const { consent, deps, writes } = setup({ accessTokenExpiresAt: NOW }, fakeBank({}))
+      const probed: string[] = []
+      const bank = {
+        authorization: refusedRefresh(undefined).authorization,
+        accounts: {
+          listAccounts: async (call: CallOptions) => {
+            probed.push(String(call.accessToken))
+            throw new BankConsentRevokedError('401', {
+              operation: 'bank.accounts.list',
+              status: 401,
+              requestId: 'r',
+              errors: [{ error: 'UNAUTHORISED', parameters: { REASON: reason } }],
+            })
+          },
+        },
+      } as unknown as BankClient
+      expect(await syncConsent(consent, { ...deps, bank })).toEqual({ kind: 'stopped', status })
+      expect(probed).toEqual(['access-1'])
+      expect(writes.map((w) => w.reason)).toEqual([status])
+    }
+  })
+
+  it('an API 401 with REASON CONSENT_EXPIRED is EXPIRED', async () => {
+    const { consent, deps, writes } = setup({}, fakeBank({}))
+    const bank = {
+      accounts: {
+        listAccounts: async () => {
+          throw new BankConsentRevokedError('401', {
+            operation: 'bank.accounts.list',
+            status: 401,
+            requestId: 'r',
+            errors: [{ error: 'UNAUTHORISED', parameters: { REASON: 'CONSENT_EXPIRED' } }],
+          })
+        },
+      },
+    } as unknown as BankClient
+    expect(await syncConsent(consent, { ...deps, bank })).toEqual({ kind: 'stopped', status: 'EXPIRED' })
+    expect(writes.map((w) => w.reason)).toEqual(['EXPIRED'])
   })
 })

@@ -70,6 +70,24 @@ export interface SyncDeps {
   commit: (write: SyncWrite) => Promise<Consent | null>
   metrics: BankSyncMetrics
   logger: SyncLogger
+  /**
+   * Rotated tokens the bank issued whose write to the consents topic failed, by consent id.
+   * Process-wide (it must outlive partition owners, which a broker outage's rebalance
+   * rebuilds): the bank has already rotated the refresh token, so these are the only
+   * working ones until they are written.
+   */
+  unsavedTokens: Map<string, UnsavedTokens>
+}
+
+type TokenFields = Pick<
+  Consent,
+  'accessToken' | 'refreshToken' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt' | 'tokenIssuedAt'
+>
+
+/** A refresh's result not yet durably written, and the sealed refresh token it replaced. */
+export interface UnsavedTokens {
+  basedOn: string | null
+  fields: TokenFields
 }
 
 export type SyncOutcome =
@@ -105,6 +123,33 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
   let consent = start
   const log = { consentId: consent.consentId }
   if (!SYNCING_STATUSES.has(consent.status)) return { kind: 'skipped', reason: `status ${consent.status}` }
+
+  const unsaved = deps.unsavedTokens.get(consent.consentId)
+  if (unsaved !== undefined) {
+    if (consent.refreshToken !== unsaved.basedOn) {
+      // Written after all (a commit reported failed but landed), or the consent was granted anew.
+      deps.unsavedTokens.delete(consent.consentId)
+    } else {
+      // The bank rotated the refresh token and the stored one stops working after its grace:
+      // write the kept pair before anything else, never refresh again from the stored one.
+      let written: Consent | null
+      try {
+        written = await deps.commit({
+          consent: { ...consent, ...unsaved.fields },
+          bankTransactions: [],
+          rawTransactions: [],
+          reason: 'TOKEN_REFRESH',
+        })
+      } catch (err) {
+        if (err instanceof PartitionFencedError) throw err
+        return tokensNotSaved(consent, err, deps)
+      }
+      deps.unsavedTokens.delete(consent.consentId)
+      if (written === null) return ENDED_MEANWHILE
+      consent = written
+      logger.info(log, 'rotated tokens kept in memory are now written; syncing resumes')
+    }
+  }
 
   const now = deps.now()
   if (consent.expiresAt !== null && now >= consent.expiresAt) {
@@ -186,6 +231,24 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
     }
   } catch (err) {
     if (err instanceof PartitionFencedError) throw err
+    if (err instanceof TokensNotSavedError) return tokensNotSaved(consent, err.cause, deps)
+    if (
+      err instanceof BankConsentRevokedError &&
+      (await endVerdict(consent, err, tokens.accessToken, deps)) === 'EXPIRED'
+    ) {
+      const written = await deps.commit({
+        consent: { ...endTokens(consent), status: 'EXPIRED', statusReason: 'CONSENT_90_DAYS' },
+        bankTransactions: [],
+        rawTransactions: [],
+        reason: 'EXPIRED',
+      })
+      metrics.expired.inc()
+      logger.warn(
+        { ...log, customerId: consent.customerId, reason: err.reason, requestId: err.requestId },
+        'consent expired (90 days, by the bank answer); the customer must consent again',
+      )
+      return { kind: 'stopped', status: written?.status ?? 'EXPIRED' }
+    }
     if (err instanceof BankConsentRevokedError) {
       const written = await deps.commit({
         consent: { ...endTokens(consent), status: 'REVOKED', statusReason: err.reason ?? 'HTTP_401' },
@@ -235,11 +298,84 @@ export function endTokens(consent: Consent): Consent {
   return { ...consent, accessToken: null, refreshToken: null, accessTokenExpiresAt: null }
 }
 
+/** The consents topic refused a rotated token pair's write (broker outage...). */
+class TokensNotSavedError extends Error {
+  override readonly cause: unknown
+  constructor(cause: unknown) {
+    super('the rotated tokens could not be written to the consents topic', { cause })
+    this.cause = cause
+  }
+}
+
+/** An outage pauses the consent (with the rotated tokens kept in memory); it never ends it. */
+function tokensNotSaved(consent: Consent, err: unknown, deps: SyncDeps): SyncOutcome {
+  const code = errorCode(err)
+  deps.metrics.apiErrors.inc({ code })
+  deps.logger.warn(
+    { consentId: consent.consentId, code, err },
+    'cannot write the rotated bank tokens to the consents topic (Kafka unavailable?): this consent pauses; ' +
+      'the tokens are kept in memory and written before its next sync',
+  )
+  return { kind: 'backoff', code, retryAfterMs: undefined, error: err }
+}
+
 /**
- * Refreshes ahead of expiry. The bank rotates the refresh token and invalidates the
- * old pair once the new one is used, so the new pair is committed to the consents
- * topic BEFORE the new access token is used; if that write fails, the new tokens
- * are dropped unused and the old refresh token still works for the next attempt.
+ * The spec gives a user's revocation and the end of an accounts consent's 90 days the same
+ * answer (401, or invalid_grant at the token endpoint), so the verdict is, in order:
+ * 1. the bank's own reason on an API call (REASON CONSENT_EXPIRED, or another reason: revoked);
+ * 2. for a refused refresh (no reason), one API call with the current access token to get that
+ *    reason (the bank answers 401 for a dead consent whatever the token's age);
+ * 3. else the consent's known end (for accounts: the refresh token's 90 days) against the
+ *    bank's clock (the answer's Date header; ours when absent or behind): passed → EXPIRED.
+ */
+async function endVerdict(
+  consent: Consent,
+  err: BankConsentRevokedError,
+  accessToken: string | undefined,
+  deps: SyncDeps,
+): Promise<'EXPIRED' | 'REVOKED'> {
+  const reason = endReason(err)
+  if (reason !== undefined) return reason
+  if (accessToken !== undefined) {
+    try {
+      await deps.bank.accounts.listAccounts({ accessToken, user: { involved: false } })
+    } catch (probe) {
+      if (probe instanceof BankConsentRevokedError) {
+        const probed = endReason(probe)
+        if (probed !== undefined) return probed
+      }
+    }
+  }
+  return pastEnd(consent, err, deps.now()) ? 'EXPIRED' : 'REVOKED'
+}
+
+function endReason(err: BankConsentRevokedError): 'EXPIRED' | 'REVOKED' | undefined {
+  if (err.reason === undefined) return undefined
+  return err.reason === 'CONSENT_EXPIRED' ? 'EXPIRED' : 'REVOKED'
+}
+
+export function pastEnd(consent: Consent, err: BankConsentRevokedError, now: number): boolean {
+  // The consent's end as the rest of the sync enforces it (for accounts: the refresh token's 90 days).
+  const end = consent.expiresAt ?? consent.refreshTokenExpiresAt
+  if (end === null) return false
+  return Math.max(now, bankDateOf(err) ?? 0) >= end
+}
+
+function bankDateOf(err: BankConsentRevokedError): number | undefined {
+  const headers = (err.cause as { headers?: Record<string, string | string[] | undefined> } | undefined)
+    ?.headers
+  const date = headers?.date
+  if (typeof date !== 'string') return undefined
+  const ms = Date.parse(date)
+  return Number.isNaN(ms) ? undefined : ms
+}
+
+/**
+ * Refreshes ahead of expiry. The bank rotates the refresh token (the old one works
+ * only for a short grace, 60 s at the simulator), so the new pair is committed to the
+ * consents topic BEFORE the new access token is used. If that write fails, the pair
+ * is kept in `unsavedTokens` and written first by the next sync: refreshing again
+ * from the stored (rotated-out) token would be refused and end the consent.
  */
 async function ensureFreshAccessToken(
   consent: Consent,
@@ -272,13 +408,30 @@ async function ensureFreshAccessToken(
     refreshTokenExpiresAt: next.refreshTokenExpiresAt?.getTime() ?? consent.refreshTokenExpiresAt,
     tokenIssuedAt: next.obtainedAt.getTime(),
   }
-  const written = await deps.commit({
-    consent: sealed,
-    bankTransactions: [],
-    rawTransactions: [],
-    reason: 'TOKEN_REFRESH',
-  })
   deps.metrics.tokenRefreshes.inc({ outcome: 'ok' })
+  deps.unsavedTokens.set(consent.consentId, {
+    basedOn: consent.refreshToken,
+    fields: {
+      accessToken: sealed.accessToken,
+      refreshToken: sealed.refreshToken,
+      accessTokenExpiresAt: sealed.accessTokenExpiresAt,
+      refreshTokenExpiresAt: sealed.refreshTokenExpiresAt,
+      tokenIssuedAt: sealed.tokenIssuedAt,
+    },
+  })
+  let written: Consent | null
+  try {
+    written = await deps.commit({
+      consent: sealed,
+      bankTransactions: [],
+      rawTransactions: [],
+      reason: 'TOKEN_REFRESH',
+    })
+  } catch (err) {
+    if (err instanceof PartitionFencedError) throw err
+    throw new TokensNotSavedError(err)
+  }
+  deps.unsavedTokens.delete(consent.consentId)
   if (written === null) return null
   return { consent: written, tokens: { accessToken: next.accessToken, refreshToken: next.refreshToken } }
 }

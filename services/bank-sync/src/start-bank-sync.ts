@@ -10,7 +10,7 @@ import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.
 import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
 import { CustomerTokenVerifier } from './customer-token.ts'
-import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS, type SyncSettings, type UnsavedTokens } from './consent-syncer.ts'
 import { ConsentView } from './consent-view.ts'
 import { createBankSyncMetrics, type BankSyncMetrics } from './metrics.ts'
 import {
@@ -157,6 +157,8 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
   const transactionalIdPrefix = options.transactionalIdPrefix ?? 'bank-sync'
 
   const owners = new Map<number, PartitionOwner>()
+  // Outlives the owners (rebuilt on every rebalance, e.g. during a broker outage).
+  const unsavedTokens = new Map<string, UnsavedTokens>()
   const refreshGauges = () => {
     const byStatus = new Map<string, number>()
     for (const owner of owners.values())
@@ -212,7 +214,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
         codecs,
         transactionalIdPrefix,
         schedule,
-        sync: { bank: bank as BankClient, cipher, now, settings, metrics, logger },
+        sync: { bank: bank as BankClient, cipher, now, settings, metrics, logger, unsavedTokens },
         hooks: options.hooks ?? {},
       })
       owners.set(partition, owner)
