@@ -34,6 +34,8 @@ describe('the bank-sync process killed (SIGKILL) in the middle of a sync', () =>
       BANK_REDIRECT_URI: h.redirectUri,
       CONSENT_GATEWAY_PORT: String(h.gatewayPort),
       TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      // The harness mints customer tokens with its own key: the process must accept them.
+      CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: h.customerTokenKey.toString('base64'),
       BANK_CONSENTS_TOPIC: h.topics.consents,
       BANK_TRANSACTIONS_TOPIC: h.topics.bankTransactions,
       BANK_RAW_TOPIC: h.topics.raw,

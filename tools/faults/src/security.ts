@@ -1,7 +1,7 @@
-import { createHmac, hkdfSync } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { readCommitted, ValueDecoder } from '@tep/check-topics'
+import { AuthorizationStateSigner, deriveStateKey, mintCustomerToken } from '@tep/bank-sync'
 import { TOPICS } from '@tep/kafka'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { FUZZ_PAN } from './fuzz.ts'
@@ -49,6 +49,7 @@ export async function scanLogsForSecrets(system: FaultSystem): Promise<SecurityR
     { what: 'enrichment client secret', value: system.secrets.enrichmentClientSecret },
     { what: 'bank client secret', value: system.secrets.bankClientSecret },
     { what: 'token encryption key', value: system.secrets.tokenEncryptionKey },
+    { what: 'customer token key', value: system.secrets.customerTokenKey },
     { what: 'full card number', value: FUZZ_PAN },
     ...[...system.secrets.observed].map((value) => ({ what: 'authorization code', value })),
     ...tokens.map((value) => ({ what: 'bank access/refresh token', value })),
@@ -75,18 +76,30 @@ export async function scanLogsForSecrets(system: FaultSystem): Promise<SecurityR
 interface Started {
   consentId: string
   state: string
+  /** PKCE S256 challenge the gateway put in the authorization URL (the bank checks the verifier). */
+  codeChallenge: string | undefined
+  /** The binding cookie of the browser that started the flow (`name=value`). */
+  cookie: string
 }
 
+/** Starts a consent as the bank application and its customer's browser do: customer token in, binding cookie out. */
 async function startConsent(system: FaultSystem, customerId: string): Promise<Started> {
-  const res = await fetch(`${system.gatewayUrl}/consents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customerId }) })
+  const token = await mintCustomerToken(Buffer.from(system.secrets.customerTokenKey, 'base64'), customerId)
+  const res = await fetch(`${system.gatewayUrl}/consents`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({}) })
   if (res.status !== 201) throw new Error(`POST /consents answered ${res.status}: ${await res.text()}`)
   const { consentId, authorizationUrl } = (await res.json()) as { consentId: string; authorizationUrl: string }
-  return { consentId, state: new URL(authorizationUrl).searchParams.get('state') ?? '' }
+  const params = new URL(authorizationUrl).searchParams
+  return {
+    consentId,
+    state: params.get('state') ?? '',
+    codeChallenge: params.get('code_challenge') ?? undefined,
+    cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
+  }
 }
 
 /** Grants at the bank simulator (as the user clicking "Grant") and returns the redirect to the gateway, whose code the run remembers. */
-export async function grantAtBank(system: FaultSystem, username: string, state: string): Promise<{ redirectUrl: string; bankConsentId: string }> {
-  const grant = await fetch(`${system.bankUrl}/__admin/consents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, scope: 'AISP', state }) })
+export async function grantAtBank(system: FaultSystem, username: string, started: Pick<Started, 'state' | 'codeChallenge'>): Promise<{ redirectUrl: string; bankConsentId: string }> {
+  const grant = await fetch(`${system.bankUrl}/__admin/consents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, scope: 'AISP', state: started.state, codeChallenge: started.codeChallenge }) })
   if (grant.status !== 201) throw new Error(`bank simulator did not grant for ${username}: ${grant.status} ${await grant.text()}`)
   const body = (await grant.json()) as { redirectUrl: string; code: string; consentId: string }
   system.secrets.observed.add(body.code)
@@ -96,22 +109,24 @@ export async function grantAtBank(system: FaultSystem, username: string, state: 
 /** A consent granted end to end through the gateway, as `npm start` does. */
 export async function grantConsent(system: FaultSystem, username: string, customerId: string): Promise<{ consentId: string; bankConsentId: string }> {
   const started = await startConsent(system, customerId)
-  const { redirectUrl, bankConsentId } = await grantAtBank(system, username, started.state)
-  const callback = await fetch(redirectUrl, { headers: { accept: 'application/json' } })
+  const { redirectUrl, bankConsentId } = await grantAtBank(system, username, started)
+  const callback = await fetch(redirectUrl, { headers: { accept: 'application/json', cookie: started.cookie } })
   if (callback.status !== 201) throw new Error(`consent gateway callback answered ${callback.status}: ${await callback.text()}`)
   return { consentId: started.consentId, bankConsentId }
 }
 
-async function callback(system: FaultSystem, query: Record<string, string>): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${system.gatewayUrl}/consents/callback?${new URLSearchParams(query)}`, { headers: { accept: 'application/json' } })
+async function callback(system: FaultSystem, query: Record<string, string>, cookie = ''): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${system.gatewayUrl}/consents/callback?${new URLSearchParams(query)}`, { headers: { accept: 'application/json', cookie } })
   return { status: res.status, body: await res.text() }
 }
 
-/** A state signed with the run's key the way the gateway signs (HKDF of the token key, HMAC-SHA256), but already expired. */
+/** A state signed with the run's key the way the gateway signs it (its own signer, clock an hour back), so already expired. */
 function expiredState(system: FaultSystem, consentId: string): string {
-  const key = Buffer.from(hkdfSync('sha256', Buffer.from(system.secrets.tokenEncryptionKey, 'base64'), Buffer.alloc(0), 'tep bank-sync authorization state v1', 32))
-  const body = Buffer.from(JSON.stringify({ consentId, customerId: 'faults-expired', scope: 'AISP', expiresAt: Date.now() - 60_000, nonce: 'faults-expired-nonce' })).toString('base64url')
-  return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`
+  const signer = new AuthorizationStateSigner({
+    key: deriveStateKey(Buffer.from(system.secrets.tokenEncryptionKey, 'base64')),
+    now: () => Date.now() - 3_600_000,
+  })
+  return signer.issue({ consentId, customerId: 'faults-expired', scope: 'AISP', binding: 'faults-expired-binding' }).state
 }
 
 /** The consent gateway refuses a replayed, expired or forged state and handles error=access_denied. */
@@ -125,11 +140,12 @@ export async function checkOAuthState(system: FaultSystem): Promise<SecurityResu
   }
   // Replayed: a completed consent's state used again, with a fresh code.
   const first = await startConsent(system, 'faults-replay')
-  const granted = await grantAtBank(system, 'user1', first.state)
-  const ok = await fetch(granted.redirectUrl, { headers: { accept: 'application/json' } })
+  const granted = await grantAtBank(system, 'user1', first)
+  const ok = await fetch(granted.redirectUrl, { headers: { accept: 'application/json', cookie: first.cookie } })
   if (ok.status !== 201) failures.push(`a genuine callback was refused (${ok.status}); the replay check proves nothing`)
-  const again = await grantAtBank(system, 'user1', first.state)
-  expect('replayed state', await callback(system, { code: new URL(again.redirectUrl).searchParams.get('code') ?? 'x', state: first.state }), 400, 'CONSENT_STATE_REUSED')
+  const again = await grantAtBank(system, 'user1', first)
+  // From the same browser (its cookie), so only the state's single use can refuse it.
+  expect('replayed state', await callback(system, { code: new URL(again.redirectUrl).searchParams.get('code') ?? 'x', state: first.state }, first.cookie), 400, 'CONSENT_STATE_REUSED')
   // Expired.
   const other = await startConsent(system, 'faults-expired')
   expect('expired state', await callback(system, { code: 'any-code', state: expiredState(system, other.consentId) }), 400, 'CONSENT_STATE_EXPIRED')
@@ -141,7 +157,7 @@ export async function checkOAuthState(system: FaultSystem): Promise<SecurityResu
   expect('forged state (made up)', await callback(system, { code: 'any-code', state: 'made-up-state' }), 400, 'CONSENT_STATE_MALFORMED')
   // The user said no at the bank.
   const denied = await startConsent(system, 'faults-denied')
-  expect('error=access_denied', await callback(system, { error: 'access_denied', state: denied.state }), 403, 'CONSENT_DENIED')
+  expect('error=access_denied', await callback(system, { error: 'access_denied', state: denied.state }, denied.cookie), 403, 'CONSENT_DENIED')
   return { passed: failures.length === 0, checks: 5, failures, notes }
 }
 

@@ -17,6 +17,8 @@ export interface RunSecrets {
   enrichmentClientSecret: string
   bankClientSecret: string
   tokenEncryptionKey: string
+  /** HMAC key of the customer tokens the run signs as the bank application would. */
+  customerTokenKey: string
   /** Filled as the run goes: authorization codes it saw, tokens it could read. */
   observed: Set<string>
 }
@@ -52,6 +54,7 @@ export class FaultSystem {
     enrichmentClientSecret: `enr-secret-${randomBytes(12).toString('hex')}`,
     bankClientSecret: `bank-secret-${randomBytes(12).toString('hex')}`,
     tokenEncryptionKey: randomBytes(32).toString('base64'),
+    customerTokenKey: randomBytes(32).toString('base64'),
     observed: new Set(),
   }
   readonly logDir: string
@@ -119,6 +122,7 @@ export class FaultSystem {
         BANK_REDIRECT_URI: redirectUri,
         CONSENT_GATEWAY_PORT: String(gatewayPort),
         TOKEN_ENCRYPTION_KEY: this.secrets.tokenEncryptionKey,
+        CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: this.secrets.customerTokenKey,
         SYNC_INTERVAL: '5s',
         SYNC_JITTER: '1s',
       },

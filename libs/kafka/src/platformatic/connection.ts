@@ -1,4 +1,4 @@
-import type { BaseOptions, SASLMechanismValue } from '@platformatic/kafka'
+import { Producer, type BaseOptions, type SASLMechanismValue } from '@platformatic/kafka'
 import type { KafkaSecurity } from '../client-kind.ts'
 
 /** What a @platformatic/kafka client needs to reach the cluster; kept by createKafka. */
@@ -48,4 +48,31 @@ export function baseOptions(connection: KafkaConnection, clientIdSuffix = ''): B
   if (sasl !== undefined)
     options.sasl = { mechanism: SASL_MECHANISMS[sasl.mechanism], username: sasl.username, password: sasl.password }
   return options
+}
+
+/** The instance's transactional producer (idempotent, acks all). */
+export function newTransactionalProducer(
+  connection: KafkaConnection,
+  transactionalId: string,
+  transactionTimeoutMs: number,
+): Producer<Buffer, Buffer, Buffer, Buffer> {
+  return new Producer({
+    ...baseOptions(connection, '-txn'),
+    transactionalId,
+    idempotent: true,
+    acks: -1,
+    // InitProducerId's transaction timeout is the client's `timeout`.
+    timeout: transactionTimeoutMs,
+  })
+}
+
+/**
+ * InitProducerId now: it aborts whatever a previous process with this id left open.
+ * -1/-1 ("no producer yet"): @platformatic/kafka 2.12.1 sends 0/0 by default,
+ * which the coordinator takes for a stale epoch of an existing transactional id
+ * and refuses (INVALID_PRODUCER_EPOCH), so a restarted instance could never start.
+ */
+export async function initTransactions(producer: Producer<Buffer, Buffer, Buffer, Buffer>): Promise<void> {
+  const probe = await producer.beginTransaction({ producerId: -1n, producerEpoch: -1 })
+  await probe.cancel()
 }

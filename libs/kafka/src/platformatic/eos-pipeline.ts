@@ -1,26 +1,18 @@
-import { hostname } from 'node:os'
-import { randomBytes } from 'node:crypto'
 import { PipelineError, errorCode } from '@tep/errors'
-import {
-  Consumer,
-  FetchIsolationLevels,
-  Producer,
-  type GroupAssignment,
-  type Message,
-  type MessagesStream,
-} from '@platformatic/kafka'
-import { createDlqRecord } from '../dlq-record.ts'
+import { Consumer, type GroupAssignment, type Message, type MessagesStream, type Producer } from '@platformatic/kafka'
 import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
 import { SILENT_LOGGER } from '../logger.ts'
-import type { OutputRecord, PipelineHooks, PipelineRecord, PipelineStatus, TopicPartition } from '../pipeline-types.ts'
+import type { OutputRecord, PipelineHooks, PipelineStatus, TopicPartition } from '../pipeline-types.ts'
 import { backoffDelay, resolveRetryPolicy } from '../retry-policy.ts'
 import { isRecordFailure, type TransactionalPipelineOptions } from '../pipeline-options.ts'
 import type { TransactionalPipeline } from '../transactional-pipeline.ts'
-import { baseOptions, type KafkaConnection } from './connection.ts'
-import { commitTransaction, toPipelineRecord, toWireMessage, type WireMessage } from './eos-transaction.ts'
+import { initTransactions, newTransactionalProducer, type KafkaConnection } from './connection.ts'
+import { EOS_DEFAULTS, eosConsumerOptions, resolveEosSettings } from './eos-options.ts'
+import { commitTransaction, toPipelineRecord, transactionWrites } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
 import {
   bufferedCount,
+  markCommitted,
   newPartitionState,
   takeDone,
   type InFlight,
@@ -29,15 +21,6 @@ import {
 } from './partition-state.ts'
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
 import { readStableOffsets } from './stable-offsets.ts'
-
-/** Documented defaults of the @platformatic/kafka loop (see libs/kafka/README.md). */
-export const EOS_DEFAULTS = {
-  concurrency: 16,
-  maxRecordsPerTransaction: 3_000,
-  commitIntervalMs: 5,
-  transactionTimeoutMs: 10_000,
-} as const
-
 
 /**
  * The exactly-once consume-transform-produce loop on @platformatic/kafka.
@@ -62,15 +45,8 @@ export function createPlatformaticPipeline(
   const hooks = options.hooks ?? {}
   const policy = resolveRetryPolicy(options.retryPolicy)
   const random = options.random ?? Math.random
-  const concurrency = options.concurrency ?? EOS_DEFAULTS.concurrency
-  const maxPerTxn = options.maxRecordsPerTransaction ?? EOS_DEFAULTS.maxRecordsPerTransaction
-  const lingerMs = options.commitIntervalMs ?? EOS_DEFAULTS.commitIntervalMs
-  if (!Number.isFinite(lingerMs) || lingerMs < 0)
-    throw new KafkaConfigError(`commitIntervalMs must be >= 0, got ${lingerMs}`)
-  const instanceId = options.instanceId ?? `${hostname()}-${randomBytes(4).toString('hex')}`
-  const transactionalId = `${options.transactionalIdPrefix}-${instanceId}`
+  const { concurrency, maxPerTxn, lingerMs, transactionalId, highWater } = resolveEosSettings(options)
   const { groupId, dlqTopic, transform } = options
-  const highWater = Math.max(4 * maxPerTxn, 1_000)
 
   let state: PipelineStatus['state'] = 'created'
   let crashed: PipelineStatus['crashed']
@@ -297,21 +273,9 @@ export function createPlatformaticPipeline(
 
   async function ensureProducer(): Promise<Producer> {
     if (producer !== undefined) return producer
-    const p = new Producer({
-      ...baseOptions(connection, '-txn'),
-      transactionalId,
-      idempotent: true,
-      acks: -1,
-      // InitProducerId's transaction timeout is the client's `timeout`.
-      timeout: options.transactionTimeoutMs ?? EOS_DEFAULTS.transactionTimeoutMs,
-    })
+    const p = newTransactionalProducer(connection, transactionalId, options.transactionTimeoutMs ?? EOS_DEFAULTS.transactionTimeoutMs)
     producer = p
-    // InitProducerId now: it aborts whatever a previous process with this id left open.
-    // -1/-1 ("no producer yet"): @platformatic/kafka 2.12.1 sends 0/0 by default,
-    // which the coordinator takes for a stale epoch of an existing transactional id
-    // and refuses (INVALID_PRODUCER_EPOCH), so a restarted instance could never start.
-    const probe = await p.beginTransaction({ producerId: -1n, producerEpoch: -1 })
-    await probe.cancel()
+    await initTransactions(p)
     return p
   }
 
@@ -325,20 +289,7 @@ export function createPlatformaticPipeline(
     const started = Date.now()
     const live = taken.filter((t) => parts.get(t.state.key) === t.state && t.state.epoch === t.epoch)
     if (live.length === 0) return
-    const writes: WireMessage[] = []
-    const deadLettered = new Map<Taken, { record: PipelineRecord; code: string; message: string }[]>()
-    for (const t of live) {
-      const dl: { record: PipelineRecord; code: string; message: string }[] = []
-      for (const { outcome: o } of t.done) {
-        if (o.kind === 'outputs') for (const out of o.outputs) writes.push(toWireMessage(out))
-        else {
-          const dlq = createDlqRecord(dlqTopic, o.record, { error: o.error, attempts: t.state.failures + 1, consumerGroup: groupId })
-          writes.push(toWireMessage(dlq))
-          dl.push({ record: o.record, code: errorCode(o.error), message: o.error instanceof Error ? o.error.message : String(o.error) })
-        }
-      }
-      deadLettered.set(t, dl)
-    }
+    const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId)
     try {
       const p = await ensureProducer()
       await commitTransaction(p, consumer!, writes, live.map((t) => t.done[t.done.length - 1]!.message))
@@ -362,12 +313,7 @@ export function createPlatformaticPipeline(
     }
     for (const t of live) {
       const s = t.state
-      if (s.failedAt === undefined || t.done[t.done.length - 1]!.message.offset >= s.failedAt) {
-        s.failedAt = undefined
-        s.failures = 0
-        s.pausedSince = undefined
-        s.pausedCode = ''
-      }
+      markCommitted(s, t.done[t.done.length - 1]!.message.offset)
       const dl = deadLettered.get(t) ?? []
       for (const d of dl) {
         logger.warn({ topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
@@ -448,19 +394,7 @@ export function createPlatformaticPipeline(
   }
 
   async function startClients(): Promise<void> {
-      const c = options.consumer ?? {}
-      consumer = new Consumer({
-        ...baseOptions(connection, '-consumer'),
-        groupId,
-        sessionTimeout: c.sessionTimeout ?? 30_000,
-        heartbeatInterval: c.heartbeatInterval ?? 3_000,
-        ...(c.rebalanceTimeout === undefined ? {} : { rebalanceTimeout: c.rebalanceTimeout }),
-        isolationLevel: FetchIsolationLevels.READ_COMMITTED,
-        autocommit: false,
-        maxWaitTime: c.maxWaitTimeInMs ?? 200,
-        ...(c.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: c.maxBytesPerPartition }),
-        ...(c.maxBytes === undefined ? {} : { maxBytes: c.maxBytes }),
-      })
+      consumer = new Consumer(eosConsumerOptions(connection, groupId, options.consumer))
       fetchControl.install(consumer)
       consumer.on('consumer:group:join', (payload) => onAssignment(payload.assignments))
       try {

@@ -1,7 +1,10 @@
 import type { Consumer, Message, MessageToProduce, Producer } from '@platformatic/kafka'
 import { compatibilityPartitioner } from '@platformatic/kafka'
 import type { IHeaders } from 'kafkajs'
+import { errorCode } from '@tep/errors'
+import { createDlqRecord } from '../dlq-record.ts'
 import type { OutputRecord, PipelineRecord } from '../pipeline-types.ts'
+import type { Taken } from './partition-state.ts'
 
 /**
  * Bytes of keys+values per `send` of one transaction. The broker refuses a
@@ -114,4 +117,36 @@ export async function commitTransaction(
     if (!tx.completed) await tx.abort().catch(() => undefined)
     throw new CommitFailure(err, endTxnSent)
   }
+}
+
+export interface DeadLettered {
+  record: PipelineRecord
+  code: string
+  message: string
+}
+
+/**
+ * What one transaction writes: every output, and a DLQ record for every record
+ * whose failure belongs to it; the dead letters per taken batch, for the hooks.
+ */
+export function transactionWrites(
+  live: Taken[],
+  dlqTopic: string,
+  groupId: string,
+): { writes: WireMessage[]; deadLettered: Map<Taken, DeadLettered[]> } {
+  const writes: WireMessage[] = []
+  const deadLettered = new Map<Taken, DeadLettered[]>()
+  for (const t of live) {
+    const dl: DeadLettered[] = []
+    for (const { outcome: o } of t.done) {
+      if (o.kind === 'outputs') for (const out of o.outputs) writes.push(toWireMessage(out))
+      else {
+        const dlq = createDlqRecord(dlqTopic, o.record, { error: o.error, attempts: t.state.failures + 1, consumerGroup: groupId })
+        writes.push(toWireMessage(dlq))
+        dl.push({ record: o.record, code: errorCode(o.error), message: o.error instanceof Error ? o.error.message : String(o.error) })
+      }
+    }
+    deadLettered.set(t, dl)
+  }
+  return { writes, deadLettered }
 }

@@ -109,3 +109,12 @@ export function bufferedCount(states: Iterable<PartitionState>): number {
   for (const s of states) n += s.queue.length + s.window.length + s.done.length
   return n
 }
+
+/** After a commit up to `lastOffset`: healthy again once the commit passed the record that failed. */
+export function markCommitted(s: PartitionState, lastOffset: bigint): void {
+  if (s.failedAt !== undefined && lastOffset < s.failedAt) return
+  s.failedAt = undefined
+  s.failures = 0
+  s.pausedSince = undefined
+  s.pausedCode = ''
+}

@@ -1,0 +1,63 @@
+import { hostname } from 'node:os'
+import { randomBytes } from 'node:crypto'
+import { FetchIsolationLevels, type ConsumerOptions } from '@platformatic/kafka'
+import { KafkaConfigError } from '../errors.ts'
+import type { TransactionalPipelineOptions } from '../pipeline-options.ts'
+import { baseOptions, type KafkaConnection } from './connection.ts'
+
+/** Documented defaults of the @platformatic/kafka loop (see libs/kafka/README.md). */
+export const EOS_DEFAULTS = {
+  concurrency: 16,
+  maxRecordsPerTransaction: 3_000,
+  commitIntervalMs: 5,
+  transactionTimeoutMs: 10_000,
+} as const
+
+export interface EosSettings {
+  concurrency: number
+  maxPerTxn: number
+  lingerMs: number
+  instanceId: string
+  transactionalId: string
+  /** Records buffered per partition before its fetches pause. */
+  highWater: number
+}
+
+/** The loop's settings from the pipeline options and EOS_DEFAULTS. */
+export function resolveEosSettings(options: TransactionalPipelineOptions): EosSettings {
+  const concurrency = options.concurrency ?? EOS_DEFAULTS.concurrency
+  const maxPerTxn = options.maxRecordsPerTransaction ?? EOS_DEFAULTS.maxRecordsPerTransaction
+  const lingerMs = options.commitIntervalMs ?? EOS_DEFAULTS.commitIntervalMs
+  if (!Number.isFinite(lingerMs) || lingerMs < 0)
+    throw new KafkaConfigError(`commitIntervalMs must be >= 0, got ${lingerMs}`)
+  // Without a stable name a restart cannot abort its predecessor's open transaction at once.
+  const instanceId = options.instanceId ?? `${hostname()}-${randomBytes(4).toString('hex')}`
+  return {
+    concurrency,
+    maxPerTxn,
+    lingerMs,
+    instanceId,
+    transactionalId: `${options.transactionalIdPrefix}-${instanceId}`,
+    highWater: Math.max(4 * maxPerTxn, 1_000),
+  }
+}
+
+/** The loop's consumer: read_committed, no autocommit (offsets go into the transactions). */
+export function eosConsumerOptions(
+  connection: KafkaConnection,
+  groupId: string,
+  c: TransactionalPipelineOptions['consumer'] = {},
+): ConsumerOptions<Buffer, Buffer, Buffer, Buffer> {
+  return {
+    ...baseOptions(connection, '-consumer'),
+    groupId,
+    sessionTimeout: c.sessionTimeout ?? 30_000,
+    heartbeatInterval: c.heartbeatInterval ?? 3_000,
+    ...(c.rebalanceTimeout === undefined ? {} : { rebalanceTimeout: c.rebalanceTimeout }),
+    isolationLevel: FetchIsolationLevels.READ_COMMITTED,
+    autocommit: false,
+    maxWaitTime: c.maxWaitTimeInMs ?? 200,
+    ...(c.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: c.maxBytesPerPartition }),
+    ...(c.maxBytes === undefined ? {} : { maxBytes: c.maxBytes }),
+  }
+}
