@@ -166,7 +166,7 @@ export const SCENARIOS: Scenario[] = [
       await sleep(1_500)
       const revoke = await fetch(`${system.bankUrl}/__admin/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ consentId: victim.bankConsentId }) })
       ctx.say(`  bank: consent ${victim.consentId} revoked by the user mid-sync (${revoke.status})`)
-      const statusOf = async (id: string) => ((await (await fetch(`${system.gatewayUrl}/consents/${id}`, { headers: { accept: 'application/json' } })).json()) as { status?: string }).status
+      const statusOf = (id: string) => system.consentStatus(id)
       // bank-sync learns of a revocation on its next call to the bank (it may be backing off after the bursts above).
       const waitFor = async (done: () => Promise<boolean>) => {
         const deadline = Date.now() + 180_000

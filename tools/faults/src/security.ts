@@ -109,6 +109,7 @@ export async function grantAtBank(system: FaultSystem, username: string, started
 /** A consent granted end to end through the gateway, as `npm start` does. */
 export async function grantConsent(system: FaultSystem, username: string, customerId: string): Promise<{ consentId: string; bankConsentId: string }> {
   const started = await startConsent(system, customerId)
+  system.customerOf.set(started.consentId, customerId)
   const { redirectUrl, bankConsentId } = await grantAtBank(system, username, started)
   const callback = await fetch(redirectUrl, { headers: { accept: 'application/json', cookie: started.cookie } })
   if (callback.status !== 201) throw new Error(`consent gateway callback answered ${callback.status}: ${await callback.text()}`)

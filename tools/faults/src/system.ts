@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
+import { mintCustomerToken } from '@tep/bank-sync'
 import { restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
 import { createKafka, ensureTopics, TOPIC_CATALOG } from '@tep/kafka'
 import type { Kafka } from 'kafkajs'
@@ -49,6 +50,8 @@ export class FaultSystem {
   traffic!: Traffic
   /** Gateway consent ids of the sample consents granted last. */
   consentIds: string[] = []
+  /** Customer of every consent the run started (reads of a consent need its customer's token). */
+  readonly customerOf = new Map<string, string>()
   private consentRound = 0
   readonly secrets: RunSecrets = {
     enrichmentClientSecret: `enr-secret-${randomBytes(12).toString('hex')}`,
@@ -137,7 +140,8 @@ export class FaultSystem {
   async grantSampleConsents(): Promise<void> {
     const round = this.consentRound++
     this.consentIds = []
-    for (const username of ['user1', 'user2']) this.consentIds.push((await grantConsent(this, username, `faults-${username}-${round}`)).consentId)
+    for (const username of ['user1', 'user2'])
+      this.consentIds.push((await grantConsent(this, username, `faults-${username}-${round}`)).consentId)
     this.say(`bank consents granted: ${this.consentIds.join(', ')}`)
   }
 
@@ -152,11 +156,20 @@ export class FaultSystem {
   async endedConsents(): Promise<string[]> {
     const out: string[] = []
     for (const id of this.consentIds) {
-      const res = await fetch(`${this.gatewayUrl}/consents/${id}`, { headers: { accept: 'application/json' } }).catch(() => undefined)
-      const status = res ? ((await res.json().catch(() => ({}))) as { status?: string }).status : 'unreachable'
+      const status = await this.consentStatus(id).catch(() => 'unreachable')
       if (status !== 'ACTIVE' && status !== 'EXPIRING') out.push(`${id} ${status}`)
     }
     return out
+  }
+
+  /** A consent's status as its customer reads it from the gateway (with the customer token, as the bank application would). */
+  async consentStatus(id: string): Promise<string | undefined> {
+    const customerId = this.customerOf.get(id)
+    if (customerId === undefined) throw new Error(`consent ${id} was not started by this run`)
+    const token = await mintCustomerToken(Buffer.from(this.secrets.customerTokenKey, 'base64'), customerId)
+    const res = await fetch(`${this.gatewayUrl}/consents/${id}`, { headers: { accept: 'application/json', authorization: `Bearer ${token}` } })
+    const body = (await res.json().catch(() => ({}))) as { status?: string }
+    return res.ok ? body.status : `HTTP ${res.status}`
   }
 
   /** The broker killed (SIGKILL) or stopped cleanly (SIGTERM), and started again on the same data. */
