@@ -22,7 +22,7 @@ const SASL_MECHANISMS: Record<NonNullable<KafkaSecurity['sasl']>['mechanism'], S
  * transaction's first AddPartitionsToTxn/Produce with CONCURRENT_TRANSACTIONS
  * until the commit markers are written (a few ms): with the default every
  * transaction paid up to a second (5-7k ev/s exactly-once against 42-56k with
- * 5-20 ms, /work/shared/reference/kafka-client-measurements.md). The Java client
+ * 5-20 ms, measured in docs/DECISIONS.md, issue 11). The Java client
  * backs off briefly for the same reason. Doubling from 5 ms, capped at 1 s.
  */
 export function retryDelay(_client: unknown, _operation: string, attempt: number): number {
