@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `npm run check-topics`: the independent exactly-once check of a cluster's
  * raw → enriched + DLQ topics. See --help.
