@@ -40,7 +40,11 @@ options:
   --events N            events per throughput scenario (default 50000)
   --naive-events N      events for the naive consumer (default 1500; it is slow by design)
   --latency-rate N      events per second for the latency run (default 1000)
-  --latency-seconds N   length of the latency run (default 20)
+  --latency-seconds N   measured length of the latency run (default 20)
+  --latency-warmup-seconds N
+                        seconds at the same rate before the measured ones (default 5): the
+                        first seconds of a fresh process pay for the JIT and new connections
+                        (p99 of everything is reported too, as p99MsWithWarmup)
   --crash-events N      events of the crash run (default 100000)
   --kills N             kill -9 of the ingest process during the crash run (default 3)
   --memory-shops N      shops in the table for the memory run, merchants = N/10 (default 1000000;
@@ -80,6 +84,7 @@ async function main(): Promise<number> {
       'naive-events': { type: 'string' },
       'latency-rate': { type: 'string' },
       'latency-seconds': { type: 'string' },
+      'latency-warmup-seconds': { type: 'string' },
       'crash-events': { type: 'string' },
       kills: { type: 'string' },
       'memory-shops': { type: 'string' },
@@ -97,6 +102,7 @@ async function main(): Promise<number> {
   const naiveEvents = num(values['naive-events'], 1_500, 'naive-events')
   const latencyRate = num(values['latency-rate'], 1_000, 'latency-rate')
   const latencySeconds = num(values['latency-seconds'], 20, 'latency-seconds')
+  const latencyWarmup = num(values['latency-warmup-seconds'], 5, 'latency-warmup-seconds')
   const crashEvents = num(values['crash-events'], 100_000, 'crash-events')
   const kills = num(values.kills, 3, 'kills')
   const memoryShops = num(values['memory-shops'], 1_000_000, 'memory-shops')
@@ -146,7 +152,7 @@ async function main(): Promise<number> {
       startedAt: started.toISOString(),
       complete,
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) },
-      settings: { clients, events, naiveEvents, latencyRate, latencySeconds, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
+      settings: { clients, events, naiveEvents, latencyRate, latencySeconds, latencyWarmupSeconds: latencyWarmup, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
       results: { ...primary, ...(naiveResult ? { naive: naiveResult } : {}), ...(backfillResult ? { backfill: backfillResult } : {}) },
       byClient,
       failures,
@@ -186,7 +192,7 @@ async function main(): Promise<number> {
               result = { ...(await ingestThroughput(ctx, sim, await warmTables(), events, 'single', port, client)) }
               break
             case 'latency':
-              result = { ...(await latency(ctx, sim, await warmTables(), latencyRate, latencySeconds, port, client)) }
+              result = { ...(await latency(ctx, sim, await warmTables(), latencyRate, latencySeconds, port, client, latencyWarmup)) }
               break
             case 'crash':
               result = { ...(await crash(ctx, sim, await warmTables(), crashEvents, kills, port, client)) }

@@ -123,4 +123,22 @@ describe('AvroSerde encoding', () => {
     expect((err as InvalidEventError).retriable).toBe(false)
     expect((err as Error).message).toBe('Shop value does not match its schema at: fetchedAt')
   })
+
+  it('encodes values of any size into separate buffers, also after a refused one', async () => {
+    const shops = new AvroSerde({ registry: registeringRegistry([]) }).topic('merchant.shops.v1', 'Shop')
+    await shops.register()
+    // 200 kB is past the 64 kB scratch buffer and avsc's own 1 kB one.
+    const big = { ...exampleShop(), tags: ['t'.repeat(200_000)] }
+    const bad = { ...exampleShop(), fetchedAt: 'x' } as unknown as ReturnType<typeof exampleShop>
+    const small = shops.encodeSync(exampleShop('small'))
+    expect(() => shops.encodeSync(bad)).toThrow(InvalidEventError)
+    const large = shops.encodeSync(big)
+    const again = shops.encodeSync(exampleShop('again'))
+    const decode = (b: Buffer): unknown => JSON.parse(JSON.stringify(avroSchemas.Shop.type.fromBuffer(confluentUnframe(b).body)))
+    // Each result owns its bytes: a later encode must not overwrite an earlier one.
+    expect(decode(small)).toEqual(exampleShop('small'))
+    expect(decode(large)).toEqual(big)
+    expect(decode(again)).toEqual(exampleShop('again'))
+    expect(confluentUnframe(large).schemaId).toBe(7)
+  })
 })

@@ -122,9 +122,9 @@ export class AvroSerde {
             code: 'SERDE_NOT_READY',
           })
         }
-        return confluentFrame(schemaId, toAvro(schema, value))
+        return encodeFramed(schema, schemaId, value)
       },
-      encode: async (value) => confluentFrame(await codec.register(), toAvro(schema, value)),
+      encode: async (value) => encodeFramed(schema, await codec.register(), value),
       decode: async (value) => {
         const decoded = (await this.decodeWith(schema.type, value)) as EventTypes[N]
         const problems = options.validate?.(decoded) ?? []
@@ -238,14 +238,44 @@ export class AvroSerde {
   }
 }
 
-function toAvro(schema: LoadedSchema, value: unknown): Buffer {
-  const paths: string[] = []
-  if (!schema.type.isValid(value, { errorHook: (path) => paths.push(path.join('.') || '(root)') })) {
-    // Field paths only: values may hold personal data.
-    throw new InvalidEventError(`${schema.name} value does not match its schema at: ${paths.join(', ')}`, {
-      schema: schema.name,
-      paths,
-    })
+/**
+ * Where values are encoded before they are copied out: avsc's toBuffer writes
+ * into a fixed 1 KB buffer and writes a second time when a value is larger (an
+ * enriched transaction often is), and framing then copied the body once more.
+ * Grows to the largest value seen.
+ */
+let scratch = Buffer.allocUnsafe(64 * 1024)
+
+/**
+ * The Confluent frame (magic byte, schema id) and the Avro body in one buffer,
+ * written once and copied once. avsc checks every value as it writes it (a
+ * wrong type, a missing field, an unknown enum symbol or union branch throws),
+ * so the separate isValid pass that names the bad fields runs only when the
+ * write fails: it cost about a tenth of the ingest's CPU on every record.
+ */
+function encodeFramed(schema: LoadedSchema, schemaId: number, value: unknown): Buffer {
+  for (;;) {
+    let end: number
+    try {
+      scratch.writeUInt8(CONFLUENT_MAGIC_BYTE, 0)
+      scratch.writeInt32BE(schemaId, 1)
+      end = schema.type.encode(value, scratch, HEADER_BYTES)
+    } catch {
+      // avsc's own message quotes the value (personal data): not kept as the cause.
+      throw invalidEvent(schema, value)
+    }
+    if (end >= 0) return Buffer.from(scratch.subarray(0, end))
+    // A negative answer is the number of bytes missing.
+    scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end))
   }
-  return schema.type.toBuffer(value)
+}
+
+function invalidEvent(schema: LoadedSchema, value: unknown): InvalidEventError {
+  const paths: string[] = []
+  schema.type.isValid(value, { errorHook: (path) => paths.push(path.join('.') || '(root)') })
+  // Field paths only: values may hold personal data.
+  return new InvalidEventError(
+    `${schema.name} value does not match its schema at: ${paths.length > 0 ? paths.join(', ') : '(root)'}`,
+    { schema: schema.name, paths },
+  )
 }

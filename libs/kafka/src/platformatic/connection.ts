@@ -1,4 +1,4 @@
-import { Producer, type BaseOptions, type SASLMechanismValue } from '@platformatic/kafka'
+import { Connection, Producer, type BaseOptions, type SASLMechanismValue } from '@platformatic/kafka'
 import type { KafkaSecurity } from '../client-kind.ts'
 
 /** What a @platformatic/kafka client needs to reach the cluster; kept by createKafka. */
@@ -75,4 +75,16 @@ export function newTransactionalProducer(
 export async function initTransactions(producer: Producer<Buffer, Buffer, Buffer, Buffer>): Promise<void> {
   const probe = await producer.beginTransaction({ producerId: -1n, producerEpoch: -1 })
   await probe.cancel()
+}
+
+/** Options of a bare protocol Connection (requests the clients do not offer), with the cluster's TLS and SASL. */
+export function connectionOptions(connection: KafkaConnection): NonNullable<ConstructorParameters<typeof Connection>[1]> {
+  const options: NonNullable<ConstructorParameters<typeof Connection>[1]> = {}
+  const { tls, sasl } = connection.security ?? {}
+  if (tls !== undefined) options.tls = tls === true ? {} : { ...tls }
+  if (sasl !== undefined)
+    options.sasl = { mechanism: SASL_MECHANISMS[sasl.mechanism], username: sasl.username, password: sasl.password }
+  if (connection.connectionTimeoutMs !== undefined) options.connectTimeout = connection.connectionTimeoutMs
+  if (connection.requestTimeoutMs !== undefined) options.requestTimeout = connection.requestTimeoutMs
+  return options
 }

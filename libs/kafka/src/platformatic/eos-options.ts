@@ -8,13 +8,21 @@ import { baseOptions, type KafkaConnection } from './connection.ts'
 /** Documented defaults of the @platformatic/kafka loop (see libs/kafka/README.md). */
 export const EOS_DEFAULTS = {
   concurrency: 16,
+  partitionsConsumedConcurrently: 1,
   maxRecordsPerTransaction: 3_000,
   commitIntervalMs: 5,
   transactionTimeoutMs: 10_000,
 } as const
 
 export interface EosSettings {
-  concurrency: number
+  /**
+   * Records transformed at once over all assigned partitions:
+   * concurrency × partitionsConsumedConcurrently, the same total the KafkaJS
+   * loop allows. Any partition may use all of it: a fetch answer usually
+   * carries one partition's records, and a per-partition window left the
+   * others' budget idle while that partition waited on its window.
+   */
+  maxInFlight: number
   maxPerTxn: number
   lingerMs: number
   instanceId: string
@@ -26,6 +34,7 @@ export interface EosSettings {
 /** The loop's settings from the pipeline options and EOS_DEFAULTS. */
 export function resolveEosSettings(options: TransactionalPipelineOptions): EosSettings {
   const concurrency = options.concurrency ?? EOS_DEFAULTS.concurrency
+  const partitions = options.partitionsConsumedConcurrently ?? EOS_DEFAULTS.partitionsConsumedConcurrently
   const maxPerTxn = options.maxRecordsPerTransaction ?? EOS_DEFAULTS.maxRecordsPerTransaction
   const lingerMs = options.commitIntervalMs ?? EOS_DEFAULTS.commitIntervalMs
   if (!Number.isFinite(lingerMs) || lingerMs < 0)
@@ -33,7 +42,7 @@ export function resolveEosSettings(options: TransactionalPipelineOptions): EosSe
   // Without a stable name a restart cannot abort its predecessor's open transaction at once.
   const instanceId = options.instanceId ?? `${hostname()}-${randomBytes(4).toString('hex')}`
   return {
-    concurrency,
+    maxInFlight: concurrency * partitions,
     maxPerTxn,
     lingerMs,
     instanceId,

@@ -2,7 +2,8 @@ import { PipelineError, errorCode } from '@tep/errors'
 import { Consumer, type GroupAssignment, type Message, type MessagesStream, type Producer } from '@platformatic/kafka'
 import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
 import { SILENT_LOGGER } from '../logger.ts'
-import type { OutputRecord, PipelineHooks, PipelineStatus, TopicPartition } from '../pipeline-types.ts'
+import { hookEmitter } from './hook-emitter.ts'
+import type { OutputRecord, PipelineStatus, TopicPartition } from '../pipeline-types.ts'
 import { backoffDelay, resolveRetryPolicy } from '../retry-policy.ts'
 import { isRecordFailure, type TransactionalPipelineOptions } from '../pipeline-options.ts'
 import type { TransactionalPipeline } from '../transactional-pipeline.ts'
@@ -13,6 +14,7 @@ import { FetchControl } from './fetch-control.ts'
 import {
   bufferedCount,
   markCommitted,
+  windowedCount,
   newPartitionState,
   takeDone,
   type InFlight,
@@ -21,6 +23,7 @@ import {
 } from './partition-state.ts'
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
 import { readStableOffsets } from './stable-offsets.ts'
+import { TxnOffsetCommitter } from './txn-offset-commit.ts'
 
 /**
  * The exactly-once consume-transform-produce loop on @platformatic/kafka.
@@ -45,7 +48,7 @@ export function createPlatformaticPipeline(
   const hooks = options.hooks ?? {}
   const policy = resolveRetryPolicy(options.retryPolicy)
   const random = options.random ?? Math.random
-  const { concurrency, maxPerTxn, lingerMs, transactionalId, highWater } = resolveEosSettings(options)
+  const { maxInFlight, maxPerTxn, lingerMs, transactionalId, highWater } = resolveEosSettings(options)
   const { groupId, dlqTopic, transform } = options
 
   let state: PipelineStatus['state'] = 'created'
@@ -59,22 +62,16 @@ export function createPlatformaticPipeline(
   let assignmentWaiters: ((tps: TopicPartition[]) => void)[] = []
   const parts = new Map<string, PartitionState>()
   const fetchControl = new FetchControl()
+  const offsetCommitter = new TxnOffsetCommitter(connection)
   const stopController = new AbortController()
   let wakeUp: (() => void) | undefined
-  /** Transforms running, all partitions. */
+  /** Transforms started and not yet released, all partitions (bounded by maxInFlight). */
   let inflight = 0
+  /** Where pumpAll starts, so that freed budget goes round the partitions. */
+  let pumpRotation = 0
   const currentState = (): PipelineStatus['state'] => state
 
-  function emit<K extends keyof PipelineHooks>(name: K, event: Parameters<NonNullable<PipelineHooks[K]>>[0]): void {
-    const hook = hooks[name] as ((e: typeof event) => void) | undefined
-    if (hook === undefined) return
-    try {
-      hook(event)
-    } catch (err) {
-      // A throwing metrics hook after a commit must not look like a failed commit.
-      logger.error({ err, hook: name }, 'pipeline hook threw; ignored')
-    }
-  }
+  const emit = hookEmitter(hooks, logger)
 
   function wake(): void {
     const w = wakeUp
@@ -190,24 +187,24 @@ export function createPlatformaticPipeline(
     pump(s)
   }
 
-  // --- the loop ---------------------------------------------------------------------------
+  // --- transforms: ordered windows per partition, one in-flight budget ---------------------
 
-  // --- transforms: a sliding window per partition ----------------------------------------
-
-  /** Starts transforms of queued records while the partition's window has room. */
+  /** Starts transforms of the partition's queued records while the in-flight budget has room. */
   function pump(s: PartitionState): void {
+    let room = maxInFlight - windowedCount(parts.values())
     while (
       state === 'running' &&
       parts.get(s.key) === s &&
       !s.paused &&
       s.floorKnown &&
       s.queue.length > 0 &&
-      s.window.length < concurrency &&
+      room > 0 &&
       s.done.length < maxPerTxn
     ) {
       const message = s.queue.shift()!
       const entry: InFlight = { message, record: toPipelineRecord(message), settled: undefined }
       s.window.push(entry)
+      room -= 1
       const epoch = s.epoch
       const attempt = s.failures + 1
       inflight += 1
@@ -224,6 +221,14 @@ export function createPlatformaticPipeline(
         })
     }
     if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
+  }
+
+  /** Offers freed budget to every partition in turn, so that one partition's backlog does not starve the others. */
+  function pumpAll(): void {
+    const states = [...parts.values()]
+    if (states.length === 0) return
+    pumpRotation = (pumpRotation + 1) % states.length
+    for (let i = 0; i < states.length; i++) pump(states[(pumpRotation + i) % states.length]!)
   }
 
   /** Moves the settled head of the window, in offset order, to `done`; a systemic failure pauses the partition. */
@@ -244,7 +249,7 @@ export function createPlatformaticPipeline(
       }
     }
     wake()
-    pump(s)
+    pumpAll()
   }
 
   // --- transactions: one at a time, over every partition ----------------------------------
@@ -292,7 +297,7 @@ export function createPlatformaticPipeline(
     const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId)
     try {
       const p = await ensureProducer()
-      await commitTransaction(p, consumer!, writes, live.map((t) => t.done[t.done.length - 1]!.message))
+      await commitTransaction(p, consumer!, offsetCommitter, writes, live.map((t) => t.done[t.done.length - 1]!.message))
     } catch (error) {
       await dropProducer()
       for (const t of live) emit('onAborted', { topic: t.state.topic, partition: t.state.partition, reason: 'commit failed', error })
@@ -400,10 +405,7 @@ export function createPlatformaticPipeline(
       try {
         await ensureProducer()
         const metadata = await consumer.metadata({ topics: options.topics })
-        for (const topic of options.topics) {
-          const id = metadata.topics.get(topic)?.id
-          if (id !== undefined) fetchControl.setTopicId(topic, id)
-        }
+        for (const [topic, t] of metadata.topics) if (t?.id !== undefined) fetchControl.setTopicId(topic, t.id)
         if (currentState() !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
         state = 'running'
         stream = await consumer.consume({
@@ -441,5 +443,6 @@ export function createPlatformaticPipeline(
     // close() leaves the group, so the partitions move at once instead of after the session timeout.
     await consumer?.close().catch((err: unknown) => logger.warn({ err }, 'consumer close failed'))
     await dropProducer()
+    await offsetCommitter.close()
   }
 }

@@ -110,6 +110,13 @@ export function bufferedCount(states: Iterable<PartitionState>): number {
   return n
 }
 
+/** Records in the windows (started, not yet released) of all partitions: what the in-flight budget counts. */
+export function windowedCount(states: Iterable<PartitionState>): number {
+  let n = 0
+  for (const s of states) n += s.window.length
+  return n
+}
+
 /** After a commit up to `lastOffset`: healthy again once the commit passed the record that failed. */
 export function markCommitted(s: PartitionState, lastOffset: bigint): void {
   if (s.failedAt !== undefined && lastOffset < s.failedAt) return

@@ -1,6 +1,6 @@
 import { Connection, offsetFetchV8, type Consumer } from '@platformatic/kafka'
 import type { TopicPartition } from '../pipeline-types.ts'
-import type { KafkaConnection } from './connection.ts'
+import { connectionOptions, type KafkaConnection } from './connection.ts'
 import { hasProtocolError } from './protocol-errors.ts'
 
 /** How often an UNSTABLE_OFFSET_COMMIT answer is asked again. */
@@ -59,17 +59,4 @@ export async function readStableOffsets(
     }
     await new Promise((resolve) => setTimeout(resolve, UNSTABLE_POLL_MS))
   }
-}
-
-function connectionOptions(connection: KafkaConnection) {
-  const options: ConstructorParameters<typeof Connection>[1] = {}
-  const { tls, sasl } = connection.security ?? {}
-  if (tls !== undefined) options.tls = tls === true ? {} : { ...tls }
-  if (sasl !== undefined)
-    options.sasl = {
-      mechanism: sasl.mechanism === 'plain' ? 'PLAIN' : sasl.mechanism === 'scram-sha-256' ? 'SCRAM-SHA-256' : 'SCRAM-SHA-512',
-      username: sasl.username,
-      password: sasl.password,
-    }
-  return options
 }

@@ -1,0 +1,51 @@
+import { compatibilityPartitioner } from '@platformatic/kafka'
+import { describe, expect, it } from 'vitest'
+import { assignPartitions, chunkMessages, type WireMessage } from './eos-transaction.ts'
+
+const msg = (topic: string, key: string, bytes: number, partition?: number): WireMessage => ({
+  topic,
+  key: Buffer.from(key),
+  value: Buffer.alloc(bytes),
+  ...(partition === undefined ? {} : { partition }),
+})
+
+describe('assignPartitions', () => {
+  it("gives keyed messages the Java client's partition and keeps explicit ones", () => {
+    const messages = [msg('out', 'tx-1', 10), msg('out', 'tx-2', 10), msg('other', 'tx-1', 10, 5)]
+    assignPartitions(messages, (topic) => (topic === 'out' ? 6 : 12))
+    expect(messages[0]!.partition).toBe(compatibilityPartitioner(messages[0]!, Buffer.from('tx-1')) % 6)
+    expect(messages[1]!.partition).toBe(compatibilityPartitioner(messages[1]!, Buffer.from('tx-2')) % 6)
+    expect(messages[2]!.partition).toBe(5)
+  })
+})
+
+describe('chunkMessages', () => {
+  it('puts a transaction spread over partitions in one send when no partition exceeds its bound', () => {
+    // 3,000 records of 900 bytes over 6 partitions: 2.7 MB, about 450 kB per partition.
+    const messages = Array.from({ length: 3_000 }, (_, i) => msg('out', `k${i}`, 900, i % 6))
+    const chunks = chunkMessages(messages, 512 * 1024, 8 * 1024 * 1024)
+    expect(chunks).toHaveLength(1)
+    expect(chunks[0]).toEqual(messages)
+  })
+
+  it('splits when one partition would pass its bound, keeping the order', () => {
+    // All on one partition (a skewed key): 3,000 × 900 bytes must not go as one 2.7 MB batch.
+    const messages = Array.from({ length: 3_000 }, (_, i) => msg('out', `k${i}`, 900, 0))
+    const chunks = chunkMessages(messages, 512 * 1024, 8 * 1024 * 1024)
+    expect(chunks.length).toBeGreaterThanOrEqual(6)
+    expect(chunks.flat()).toEqual(messages)
+    for (const chunk of chunks) expect(chunk.reduce((n, m) => n + m.value!.length + m.key!.length + 64, 0)).toBeLessThanOrEqual(512 * 1024)
+  })
+
+  it('bounds the whole send and sends a message larger than the bound alone', () => {
+    const messages = [msg('a', 'x', 100, 0), msg('a', 'y', 2_000, 1), msg('a', 'z', 100, 2)]
+    const chunks = chunkMessages(messages, 10_000, 1_000)
+    expect(chunks.map((c) => c.map((m) => m.key!.toString()))).toEqual([['x'], ['y'], ['z']])
+  })
+
+  it('counts partitions of different topics apart', () => {
+    const messages = [msg('a', 'x', 600, 0), msg('b', 'y', 600, 0)]
+    expect(chunkMessages(messages, 1_000, 10_000)).toHaveLength(1)
+    expect(chunkMessages([msg('a', 'x', 600, 0), msg('a', 'y', 600, 0)], 1_000, 10_000)).toHaveLength(2)
+  })
+})
