@@ -32,7 +32,11 @@ export interface TransactionalPipelineOptions {
   transform: Transform
   /** Where records with a record-specific (non-retriable) failure go: original bytes, card numbers masked (same length). */
   dlqTopic: string
-  /** Records of one partition transformed at the same time; default 16. */
+  /**
+   * Records of one partition transformed at the same time; default 16. On
+   * @platformatic/kafka the loop has one budget of concurrency ×
+   * partitionsConsumedConcurrently records over all assigned partitions.
+   */
   concurrency?: number
   /** Partitions processed at the same time (KafkaJS partitionsConsumedConcurrently); default 1. */
   partitionsConsumedConcurrently?: number
