@@ -18,6 +18,7 @@ import { PipelineExporter, VIEW_GROUP_PREFIX } from './start/pipeline-exporter.t
 import { obtainStack } from './start/stack.ts'
 import { ReadinessPoller, renderScreen, renderSummaryLine, takeSnapshot, type Watched } from './start/status-report.ts'
 import { DEFAULT_RESTART_POLICY, SupervisedService } from './start/supervisor.ts'
+import { INGEST_NODE_OPTIONS } from '@tep/transaction-ingest'
 
 const HELP = `usage: npm start [-- options]
 
@@ -160,7 +161,8 @@ async function main(): Promise<number> {
     const specs: ServiceSpec[] = [
       { name: 'refresher', script: 'services/refresher/src/main.ts', env: enrichmentEnv },
       { name: 'invalidation-poller', script: 'services/invalidation-poller/src/main.ts', env: { ...enrichmentEnv, INVALIDATIONS_POLL_INTERVAL: '5s' } },
-      { name: 'transaction-ingest', script: 'services/transaction-ingest/src/main.ts', env: enrichmentEnv },
+      // A larger young generation (services/transaction-ingest/README.md, "Runtime").
+      { name: 'transaction-ingest', script: 'services/transaction-ingest/src/main.ts', env: { ...enrichmentEnv, NODE_OPTIONS: INGEST_NODE_OPTIONS } },
     ]
     const health: Array<{ name: string; url: string; service: SupervisedService }> = []
     for (const spec of specs) {

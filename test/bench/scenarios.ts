@@ -1,4 +1,5 @@
 import { PRODUCER_DEFAULTS, TOPICS } from '@tep/kafka'
+import { INGEST_NODE_OPTIONS } from '@tep/transaction-ingest'
 import { generateRawEvents } from '@tep/sample-traffic'
 import { SimDataset } from '@tep/sim-data'
 import { CpuMeter, perEvent } from './cpu.ts'
@@ -48,6 +49,8 @@ export async function ingestTopics(ctx: BenchContext, name: string, raw: string 
 export function startIngest(ctx: BenchContext, sim: SimHandle, topics: IngestTopics, mode: 'single' | 'batch', metricsPort: number, client: BenchClient, extraEnv: NodeJS.ProcessEnv = {}) {
   return spawnNode(ctx, `ingest-${mode}-${client}`, 'services/transaction-ingest/src/main.ts', [], {
     KAFKA_CLIENT: client,
+    // As the service is deployed (compose, k8s, npm start): services/transaction-ingest/README.md, "Runtime".
+    NODE_OPTIONS: INGEST_NODE_OPTIONS,
     // The KafkaJS loop commits one transaction per input partition: the service default of
     // 3,000 records (sized for @platformatic/kafka's one transaction over all partitions) puts
     // them in one record batch over the broker's 1 MB limit, answered MESSAGE_TOO_LARGE
