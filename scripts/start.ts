@@ -12,12 +12,12 @@ import { SimDataset } from '@tep/sim-data'
 import { grantSampleConsents } from './start/bank-consents.ts'
 import { SampleTraffic } from './start/card-traffic.ts'
 import { waitForHttp } from './start/child-service.ts'
-import { freePort } from './start/free-port.ts'
 import { LiveView, WATCHED } from './start/live-view.ts'
 import { PipelineExporter, VIEW_GROUP_PREFIX } from './start/pipeline-exporter.ts'
 import { obtainStack } from './start/stack.ts'
 import { ReadinessPoller, renderScreen, renderSummaryLine, takeSnapshot, type Watched } from './start/status-report.ts'
 import { DEFAULT_RESTART_POLICY, SupervisedService } from './start/supervisor.ts'
+import { freePort } from '@tep/local-stack'
 import { INGEST_NODE_OPTIONS } from '@tep/transaction-ingest'
 
 const HELP = `usage: npm start [-- options]

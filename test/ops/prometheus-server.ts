@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parser } from '@prometheus-io/lezer-promql'
-import { freePort } from '../../scripts/start/free-port.ts'
+import { freePort } from '@tep/local-stack'
 import { waitFor } from '../support/wait-for.ts'
 import { loadRules, prometheusPath, repoRoot, rulesFile } from './prometheus-tools.ts'
 

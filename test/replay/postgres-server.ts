@@ -7,9 +7,9 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '@tep/local-stack'
 
 export interface PostgresServer {
   url: string
@@ -26,18 +26,6 @@ function binDir(): string {
   if (versions[0] === undefined)
     throw new Error('no PostgreSQL server under /usr/lib/postgresql; run npm test (its pretest installs it) or set PG_BIN')
   return `/usr/lib/postgresql/${versions[0]}/bin`
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 export async function startPostgres(): Promise<PostgresServer> {

@@ -1,7 +1,7 @@
 import net from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { LocalStackError } from './errors.ts'
-import { assertPortsFree, choosePorts } from './ports.ts'
+import { assertPortsFree, choosePorts, freePort } from './ports.ts'
 
 describe('choosePorts', () => {
   it('keeps given ports and fills the others with distinct free ones', async () => {
@@ -34,6 +34,22 @@ describe('assertPortsFree', () => {
       expect((error as LocalStackError).message).toContain('STACK_REGISTRY_PORT')
     } finally {
       await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
+
+describe('freePort', () => {
+  it('gives the preferred port when it is free, another one when it is taken', async () => {
+    const preferred = await freePort()
+    expect(await freePort(preferred)).toBe(preferred)
+    const holder = net.createServer()
+    await new Promise<void>((resolve) => holder.listen(preferred, '127.0.0.1', () => resolve()))
+    try {
+      const other = await freePort(preferred)
+      expect(other).not.toBe(preferred)
+      expect(other).toBeGreaterThan(0)
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
     }
   })
 })

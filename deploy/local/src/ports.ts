@@ -32,6 +32,24 @@ function close(server: net.Server): Promise<void> {
 }
 
 /**
+ * A free port on 127.0.0.1: `preferred` when it is free, otherwise any. The
+ * port is released before this resolves, so another process could still take
+ * it first; callers that need several distinct ports use choosePorts.
+ */
+export async function freePort(preferred = 0): Promise<number> {
+  const tryPort = async (port: number): Promise<number | undefined> => {
+    const server = await listen(port).catch(() => undefined)
+    if (server === undefined) return undefined
+    const got = (server.address() as net.AddressInfo).port
+    await close(server)
+    return got
+  }
+  const port = (preferred > 0 ? await tryPort(preferred) : undefined) ?? (await tryPort(0))
+  if (port === undefined) throw new LocalStackError('no free port on 127.0.0.1', { code: 'PORT_BUSY' })
+  return port
+}
+
+/**
  * Picks free loopback ports for the roles not given. All are held open together
  * while choosing, so the four are distinct; another process could still grab one
  * before the JVM binds it, which the start-up reports as a busy port.

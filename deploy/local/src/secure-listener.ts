@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { LocalStackError } from './errors.ts'
+import { freePort } from './ports.ts'
 
 const run = promisify(execFile)
 
@@ -34,18 +34,6 @@ export const DEFAULT_SECURE_USERS = {
   plain: { username: 'tep-plain', password: 'tep-plain-secret' },
   scram: { username: 'tep-scram', password: 'tep-scram-secret' },
 } as const
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 async function openssl(args: string[], cwd: string): Promise<void> {
   try {

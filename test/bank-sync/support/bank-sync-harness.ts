@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
 import { inject } from 'vitest'
+import { freePort } from '@tep/local-stack'
 import { startBankSim, type BankSim } from '@tep/bank-sim'
 import { createBankClient, type BankClient, type Transaction } from '@tep/bank-client'
 import {
@@ -103,18 +103,6 @@ export interface Harness {
     kind?: SyncOutcome['kind'],
   ): Promise<SyncOutcome>
   close(): Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** The enrichment simulator's data set the bank simulator's card payments and merchant transfers point at. */

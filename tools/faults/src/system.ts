@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { mintCustomerToken } from '@tep/bank-sync'
-import { restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
+import { freePort, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
 import { createKafka, ensureTopics, TOPIC_CATALOG } from '@tep/kafka'
 import type { Kafka } from 'kafkajs'
 import { grantConsent } from './security.ts'
@@ -22,17 +21,6 @@ export interface RunSecrets {
   customerTokenKey: string
   /** Filled as the run goes: authorization codes it saw, tokens it could read. */
   observed: Set<string>
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /**
