@@ -153,18 +153,13 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
 
   const now = deps.now()
   if (consent.expiresAt !== null && now >= consent.expiresAt) {
-    const written = await deps.commit({
-      consent: { ...endTokens(consent), status: 'EXPIRED', statusReason: 'CONSENT_90_DAYS' },
-      bankTransactions: [],
-      rawTransactions: [],
-      reason: 'EXPIRED',
-    })
+    const ended = await endConsent(consent, 'EXPIRED', 'CONSENT_90_DAYS', deps)
     metrics.expired.inc()
     logger.warn(
       { ...log, expiresAt: new Date(consent.expiresAt).toISOString() },
       'consent expired (90 days); the customer must consent again',
     )
-    return { kind: 'stopped', status: written?.status ?? 'EXPIRED' }
+    return ended
   }
   if (
     consent.status === 'ACTIVE' &&
@@ -236,32 +231,22 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
       err instanceof BankConsentRevokedError &&
       (await endVerdict(consent, err, tokens.accessToken, deps)) === 'EXPIRED'
     ) {
-      const written = await deps.commit({
-        consent: { ...endTokens(consent), status: 'EXPIRED', statusReason: 'CONSENT_90_DAYS' },
-        bankTransactions: [],
-        rawTransactions: [],
-        reason: 'EXPIRED',
-      })
+      const ended = await endConsent(consent, 'EXPIRED', 'CONSENT_90_DAYS', deps)
       metrics.expired.inc()
       logger.warn(
         { ...log, customerId: consent.customerId, reason: err.reason, requestId: err.requestId },
         'consent expired (90 days, by the bank answer); the customer must consent again',
       )
-      return { kind: 'stopped', status: written?.status ?? 'EXPIRED' }
+      return ended
     }
     if (err instanceof BankConsentRevokedError) {
-      const written = await deps.commit({
-        consent: { ...endTokens(consent), status: 'REVOKED', statusReason: err.reason ?? 'HTTP_401' },
-        bankTransactions: [],
-        rawTransactions: [],
-        reason: 'REVOKED',
-      })
+      const ended = await endConsent(consent, 'REVOKED', err.reason ?? 'HTTP_401', deps)
       metrics.revocations.inc()
       logger.warn(
         { ...log, customerId: consent.customerId, reason: err.reason, requestId: err.requestId },
         'the bank revoked the consent: syncing stops, the customer must consent again',
       )
-      return { kind: 'stopped', status: written?.status ?? 'REVOKED' }
+      return ended
     }
     const code = errorCode(err)
     metrics.apiErrors.inc({ code })
@@ -292,6 +277,22 @@ export function resealed(consent: Consent, cipher: TokenCipher): Consent {
   const again = (envelope: string | null): string | null =>
     envelope !== null && cipher.needsReencryption(envelope) ? cipher.reencrypt(envelope, consent.consentId) : envelope
   return { ...consent, accessToken: again(consent.accessToken), refreshToken: again(consent.refreshToken) }
+}
+
+/** Writes the consent's end (its tokens dropped, no transactions); the outcome names the status as written. */
+async function endConsent(
+  consent: Consent,
+  status: 'EXPIRED' | 'REVOKED',
+  statusReason: string,
+  deps: SyncDeps,
+): Promise<SyncOutcome> {
+  const written = await deps.commit({
+    consent: { ...endTokens(consent), status, statusReason },
+    bankTransactions: [],
+    rawTransactions: [],
+    reason: status,
+  })
+  return { kind: 'stopped', status: written?.status ?? status }
 }
 
 export function endTokens(consent: Consent): Consent {
