@@ -87,8 +87,10 @@ describe('scanTopic', () => {
     const producer = kit.producer()
     await producer.connect()
     await producer.send({ topic, messages: [{ value: 'x' }] })
-    // Joining a consumer group alone takes far longer than 1 ms.
-    const failure = await scan(topic, { timeoutMs: 1 }).catch((err: unknown) => err)
+    // The handler of the first record holds the scan until the test has its error.
+    const stuck = Promise.withResolvers<void>()
+    const failure = await scan(topic, { timeoutMs: 500, during: () => stuck.promise }).catch((err: unknown) => err)
+    stuck.resolve()
     expect(failure).toBeInstanceOf(TopicScanTimeoutError)
     expect(failure).toMatchObject({ code: 'TOPIC_SCAN_TIMEOUT', retriable: true, details: { topic, partitionsLeft: [0] } })
   })

@@ -10,10 +10,10 @@
  *   const messages = await kit.collect(topic, 2)
  */
 import { randomBytes } from 'node:crypto'
+import { createKafka } from '@tep/kafka'
 import {
-  Kafka,
   Partitioners,
-  logLevel,
+  type Kafka,
   type Admin,
   type Consumer,
   type ConsumerConfig,
@@ -80,7 +80,9 @@ export interface KafkaTestKit {
 }
 
 export function createKafkaTestKit(clientId: string = uniqueName('test')): KafkaTestKit {
-  const kafka = new Kafka({ clientId, brokers: inject('kafkaBrokers'), logLevel: logLevel.WARN })
+  // createKafka (KafkaJS, warnings only) so that library functions built on
+  // @platformatic/kafka (scanTopic, TopicReader) find the connection settings too.
+  const kafka = createKafka({ clientId, brokers: inject('kafkaBrokers'), logLevel: 'warn' })
   const clients = new Set<{ disconnect(): Promise<void> }>()
   const track = <T extends { disconnect(): Promise<void> }>(client: T): T => {
     clients.add(client)

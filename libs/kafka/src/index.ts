@@ -53,7 +53,7 @@ export type {
 } from './pipeline-types.ts'
 export { isFencedError } from './fencing.ts'
 export { scanTopic } from './topic-scan.ts'
-export type { TopicScanOptions } from './topic-scan.ts'
+export type { ScannedMessage, TopicScanOptions } from './topic-scan.ts'
 export { withTransaction } from './with-transaction.ts'
 export type { TransactionScope } from './with-transaction.ts'
 export {
@@ -68,3 +68,5 @@ export {
   UndecodableRecordError,
 } from './errors.ts'
 export type { UndecodableCode } from './errors.ts'
+export { TopicReader } from './platformatic/topic-reader.ts'
+export type { ReadBatch, ReadRecord, TopicReaderOptions } from './platformatic/topic-reader.ts'

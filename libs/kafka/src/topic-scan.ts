@@ -1,16 +1,27 @@
-import { randomBytes } from 'node:crypto'
-import type { Kafka, KafkaMessage } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import { TopicScanTimeoutError } from './errors.ts'
+import { TopicReader } from './platformatic/topic-reader.ts'
+
+/** One record of a scan (the shape KafkaJS callers know: offsets and timestamps as strings). */
+export interface ScannedMessage {
+  key: Buffer | null
+  value: Buffer | null
+  offset: string
+  /** Milliseconds since the epoch. */
+  timestamp: string
+  headers: Record<string, Buffer>
+}
 
 export interface TopicScanOptions {
+  /** A client made by createKafka. */
   kafka: Kafka
   topic: string
   /** Start at the first record written at or after this moment; default: the beginning. */
   from?: Date
   /** Called for every record of the scan, in offset order per partition; a throw ends the scan with that error. */
-  onMessage: (message: KafkaMessage, partition: number) => void | Promise<void>
-  /** Prefix of the throw-away consumer group id (a random suffix is added). */
-  groupPrefix: string
+  onMessage: (message: ScannedMessage, partition: number) => void | Promise<void>
+  /** Kept for callers; the scan no longer uses a consumer group (it reads partitions directly). */
+  groupPrefix?: string
   /** Give up after this long (`TopicScanTimeoutError`, retriable); default 10 minutes. */
   timeoutMs?: number
 }
@@ -18,101 +29,63 @@ export interface TopicScanOptions {
 /**
  * Reads `topic` once, read committed, from `from` to the end offsets it has
  * when the scan starts (records written during the scan are not included, so
- * a scan that republishes never reads its own output). The end offsets come
- * from a read-committed ListOffsets, i.e. the last stable offset: a transaction
- * still open at the start neither holds the scan back nor is part of it. A
- * throw-away consumer group (never committing) is used because KafkaJS 2 cannot
- * assign partitions without one.
+ * a scan that republishes never reads its own output). The end offsets are the
+ * last stable offsets: a transaction still open at the start neither holds the
+ * scan back nor is part of it. Runs on TopicReader (@platformatic/kafka, no
+ * consumer group).
  */
 export async function scanTopic(options: TopicScanOptions): Promise<{ records: number }> {
-  const { kafka, topic } = options
-  const admin = kafka.admin()
-  await admin.connect()
-  const start = new Map<number, bigint>()
-  const end = new Map<number, bigint>()
-  try {
-    const offsets = await admin.fetchTopicOffsets(topic)
-    const fromOffsets =
-      options.from === undefined
-        ? undefined
-        : await admin.fetchTopicOffsetsByTimestamp(topic, options.from.getTime())
-    for (const p of offsets) {
-      const byTime = fromOffsets?.find((o) => o.partition === p.partition)?.offset
-      // -1 (no record at or after the moment) means: nothing to read in this partition.
-      const first =
-        byTime === undefined ? BigInt(p.low) : BigInt(byTime) < 0n ? BigInt(p.high) : BigInt(byTime)
-      const high = BigInt(p.high)
-      if (first < high) {
-        start.set(p.partition, first)
-        end.set(p.partition, high)
-      }
-    }
-  } finally {
-    await admin.disconnect()
-  }
-  if (end.size === 0) return { records: 0 }
-
-  const consumer = kafka.consumer({
-    groupId: `${options.groupPrefix}-${randomBytes(6).toString('hex')}`,
-    readUncommitted: false,
-    allowAutoTopicCreation: false,
-    maxWaitTimeInMs: 250,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
-  })
+  const { topic } = options
   let records = 0
-  try {
-    await consumer.connect()
-    await consumer.subscribe({ topic, fromBeginning: true })
-    await new Promise<void>((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? 600_000
-      const timer = setTimeout(
-        () =>
-          reject(
-            new TopicScanTimeoutError(
-              `scanning ${topic} did not reach its end offsets within ${timeoutMs} ms (partitions left: ${[...end.keys()].join(', ')})`,
-              { topic, timeoutMs, partitionsLeft: [...end.keys()] },
-            ),
-          ),
-        timeoutMs,
-      )
-      const finish = (err?: unknown) => {
-        clearTimeout(timer)
-        if (err === undefined) resolve()
-        else reject(err)
+  const reader = new TopicReader({
+    kafka: options.kafka,
+    topics: [topic],
+    ...(options.from === undefined ? {} : { from: options.from }),
+    onRecords: async (batch) => {
+      for (const r of batch.records) {
+        records += 1
+        const headers: Record<string, Buffer> = {}
+        for (const [k, v] of r.headers) if (k !== null && v !== null) headers[k.toString('utf8')] = v
+        await options.onMessage(
+          { key: r.key, value: r.value, offset: r.offset.toString(), timestamp: r.timestamp.toString(), headers },
+          batch.partition,
+        )
       }
-      consumer.on(consumer.events.GROUP_JOIN, () => {
-        for (const [partition, offset] of start)
-          consumer.seek({ topic, partition, offset: offset.toString() })
-      })
-      // Also fires for marker-only batches, which end every transactional topic.
-      consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-        const target = end.get(payload.partition)
-        if (target !== undefined && BigInt(payload.lastOffset) + 1n >= target) end.delete(payload.partition)
-        if (end.size === 0) finish()
-      })
-      consumer.on(consumer.events.CRASH, ({ payload }) => finish(payload.error))
-      consumer
-        .run({
-          eachMessage: async ({ partition, message }) => {
-            const offset = BigInt(message.offset)
-            const first = start.get(partition)
-            const last = end.get(partition)
-            // Before the seek took effect, or past the end captured at start: not part of this scan.
-            if (first === undefined || last === undefined || offset < first || offset >= last) return
-            records += 1
-            try {
-              await options.onMessage(message, partition)
-            } catch (err) {
-              finish(err)
-              throw err
-            }
-          },
-        })
-        .catch((err: unknown) => finish(err))
-    })
+    },
+  })
+  const timeoutMs = options.timeoutMs ?? 600_000
+  let timer: NodeJS.Timeout | undefined
+  let expired = false
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      expired = true
+      const left = partitionsLeft(reader)
+      reject(
+        new TopicScanTimeoutError(
+          `scanning ${topic} did not reach its end offsets within ${timeoutMs} ms (partitions left: ${left.join(', ')})`,
+          { topic, timeoutMs, partitionsLeft: left },
+        ),
+      )
+    }, timeoutMs)
+  })
+  try {
+    await Promise.race([
+      (async () => {
+        await reader.start()
+        await reader.done()
+      })(),
+      timedOut,
+    ])
   } finally {
-    await consumer.disconnect()
+    clearTimeout(timer)
+    // After a timeout the caller's onMessage may still be running (it may be what
+    // is stuck): the reader closes once it returns, without holding up the error.
+    if (expired) void reader.stop()
+    else await reader.stop()
   }
   return { records }
+}
+
+function partitionsLeft(reader: TopicReader): number[] {
+  return [...reader.unfinished()].map((key) => Number(key.slice(key.lastIndexOf(':') + 1)))
 }

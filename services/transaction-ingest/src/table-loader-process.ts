@@ -83,7 +83,6 @@ const reader = new TableReader({
   tables,
   shops: { topic: data.shopsTopic, codec: serde.topic(data.shopsTopic, 'Shop') },
   merchants: { topic: data.merchantsTopic, codec: serde.topic(data.merchantsTopic, 'Merchant') },
-  groupPrefix: `${data.groupPrefix}-loader`,
   logger,
   ...(data.consumer === undefined ? {} : { consumer: data.consumer }),
   fetch: {
@@ -92,7 +91,7 @@ const reader = new TableReader({
       : { maxBytesPerPartition: data.loader.maxBytesPerPartition }),
     ...(data.loader.maxBytes === undefined ? {} : { maxBytes: data.loader.maxBytes }),
   },
-  freezeWhenCaughtUp: true,
+  follow: false,
   onSkipped: (topic, error) => post({ type: 'skipped', topic, error }),
   // Nobody would ever hand the table over: fail the parent's start instead of hanging.
   onFatal: (error) => {

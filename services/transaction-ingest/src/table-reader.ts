@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { fork, type ChildProcess } from 'node:child_process'
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -7,10 +6,10 @@ import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { isRetriable } from '@tep/errors'
-import type { KafkaLogger, TopicCodec } from '@tep/kafka'
+import { TopicReader, type KafkaLogger, type ReadBatch, type TopicCodec } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
 import type { Readiness } from '@tep/observability'
-import type { Consumer, Kafka } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import { CompactTable } from './compact-table.ts'
 import { TableLoadError } from './errors.ts'
 import type { MerchantTables, MerchantTablesState } from './snapshot-table.ts'
@@ -20,29 +19,31 @@ export interface TableReaderOptions {
   tables: MerchantTables
   shops: { topic: string; codec: TopicCodec<Shop> }
   merchants: { topic: string; codec: TopicCodec<Merchant> }
-  /** Prefix of the throw-away consumer group (a random suffix is added). */
-  groupPrefix: string
+  /** Kept for callers: the reader no longer joins a consumer group. */
+  groupPrefix?: string
   readiness?: Readiness
   logger?: KafkaLogger
   /** Told about every applied record (fetched-snapshot confirmation). */
   onApplied?: (entity: 'SHOP' | 'MERCHANT', uid: string, fetchedAt: number | null) => void
-  /** The reader's consumer stopped for good after an error (KafkaJS gave up restarting it). */
+  /** The reader stopped for good after an error (applying a record threw). */
   onFatal?: (error: unknown) => void
   /** Records of the compacted topics that could not be decoded and were skipped. */
   onSkipped?: (topic: string, error: unknown) => void
+  /** Only `maxWaitTimeInMs` applies (the long-poll wait at the end of the topics); the group settings are the service's. */
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   /**
    * Load the bulk of the topics in a child process (see TableLoaderConfig);
    * without it the whole load runs on the calling thread.
    */
   loader?: TableLoaderConfig
-  /** KafkaJS fetch limits of this reader's consumer (KafkaJS defaults: 1 MiB per partition, 10 MiB). */
+  /** Fetch limits (TopicReader defaults: 4 MiB per partition, 16 MiB per answer). */
   fetch?: { maxBytesPerPartition?: number; maxBytes?: number }
   /**
-   * Stop applying records once caught up (the loader process uses this so that
-   * the tables and `positions()` stay consistent while it hands them over).
+   * Keep following the topics once caught up (default true). The loader
+   * process reads only up to the end offsets at start, so that the tables and
+   * `positions()` stay consistent while it hands them over.
    */
-  freezeWhenCaughtUp?: boolean
+  follow?: boolean
 }
 
 /**
@@ -88,7 +89,6 @@ export interface TableLoaderData {
   loader: TableLoaderConfig
   shopsTopic: string
   merchantsTopic: string
-  groupPrefix: string
   consumer?: TableReaderOptions['consumer']
 }
 
@@ -100,25 +100,23 @@ export const TABLE_CHECK = 'table'
  * Feeds the local shop and merchant tables from the compacted topics.
  *
  * Every instance needs ALL partitions of both topics, so this is not a member of
- * the service's group: it joins a group of its own (random id, never committing
- * offsets, so the broker forgets it when it leaves) and reads from the
- * beginning, read-committed (only what the refresher committed), applying
- * records in offset order; a null value (tombstone) deletes the entry.
+ * the service's group: a TopicReader (@platformatic/kafka, no consumer group)
+ * reads them from the beginning, read-committed (only what the refresher
+ * committed), applying records in offset order; a null value (tombstone)
+ * deletes the entry.
  *
  * "Caught up" means: every partition has been read up to the end offset it had
  * when the reader started. Until then the readiness check `table` is false.
  */
 export class TableReader {
   readonly #options: TableReaderOptions
-  #consumer: Consumer | undefined
+  #reader: TopicReader | undefined
   #stopped = false
+  #done = false
   #caughtUp: Promise<void>
   #resolveCaughtUp: () => void = () => {}
-  /** `${topic}:${partition}` → end offset to reach; deleted once reached. */
-  readonly #remaining = new Map<string, bigint>()
-  /** `${topic}:${partition}` → offset after the last applied record. */
+  /** `${topic}:${partition}` → offset after the last applied record (or marker). */
   readonly #positions = new Map<string, bigint>()
-  #frozen = false
   #loaderProcess: ChildProcess | undefined
 
   constructor(options: TableReaderOptions) {
@@ -135,10 +133,10 @@ export class TableReader {
   }
 
   get caughtUp(): boolean {
-    return this.#remaining.size === 0 && this.#consumer !== undefined
+    return this.#done
   }
 
-  /** Where reading continues, per partition that had records applied. */
+  /** Where reading continues, per partition read so far. */
   positions(): TablePositions {
     const out: TablePositions = {}
     for (const [key, offset] of this.#positions) out[key] = offset.toString()
@@ -153,96 +151,60 @@ export class TableReader {
       await this.#loadInChildProcess(this.#options.loader)
       collectLoadGarbage(logger)
       if (this.#stopped) return
-    } else {
-      const admin = kafka.admin()
-      await admin.connect()
-      try {
-        for (const topic of [shops.topic, merchants.topic]) {
-          for (const p of await admin.fetchTopicOffsets(topic)) {
-            const high = BigInt(p.high)
-            if (high > BigInt(p.low)) this.#remaining.set(`${topic}:${p.partition}`, high)
-          }
-        }
-      } finally {
-        await admin.disconnect()
-      }
     }
-    const groupId = `${this.#options.groupPrefix}-${randomBytes(6).toString('hex')}`
-    const consumer = kafka.consumer({
-      groupId,
-      readUncommitted: false,
-      allowAutoTopicCreation: false,
-      sessionTimeout: this.#options.consumer?.sessionTimeout ?? 30_000,
-      heartbeatInterval: this.#options.consumer?.heartbeatInterval ?? 3_000,
-      maxWaitTimeInMs: this.#options.consumer?.maxWaitTimeInMs ?? 500,
+    const follow = this.#options.follow ?? true
+    const reader = new TopicReader({
+      kafka,
+      topics: [shops.topic, merchants.topic],
+      positions: this.#positions,
+      follow,
+      ...(this.#options.consumer?.maxWaitTimeInMs === undefined ? {} : { maxWaitMs: this.#options.consumer.maxWaitTimeInMs }),
       ...(this.#options.fetch?.maxBytesPerPartition === undefined
         ? {}
         : { maxBytesPerPartition: this.#options.fetch.maxBytesPerPartition }),
       ...(this.#options.fetch?.maxBytes === undefined ? {} : { maxBytes: this.#options.fetch.maxBytes }),
-    })
-    this.#consumer = consumer
-    // The group never commits, so every (re)join would start from the beginning:
-    // continue from the last applied record instead (the loader's positions at first).
-    consumer.on(consumer.events.GROUP_JOIN, () => {
-      for (const [key, offset] of this.#positions) {
-        const sep = key.lastIndexOf(':')
-        consumer.seek({
-          topic: key.slice(0, sep),
-          partition: Number(key.slice(sep + 1)),
-          offset: offset.toString(),
-        })
-      }
-    })
-    // END_BATCH_PROCESS also fires for fetches that held only transaction markers
-    // or aborted records, whose offsets never reach eachBatch: without it a
-    // partition ending in a commit marker would never count as caught up.
-    consumer.on(consumer.events.END_BATCH_PROCESS, (e) =>
-      this.#progress(e.payload.topic, e.payload.partition, e.payload.lastOffset),
-    )
-    consumer.on(consumer.events.CRASH, (e) => {
-      logger?.error({ err: e.payload.error, restart: e.payload.restart }, 'table reader crashed')
-      // KafkaJS restarts the consumer after retriable errors; otherwise the table
-      // would silently stop following the refresher, so the instance says so.
-      if (!e.payload.restart && !this.#stopped) {
-        const reason = e.payload.error instanceof Error ? e.payload.error.message : String(e.payload.error)
-        this.#options.readiness?.set(TABLE_CHECK, false, `table reader stopped after an error: ${reason}`)
-        this.#options.onFatal?.(e.payload.error)
-      }
-    })
-    await consumer.connect()
-    await consumer.subscribe({ topics: [shops.topic, merchants.topic], fromBeginning: true })
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch, heartbeat, isRunning }) => {
-        const isShop = batch.topic === shops.topic
-        let last: string | undefined
-        try {
-          for (const message of batch.messages) {
-            if (!isRunning() || this.#stopped || this.#frozen) return
-            const uid = message.key?.toString('utf8')
-            if (uid === undefined || uid === '') {
-              this.#options.onSkipped?.(
-                batch.topic,
-                new Error(`record at offset ${message.offset} has no key`),
-              )
-            } else if (isShop) await this.#apply('SHOP', uid, message.value, shops.codec, batch.topic)
-            else await this.#apply('MERCHANT', uid, message.value, merchants.codec, batch.topic)
-            last = message.offset
-          }
-        } finally {
-          if (last !== undefined) this.#positions.set(`${batch.topic}:${batch.partition}`, BigInt(last) + 1n)
-        }
-        await heartbeat()
+      ...(logger === undefined ? {} : { logger }),
+      onRecords: (batch) => this.#applyBatch(batch),
+      onRetry: (err) => {
+        const reason = err instanceof Error ? err.message : String(err)
+        if (!reader.caughtUp) this.#options.readiness?.set(TABLE_CHECK, false, `reading the topics failed, retrying: ${reason}`)
       },
     })
-    this.#checkDone()
-    logger?.info({ groupId, partitionsToCatchUp: this.#remaining.size }, 'table reader started')
+    this.#reader = reader
+    await reader.start()
+    this.#setBehind(reader.behind)
+    logger?.info({ partitionsToCatchUp: reader.behind, follow }, 'table reader started')
+    void reader.whenCaughtUp().then(() => this.#checkDone())
+    reader.done().catch((err: unknown) => {
+      if (this.#stopped) return
+      logger?.error({ err }, 'table reader stopped after an error')
+      // The table would silently stop following the refresher: the instance says so.
+      const reason = err instanceof Error ? err.message : String(err)
+      this.#options.readiness?.set(TABLE_CHECK, false, `table reader stopped after an error: ${reason}`)
+      this.#options.onFatal?.(err)
+    })
   }
 
   async stop(): Promise<void> {
     this.#stopped = true
     this.#loaderProcess?.kill()
-    await this.#consumer?.disconnect()
+    await this.#reader?.stop()
+  }
+
+  /** Applies one partition's records in offset order; a tombstone deletes the entry. */
+  async #applyBatch(batch: ReadBatch): Promise<void> {
+    const { shops, merchants } = this.#options
+    const isShop = batch.topic === shops.topic
+    for (const record of batch.records) {
+      if (this.#stopped) return
+      const uid = record.key?.toString('utf8')
+      if (uid === undefined || uid === '')
+        this.#options.onSkipped?.(batch.topic, new Error(`record at offset ${record.offset} has no key`))
+      else if (isShop) await this.#apply('SHOP', uid, record.value, shops.codec, batch.topic)
+      else await this.#apply('MERCHANT', uid, record.value, merchants.codec, batch.topic)
+    }
+    this.#positions.set(`${batch.topic}:${batch.partition}`, batch.nextOffset)
+    if (!this.#done && this.#reader !== undefined) this.#setBehind(this.#reader.behind)
   }
 
   /** Runs the catch-up in a child process and takes over its tables and positions. */
@@ -263,7 +225,6 @@ export class TableReader {
       loader,
       shopsTopic: shops.topic,
       merchantsTopic: merchants.topic,
-      groupPrefix: this.#options.groupPrefix,
       ...(this.#options.consumer === undefined ? {} : { consumer: this.#options.consumer }),
     }
     const started = Date.now()
@@ -377,33 +338,20 @@ export class TableReader {
     this.#options.onApplied?.(entity, uid, decoded.fetchedAt)
   }
 
-  #progress(topic: string, partition: number, lastOffset: string): void {
-    if (this.#remaining.size === 0) return
-    const key = `${topic}:${partition}`
-    const target = this.#remaining.get(key)
-    if (target !== undefined && BigInt(lastOffset) + 1n >= target) {
-      this.#remaining.delete(key)
-      this.#checkDone()
-    }
+  #setBehind(behind: number): void {
+    if (behind > 0)
+      this.#options.readiness?.set(TABLE_CHECK, false, `catching up: ${behind} partition(s) behind their start end offset`)
   }
 
   #checkDone(): void {
-    if (this.#remaining.size > 0 || this.#consumer === undefined) {
-      if (this.#remaining.size > 0)
-        this.#options.readiness?.set(
-          TABLE_CHECK,
-          false,
-          `catching up: ${this.#remaining.size} partition(s) behind their start end offset`,
-        )
-      return
-    }
+    if (this.#done || this.#stopped) return
+    this.#done = true
     const { tables } = this.#options
     this.#options.readiness?.set(
       TABLE_CHECK,
       true,
       `caught up: ${tables.shops.size} shops, ${tables.merchants.size} merchants`,
     )
-    if (this.#options.freezeWhenCaughtUp === true) this.#frozen = true
     this.#resolveCaughtUp()
   }
 }

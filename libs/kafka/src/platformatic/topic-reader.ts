@@ -1,0 +1,356 @@
+import { randomBytes } from 'node:crypto'
+import { Consumer, type RecordsBatch } from '@platformatic/kafka'
+import type { Kafka } from 'kafkajs'
+import { kafkaConnectionOf } from '../kafka-client.ts'
+import { KafkaConfigError } from '../errors.ts'
+import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
+import { hideAbortedBatches } from './aborted-filter.ts'
+import { baseOptions } from './connection.ts'
+
+/** One record as the reader hands it over: the bytes as written, nothing decoded. */
+export interface ReadRecord {
+  offset: bigint
+  /** Milliseconds since the epoch (the record's CreateTime, or LogAppendTime if the topic uses it). */
+  timestamp: bigint
+  key: Buffer | null
+  value: Buffer | null
+  headers: ReadonlyArray<readonly [Buffer | null, Buffer | null]>
+}
+
+/** The records of one partition from one fetch, in offset order. */
+export interface ReadBatch {
+  topic: string
+  partition: number
+  records: ReadRecord[]
+  /** Where reading this partition continues (past transaction markers and aborted records too). */
+  nextOffset: bigint
+}
+
+export interface TopicReaderOptions {
+  /** A client made by createKafka (its brokers, client id and security are used). */
+  kafka: Kafka
+  topics: string[]
+  /** Called with each partition's records in offset order; a throw stops the reader with that error. */
+  onRecords: (batch: ReadBatch) => void | Promise<void>
+  /**
+   * Where partitions start, keyed `${topic}:${partition}`; the others start at
+   * `from` (or at the beginning).
+   */
+  positions?: ReadonlyMap<string, bigint>
+  /** Start at the first record written at or after this moment instead of the beginning. */
+  from?: Date
+  /**
+   * Keep reading what is written after the end offsets captured at start;
+   * default false: each partition stops there and the reader ends.
+   */
+  follow?: boolean
+  /** Bytes per fetch answer (default 16 MiB) and per partition in it (default 4 MiB). */
+  maxBytes?: number
+  maxBytesPerPartition?: number
+  /** How long a fetch waits for new records when a partition is at its end (default 500 ms). */
+  maxWaitMs?: number
+  logger?: KafkaLogger
+  /** Told about a failed fetch that will be retried (outage, leader moved): for readiness. */
+  onRetry?: (error: unknown, attempt: number) => void
+}
+
+const READ_COMMITTED = 1
+const EARLIEST = -2n
+const LATEST = -1n
+/** The partition error of a fetch answer that needs more than fresh metadata and a retry. */
+const OFFSET_OUT_OF_RANGE = 1
+const IS_CONTROL = 0x20
+const LOG_APPEND_TIME = 0x08
+
+/** Backoff between failed fetch rounds: 100 ms doubling to 5 s. */
+function retryDelayMs(attempt: number): number {
+  return Math.min(5_000, 100 * 2 ** Math.min(attempt - 1, 6))
+}
+
+interface PartitionRead {
+  topic: string
+  partition: number
+  key: string
+  next: bigint
+  /** The read-committed end offset (last stable offset) when the reader started. */
+  end: bigint
+  leader: number
+  topicId: string
+}
+
+/**
+ * Reads whole topics read-committed, without a consumer group: every partition,
+ * from the beginning (or given positions, or a moment), each in offset order.
+ * The ingest's shop and merchant tables, the refresher's view and the topic
+ * scans need all partitions on every instance, so a group's assignment would
+ * only get in the way (KafkaJS cannot read without one; its join costs a
+ * rebalance round, 3 s or more, before the first record).
+ *
+ * The end offsets are the last stable offsets when `start()` runs: a
+ * transaction still open then neither holds the reader back nor is part of a
+ * bounded read. `whenCaughtUp()` resolves once every partition got there.
+ * Records come as the broker's bytes, with no per-record objects beyond one
+ * small literal, because the table load reads millions of them.
+ *
+ * One fetch loop per leader broker, so a broker with nothing new (long poll)
+ * never holds back another one's partitions. Failures are retried with backoff
+ * for as long as the reader runs (an outage pauses reading; `onRetry` says so).
+ */
+export class TopicReader {
+  readonly #options: TopicReaderOptions
+  readonly #logger: KafkaLogger
+  readonly #consumer: Consumer<Buffer, Buffer, Buffer, Buffer>
+  readonly #partitions = new Map<string, PartitionRead>()
+  #stopped = false
+  #metadataGeneration = 0
+  #remaining = 0
+  #resolveCaughtUp: () => void = () => {}
+  readonly #caughtUp = new Promise<void>((resolve) => (this.#resolveCaughtUp = resolve))
+  #done: Promise<void> | undefined
+  #stopSignal: () => void = () => {}
+  readonly #stopping = new Promise<void>((resolve) => (this.#stopSignal = resolve))
+
+  constructor(options: TopicReaderOptions) {
+    const connection = kafkaConnectionOf(options.kafka)
+    if (connection === undefined)
+      throw new KafkaConfigError('TopicReader needs a client made by createKafka (its connection settings)')
+    if (options.topics.length === 0) throw new KafkaConfigError('TopicReader needs at least one topic')
+    this.#options = options
+    this.#logger = options.logger ?? SILENT_LOGGER
+    this.#consumer = new Consumer({
+      ...baseOptions(connection, '-reader'),
+      // Required by the client, never joined: this reader uses fetch and listOffsets only.
+      groupId: `tep-topic-reader-${randomBytes(6).toString('hex')}`,
+      // Failures are retried by the loop below, with its own backoff and onRetry.
+      retries: 1,
+    })
+  }
+
+  /** Resolves once every partition is read up to the end offset it had at start. */
+  whenCaughtUp(): Promise<void> {
+    return this.#caughtUp
+  }
+
+  get caughtUp(): boolean {
+    return this.#done !== undefined && this.#remaining === 0
+  }
+
+  /** Partitions not yet read up to their end offset at start. */
+  get behind(): number {
+    return this.#remaining
+  }
+
+  /** `${topic}:${partition}` of the partitions not yet read up to their end offset at start. */
+  unfinished(): string[] {
+    return [...this.#partitions.values()].filter((p) => p.next < p.end).map((p) => p.key)
+  }
+
+  /** Where reading continues, per `${topic}:${partition}`. */
+  positions(): Map<string, bigint> {
+    return new Map([...this.#partitions].map(([key, p]) => [key, p.next]))
+  }
+
+  /** Captures the end offsets, finds where each partition starts, and starts reading. */
+  async start(): Promise<void> {
+    if (this.#done !== undefined) throw new KafkaConfigError('TopicReader.start() was already called')
+    const { topics } = this.#options
+    await this.#refreshMetadata(true)
+    const ends = await this.#consumer.listOffsets({ topics, timestamp: LATEST, isolationLevel: READ_COMMITTED })
+    const firsts = await this.#consumer.listOffsets({ topics, timestamp: EARLIEST })
+    const byTime =
+      this.#options.from === undefined
+        ? undefined
+        : await this.#consumer.listOffsets({ topics, timestamp: BigInt(this.#options.from.getTime()) })
+    for (const topic of topics) {
+      const endOffsets = ends.get(topic) ?? []
+      for (let partition = 0; partition < endOffsets.length; partition++) {
+        const key = `${topic}:${partition}`
+        const end = endOffsets[partition]!
+        const first = firsts.get(topic)?.[partition] ?? 0n
+        const at = byTime?.get(topic)?.[partition]
+        // -1 from a lookup by time: nothing written at or after the moment.
+        let next = at === undefined ? first : at < 0n ? end : at
+        const given = this.#options.positions?.get(key)
+        if (given !== undefined) next = given > first ? given : first
+        const known = this.#partitions.get(key)
+        this.#partitions.set(key, { topic, partition, key, next, end, leader: known?.leader ?? -1, topicId: known?.topicId ?? '' })
+        if (next < end) this.#remaining += 1
+      }
+    }
+    await this.#refreshMetadata(false)
+    this.#done = this.#run()
+    if (this.#remaining === 0) this.#resolveCaughtUp()
+    // Errors surface through done(); this keeps an unobserved failure from crashing the process.
+    this.#done.catch(() => {})
+  }
+
+  /**
+   * Resolves when the reader ended: at the end offsets of a bounded read, or
+   * after `stop()`; rejects with the error `onRecords` threw.
+   */
+  done(): Promise<void> {
+    if (this.#done === undefined) throw new KafkaConfigError('TopicReader.done() before start()')
+    return this.#done
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true
+    this.#stopSignal()
+    await this.#done?.catch(() => {})
+    await this.#consumer.close(true).catch(() => {})
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (!this.#stopped && (this.#options.follow === true || this.#remaining > 0)) {
+        const generation = this.#metadataGeneration
+        const leaders = new Set([...this.#partitions.values()].filter((p) => this.#wanted(p)).map((p) => p.leader))
+        await Promise.all([...leaders].map((node) => this.#nodeLoop(node, generation)))
+      }
+    } finally {
+      if (this.#options.follow !== true || this.#stopped) await this.#consumer.close(true).catch(() => {})
+    }
+  }
+
+  #wanted(p: PartitionRead): boolean {
+    return this.#options.follow === true || p.next < p.end
+  }
+
+  /** Fetches the partitions led by `node` until the metadata changes, nothing is left, or the reader stops. */
+  async #nodeLoop(node: number, generation: number): Promise<void> {
+    const maxWaitMs = this.#options.maxWaitMs ?? 500
+    const perPartition = this.#options.maxBytesPerPartition ?? 4 * 1024 * 1024
+    let failures = 0
+    while (!this.#stopped && generation === this.#metadataGeneration) {
+      const parts = [...this.#partitions.values()].filter((p) => p.leader === node && this.#wanted(p))
+      if (parts.length === 0) return
+      const byTopic = new Map<string, PartitionRead[]>()
+      for (const p of parts) byTopic.set(p.topicId, [...(byTopic.get(p.topicId) ?? []), p])
+      let response: Awaited<ReturnType<Consumer['fetch']>>
+      try {
+        response = await this.#consumer.fetch({
+          node,
+          isolationLevel: READ_COMMITTED,
+          maxWaitTime: maxWaitMs,
+          maxBytes: this.#options.maxBytes ?? 16 * 1024 * 1024,
+          topics: [...byTopic].map(([topicId, ps]) => ({
+            topicId,
+            partitions: ps.map((p) => ({
+              partition: p.partition,
+              fetchOffset: p.next,
+              partitionMaxBytes: perPartition,
+              currentLeaderEpoch: -1,
+              lastFetchedEpoch: -1,
+            })),
+          })),
+        })
+      } catch (error) {
+        if (this.#stopped) return
+        failures += 1
+        await this.#recover(error, failures)
+        continue
+      }
+      failures = 0
+      for (const t of response.responses) {
+        for (const answer of t.partitions) {
+          const p = byTopic.get(t.topicId)?.find((x) => x.partition === answer.partitionIndex)
+          if (p === undefined) continue
+          if (answer.errorCode !== 0) {
+            await this.#recover(answer, 1)
+            continue
+          }
+          await this.#deliver(p, answer.records ?? [], answer.abortedTransactions)
+          if (this.#stopped) return
+        }
+      }
+    }
+  }
+
+  async #deliver(
+    p: PartitionRead,
+    raw: RecordsBatch[],
+    aborted: Parameters<typeof hideAbortedBatches>[1],
+  ): Promise<void> {
+    if (raw.length === 0) return
+    const bounded = this.#options.follow !== true
+    const records: ReadRecord[] = []
+    for (const batch of hideAbortedBatches(raw, aborted)) {
+      // Control batches (commit/abort markers) advance the position but hold no data.
+      if ((batch.attributes & IS_CONTROL) !== 0) continue
+      const appendTime = (batch.attributes & LOG_APPEND_TIME) !== 0
+      for (const r of batch.records) {
+        const offset = batch.firstOffset + BigInt(r.offsetDelta)
+        // A fetch answers whole batches: skip what lies before the position, and past the end of a bounded read.
+        if (offset < p.next || (bounded && offset >= p.end)) continue
+        records.push({
+          offset,
+          timestamp: appendTime ? batch.maxTimestamp : batch.firstTimestamp + r.timestampDelta,
+          key: r.key,
+          value: r.value,
+          headers: r.headers,
+        })
+      }
+    }
+    const last = raw[raw.length - 1]!
+    const after = last.firstOffset + BigInt(last.lastOffsetDelta) + 1n
+    const wasBehind = p.next < p.end
+    const next = after > p.next ? after : p.next
+    if (records.length > 0 || next !== p.next)
+      await this.#options.onRecords({ topic: p.topic, partition: p.partition, records, nextOffset: next })
+    p.next = next
+    if (wasBehind && p.next >= p.end) {
+      this.#remaining -= 1
+      if (this.#remaining === 0) this.#resolveCaughtUp()
+    }
+  }
+
+  /** After a failed fetch: new metadata, an out-of-range position moved to the earliest offset, backoff. */
+  async #recover(error: unknown, attempt: number): Promise<void> {
+    const codes = partitionErrorCodes(error)
+    if (codes.has(OFFSET_OUT_OF_RANGE)) await this.#resetOutOfRange()
+    this.#options.onRetry?.(error, attempt)
+    this.#logger.warn({ err: error, attempt }, 'reading the topics failed; retrying')
+    await Promise.race([new Promise((r) => setTimeout(r, retryDelayMs(attempt))), this.#stopping])
+    if (!this.#stopped) await this.#refreshMetadata(true).catch(() => {})
+  }
+
+  /** Retention removed records before a position: continue at the earliest offset (what exists). */
+  async #resetOutOfRange(): Promise<void> {
+    const firsts = await this.#consumer.listOffsets({ topics: this.#options.topics, timestamp: EARLIEST })
+    for (const p of this.#partitions.values()) {
+      const first = firsts.get(p.topic)?.[p.partition]
+      if (first !== undefined && p.next < first) {
+        this.#logger.warn({ topic: p.topic, partition: p.partition, from: p.next, to: first }, 'position below the earliest offset; moved up')
+        p.next = first
+      }
+    }
+  }
+
+  async #refreshMetadata(force: boolean): Promise<void> {
+    const metadata = await this.#consumer.metadata({ topics: this.#options.topics, forceUpdate: force })
+    for (const p of this.#partitions.values()) {
+      const t = metadata.topics.get(p.topic)
+      p.topicId = t?.id ?? p.topicId
+      p.leader = t?.partitions[p.partition]?.leader ?? p.leader
+    }
+    this.#metadataGeneration += 1
+  }
+}
+
+/** Partition error codes in a fetch error (or a partition answer carrying one). */
+function partitionErrorCodes(error: unknown): Set<number> {
+  const codes = new Set<number>()
+  const visit = (value: unknown, depth: number): void => {
+    if (value === null || typeof value !== 'object' || depth > 4) return
+    const v = value as { errorCode?: unknown; errors?: unknown; response?: unknown; cause?: unknown }
+    if (typeof v.errorCode === 'number' && v.errorCode !== 0) codes.add(v.errorCode)
+    if (Array.isArray(v.errors)) for (const e of v.errors) visit(e, depth + 1)
+    if (v.response !== undefined) {
+      const responses = (v.response as { responses?: Array<{ partitions?: unknown[] }> }).responses ?? []
+      for (const t of responses) for (const part of t.partitions ?? []) visit(part, depth + 1)
+    }
+    visit(v.cause, depth + 1)
+  }
+  visit(error, 0)
+  return codes
+}
