@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto'
-import type { TopicCodec } from '@tep/kafka'
+import { TopicReader, type TopicCodec } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
-import type { Consumer, Kafka } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import { decideConsentRecord } from './consent-status.ts'
 import type { SyncLogger } from './consent-syncer.ts'
 
@@ -16,25 +15,21 @@ export class ConsentView {
   readonly #topic: string
   readonly #codec: TopicCodec<Consent>
   readonly #logger: SyncLogger
-  readonly #groupPrefix: string
-  #consumer: Consumer | undefined
-  /** partition → end offset at start still to be reached. */
-  readonly #remaining = new Map<number, bigint>()
+  #reader: TopicReader | undefined
   #caughtUpWaiters: Array<() => void> = []
-  #started = false
 
   constructor(options: {
     kafka: Kafka
     topic: string
     codec: TopicCodec<Consent>
     logger: SyncLogger
-    groupPrefix: string
+    /** Kept for callers: the view no longer joins a consumer group. */
+    groupPrefix?: string
   }) {
     this.#kafka = options.kafka
     this.#topic = options.topic
     this.#codec = options.codec
     this.#logger = options.logger
-    this.#groupPrefix = options.groupPrefix
   }
 
   get(consentId: string): Consent | undefined {
@@ -53,7 +48,7 @@ export class ConsentView {
 
   /** True once every partition was read up to its end offset at start. */
   get caughtUp(): boolean {
-    return this.#started && this.#remaining.size === 0
+    return this.#reader?.caughtUp ?? false
   }
 
   whenCaughtUp(): Promise<void> {
@@ -62,60 +57,34 @@ export class ConsentView {
   }
 
   async start(): Promise<void> {
-    const admin = this.#kafka.admin()
-    await admin.connect()
-    try {
-      for (const p of await admin.fetchTopicOffsets(this.#topic)) {
-        if (BigInt(p.high) > BigInt(p.low)) this.#remaining.set(p.partition, BigInt(p.high))
-      }
-    } finally {
-      await admin.disconnect()
-    }
-    // A private group per process: every instance reads every partition.
-    const consumer = this.#kafka.consumer({
-      groupId: `${this.#groupPrefix}-view-${randomBytes(6).toString('hex')}`,
-      readUncommitted: false,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 500,
-    })
-    this.#consumer = consumer
-    consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
-      const target = this.#remaining.get(e.payload.partition)
-      if (target !== undefined && BigInt(e.payload.lastOffset) + 1n >= target) {
-        this.#remaining.delete(e.payload.partition)
-        this.#checkCaughtUp()
-      }
-    })
-    await consumer.connect()
-    await consumer.subscribe({ topics: [this.#topic], fromBeginning: true })
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch, heartbeat }) => {
-        for (const message of batch.messages) {
-          if (message.value === null) continue
+    // Every instance reads every partition: no consumer group.
+    const reader = new TopicReader({
+      kafka: this.#kafka,
+      topics: [this.#topic],
+      follow: true,
+      onRecords: async (batch) => {
+        for (const record of batch.records) {
+          if (record.value === null) continue
           try {
-            this.apply(await this.#codec.decode(message.value))
+            this.apply(await this.#codec.decode(record.value))
           } catch (err) {
             this.#logger.warn(
-              { err, offset: message.offset, partition: batch.partition },
+              { err, offset: record.offset.toString(), partition: batch.partition },
               'consent record skipped by the view',
             )
           }
         }
-        await heartbeat()
       },
     })
-    this.#started = true
-    this.#checkCaughtUp()
-  }
-
-  #checkCaughtUp(): void {
-    if (!this.caughtUp) return
-    for (const w of this.#caughtUpWaiters.splice(0)) w()
+    this.#reader = reader
+    await reader.start()
+    void reader.whenCaughtUp().then(() => {
+      for (const w of this.#caughtUpWaiters.splice(0)) w()
+    })
   }
 
   async stop(): Promise<void> {
-    await this.#consumer?.disconnect()
+    await this.#reader?.stop()
     for (const w of this.#caughtUpWaiters.splice(0)) w()
   }
 }

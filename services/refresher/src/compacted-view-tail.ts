@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import { isRetriable } from '@tep/errors'
-import type { KafkaLogger, TopicCodec } from '@tep/kafka'
+import { TopicReader, type KafkaLogger, type ReadRecord, type TopicCodec } from '@tep/kafka'
 import type { Readiness } from '@tep/observability'
 import type { Merchant, Shop } from '@tep/schemas'
-import type { Consumer, Kafka } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import type { EntityVersions } from './entity-versions.ts'
 import type { EntityKind } from './refresh-input.ts'
 
@@ -12,7 +11,8 @@ export interface CompactedViewTailOptions {
   views: Record<EntityKind, EntityVersions>
   shops: { topic: string; codec: TopicCodec<Shop> }
   merchants: { topic: string; codec: TopicCodec<Merchant> }
-  groupPrefix: string
+  /** Kept for callers: the view no longer joins a consumer group. */
+  groupPrefix?: string
   readiness?: Readiness
   logger?: KafkaLogger
   onUndecodable?: (topic: string, err: unknown) => void
@@ -31,7 +31,7 @@ interface CatchUp {
  * Reads `merchant.shops.v1` and `merchant.merchants.v1` from the beginning and
  * keeps reading (read committed), feeding the version view. The view is how
  * the refresher knows what the table holds, so every instance reads all
- * partitions: a group of its own with a random id, never committing offsets.
+ * partitions: a TopicReader (no consumer group, nothing committed).
  *
  * `catchUp()` snapshots the current end offsets and resolves once they are
  * read; the refresher calls it at start (readiness) and after every partition
@@ -40,7 +40,7 @@ interface CatchUp {
  */
 export class CompactedViewTail {
   private readonly options: CompactedViewTailOptions
-  private consumer: Consumer | undefined
+  private reader: TopicReader | undefined
   private readonly positions = new Map<string, bigint>()
   /** Catch-ups requested and not reached yet. */
   private readonly pending = new Set<CatchUp>()
@@ -53,50 +53,55 @@ export class CompactedViewTail {
   }
 
   async start(): Promise<void> {
-    const { kafka, shops, merchants, views, logger } = this.options
-    const consumer = kafka.consumer({
-      groupId: `${this.options.groupPrefix}-${randomBytes(6).toString('hex')}`,
-      readUncommitted: false,
-      allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 250,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
-    })
-    this.consumer = consumer
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-      // Fires for marker-only batches too: the end of a transactional topic is a marker.
-      this.advance(`${payload.topic}:${payload.partition}`, BigInt(payload.lastOffset) + 1n)
-    })
-    await consumer.connect()
-    await consumer.subscribe({ topics: [shops.topic, merchants.topic], fromBeginning: true })
-    await consumer.run({
-      eachMessage: async ({ topic, message }) => {
-        const key = message.key?.toString('utf8')
-        if (key === undefined) return
-        const entity: EntityKind = topic === shops.topic ? 'shop' : 'merchant'
-        if (message.value === null) {
-          // A tombstone has no fetchedAt; the time it was written is its version.
-          views[entity].observeCommitted(key, { version: Number(message.timestamp), deleted: true })
-          return
-        }
-        try {
-          const value =
-            entity === 'shop'
-              ? await shops.codec.decode(message.value)
-              : await merchants.codec.decode(message.value)
-          views[entity].observeCommitted(key, { version: value.fetchedAt, deleted: false })
-        } catch (err) {
-          // Registry unavailable: KafkaJS redelivers the record after a backoff; skipping it would lose a version.
-          if (isRetriable(err)) throw err
-          logger?.warn(
-            { err, topic, offset: message.offset, key },
-            'undecodable record on a compacted topic; its key keeps the version known so far',
-          )
-          this.options.onUndecodable?.(topic, err)
-        }
+    const { kafka, shops, merchants, logger } = this.options
+    const reader = new TopicReader({
+      kafka,
+      topics: [shops.topic, merchants.topic],
+      follow: true,
+      maxWaitMs: 250,
+      ...(logger === undefined ? {} : { logger }),
+      onRecords: async (batch) => {
+        const entity: EntityKind = batch.topic === shops.topic ? 'shop' : 'merchant'
+        for (const record of batch.records) await this.observe(entity, batch.topic, record)
+        // nextOffset also moves past transaction markers: the end of a transactional topic is one.
+        this.advance(`${batch.topic}:${batch.partition}`, batch.nextOffset)
       },
     })
+    this.reader = reader
+    await reader.start()
     await this.catchUp()
+  }
+
+  private async observe(entity: EntityKind, topic: string, record: ReadRecord): Promise<void> {
+    const { shops, merchants, views, logger } = this.options
+    const key = record.key?.toString('utf8')
+    if (key === undefined) return
+    if (record.value === null) {
+      // A tombstone has no fetchedAt; the time it was written is its version.
+      views[entity].observeCommitted(key, { version: Number(record.timestamp), deleted: true })
+      return
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const value =
+          entity === 'shop' ? await shops.codec.decode(record.value) : await merchants.codec.decode(record.value)
+        views[entity].observeCommitted(key, { version: value.fetchedAt, deleted: false })
+        return
+      } catch (err) {
+        // Registry unavailable: retry the same record; skipping it would lose a version.
+        if (isRetriable(err) && !this.stopped) {
+          logger?.warn({ err, topic, offset: record.offset.toString(), attempt }, 'schema registry unavailable; retrying the record')
+          await new Promise((r) => setTimeout(r, Math.min(30_000, 200 * 2 ** Math.min(attempt, 8))))
+          continue
+        }
+        logger?.warn(
+          { err, topic, offset: record.offset.toString(), key },
+          'undecodable record on a compacted topic; its key keeps the version known so far',
+        )
+        this.options.onUndecodable?.(topic, err)
+        return
+      }
+    }
   }
 
   /**
@@ -130,20 +135,13 @@ export class CompactedViewTail {
   }
 
   private async measure(catchUp: CatchUp): Promise<void> {
-    const { kafka, shops, merchants, readiness } = this.options
-    const admin = kafka.admin()
-    await admin.connect()
+    const { readiness } = this.options
+    const reader = this.reader
+    if (reader === undefined) throw new Error('the compacted view is not started')
     const remaining = new Map<string, bigint>()
-    try {
-      for (const topic of [shops.topic, merchants.topic]) {
-        for (const p of await admin.fetchTopicOffsets(topic)) {
-          const key = `${topic}:${p.partition}`
-          const high = BigInt(p.high)
-          if (high > BigInt(p.low) && (this.positions.get(key) ?? 0n) < high) remaining.set(key, high)
-        }
-      }
-    } finally {
-      await admin.disconnect()
+    // Last stable offsets: a transaction still open (a fenced previous owner's) does not hold the catch-up back.
+    for (const [key, end] of await reader.endOffsets()) {
+      if ((this.positions.get(key) ?? 0n) < end) remaining.set(key, end)
     }
     catchUp.remaining = remaining
     if (!this.caughtUpOnce && remaining.size > 0)
@@ -158,9 +156,9 @@ export class CompactedViewTail {
 
   async stop(): Promise<void> {
     this.stopped = true
-    const consumer = this.consumer
-    this.consumer = undefined
-    if (consumer !== undefined) await consumer.disconnect()
+    const reader = this.reader
+    this.reader = undefined
+    if (reader !== undefined) await reader.stop()
   }
 
   private advance(key: string, position: bigint): void {

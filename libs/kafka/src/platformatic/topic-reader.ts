@@ -145,6 +145,14 @@ export class TopicReader {
     return [...this.#partitions.values()].filter((p) => p.next < p.end).map((p) => p.key)
   }
 
+  /** The topics' read-committed end offsets now (last stable offsets), per `${topic}:${partition}`. */
+  async endOffsets(): Promise<Map<string, bigint>> {
+    const ends = await this.#consumer.listOffsets({ topics: this.#options.topics, timestamp: LATEST, isolationLevel: READ_COMMITTED })
+    const out = new Map<string, bigint>()
+    for (const [topic, offsets] of ends) offsets.forEach((end, partition) => out.set(`${topic}:${partition}`, end))
+    return out
+  }
+
   /** Where reading continues, per `${topic}:${partition}`. */
   positions(): Map<string, bigint> {
     return new Map([...this.#partitions].map(([key, p]) => [key, p.next]))
