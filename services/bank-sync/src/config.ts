@@ -109,6 +109,12 @@ export const bankSyncEnv = {
       default: 'bank-sync',
     },
   ),
+  BANK_SYNC_INSTANCE_ID: envVar(
+    z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'expected 1-249 letters, digits, dot, dash or underscore'),
+    'static member name in the consents group (KIP-345), unique per live instance: the pod or container name. ' +
+      'A restart with the same name gets its partitions back at once instead of after the 30 s session timeout. Unset: dynamic membership',
+    { optional: true },
+  ),
   BANK_CONSENTS_TOPIC: envVar(
     parse.nonEmpty,
     'consents (compacted): read to own consents, written by the gateway and the sync',

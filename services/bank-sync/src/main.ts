@@ -96,6 +96,7 @@ const sync = await startBankSync({
     raw: cfg.BANK_RAW_TOPIC,
   },
   groupId: cfg.BANK_SYNC_GROUP_ID,
+  ...(cfg.BANK_SYNC_INSTANCE_ID === undefined ? {} : { groupInstanceId: cfg.BANK_SYNC_INSTANCE_ID }),
   transactionalIdPrefix: cfg.BANK_SYNC_TRANSACTIONAL_ID_PREFIX,
   gateway: {
     port: cfg.CONSENT_GATEWAY_PORT,
@@ -122,4 +123,7 @@ const sync = await startBankSync({
   readiness,
 })
 shutdown.add('bank sync', () => sync.stop())
-logger.info({ gateway: sync.gatewayUrl, groupId: cfg.BANK_SYNC_GROUP_ID }, 'bank-sync started')
+logger.info(
+  { gateway: sync.gatewayUrl, groupId: cfg.BANK_SYNC_GROUP_ID, groupInstanceId: cfg.BANK_SYNC_INSTANCE_ID ?? null },
+  'bank-sync started',
+)

@@ -1,11 +1,19 @@
 import type { AddressInfo } from 'node:net'
 import { createBankClient, DEFAULT_AUTHORIZATION_LIMITS, type BankClient } from '@tep/bank-client'
 import { isLoopbackHost } from '@tep/config'
-import { AvroSerde, PRODUCER_DEFAULTS, SILENT_LOGGER, TOPICS, type KafkaLogger } from '@tep/kafka'
+import {
+  AvroSerde,
+  createReplayingGroupMember,
+  PRODUCER_DEFAULTS,
+  SILENT_LOGGER,
+  TOPICS,
+  type KafkaLogger,
+  type ReplayBatch,
+} from '@tep/kafka'
 import { createMetricsRegistry, Readiness, type Registry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
 import { TokenCipher, type Keyring } from '@tep/token-cipher'
-import type { Consumer, Kafka, Producer } from 'kafkajs'
+import type { Kafka, Producer } from 'kafkajs'
 import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
 import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
@@ -72,6 +80,13 @@ export interface BankSyncOptions {
   /** Business clock (consent expiry, token lifetimes, the bank's "today"). Default Date.now. */
   now?: () => number
   hooks?: OwnerHooks
+  /**
+   * Static membership (KIP-345) of the consents group: a stable, unique replica name
+   * (pod or container name). A restart with the same id within the session timeout
+   * gets its partitions back at once. Unset: dynamic membership.
+   */
+  groupInstanceId?: string
+  /** The consents group: session timeout [30 000], heartbeat [3 000], long-poll wait [500] (ms). */
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   logger?: KafkaLogger
   metricsRegistry?: Registry
@@ -189,20 +204,11 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
   }
 
   let stopped = false
-  const consumer: Consumer = options.kafka.consumer({
-    groupId,
-    readUncommitted: false,
-    allowAutoTopicCreation: false,
-    sessionTimeout: options.consumer?.sessionTimeout ?? 30_000,
-    heartbeatInterval: options.consumer?.heartbeatInterval ?? 3_000,
-    maxWaitTimeInMs: options.consumer?.maxWaitTimeInMs ?? 500,
-  })
-
-  // KafkaJS builds a new offset manager on every group sync, and this group never
-  // commits, so each assignment (kept partitions too) is read from the start: the
-  // owners are rebuilt from scratch, which is what "state rebuilt from Kafka" needs.
-  consumer.on(consumer.events.GROUP_JOIN, (event) => {
-    const assigned = new Set(event.payload.memberAssignment[topics.consents] ?? [])
+  // Every assignment (kept partitions too) is read from the start and the group
+  // never commits: the owners are rebuilt from scratch, which is what "state
+  // rebuilt from Kafka" needs.
+  const onAssigned = (partitions: Array<{ partition: number }>) => {
+    const assigned = new Set(partitions.map((tp) => tp.partition))
     const previous = [...owners.values()]
     owners.clear()
     for (const owner of previous) void owner.stop()
@@ -241,47 +247,50 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
     }
     logger.info({ partitions: [...assigned].sort((a, b) => a - b) }, 'consents partitions assigned')
     updateReadiness()
-  })
-  consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
-    if (event.payload.topic !== topics.consents) return
-    owners.get(event.payload.partition)?.progress(BigInt(event.payload.lastOffset))
-  })
-  consumer.on(consumer.events.CRASH, (event) => {
-    logger.error({ err: event.payload.error, restart: event.payload.restart }, 'consents consumer crashed')
-    if (!event.payload.restart)
-      readiness.set(CONSENTS_CHECK, false, 'consents consumer crashed and will not restart')
-  })
+  }
 
-  await consumer.connect()
-  await consumer.subscribe({ topics: [topics.consents], fromBeginning: true })
-  await consumer.run({
-    autoCommit: false,
-    eachBatch: async ({ batch, heartbeat, isRunning }) => {
-      const owner = owners.get(batch.partition)
-      for (const message of batch.messages) {
-        if (!isRunning() || stopped) return
-        if (message.value === null) continue
-        let consent: Consent | undefined
-        for (let attempt = 1; consent === undefined; attempt++) {
-          try {
-            consent = await codecs.consent.decode(message.value)
-          } catch (err) {
-            if ((err as { retriable?: boolean }).retriable !== true || stopped) {
-              // Not ours to repair: the consent stays as its previous record says.
-              logger.error(
-                { err, partition: batch.partition, offset: message.offset },
-                'undecodable consent record skipped',
-              )
-              break
-            }
-            await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)))
+  const onBatch = async (batch: ReplayBatch) => {
+    const owner = owners.get(batch.partition)
+    for (const message of batch.records) {
+      if (stopped || batch.signal.aborted) return
+      if (message.value === null) continue
+      let consent: Consent | undefined
+      for (let attempt = 1; consent === undefined; attempt++) {
+        try {
+          consent = await codecs.consent.decode(message.value)
+        } catch (err) {
+          if ((err as { retriable?: boolean }).retriable !== true || stopped || batch.signal.aborted) {
+            // Not ours to repair: the consent stays as its previous record says.
+            logger.error(
+              { err, partition: batch.partition, offset: message.offset },
+              'undecodable consent record skipped',
+            )
+            break
           }
+          await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)))
         }
-        if (consent !== undefined) owner?.apply(consent)
       }
-      await heartbeat()
-    },
+      if (consent !== undefined) owner?.apply(consent)
+    }
+    // Markers count: a partition ending in a commit marker is caught up once it is read.
+    owner?.progress(batch.nextOffset - 1n)
+  }
+
+  const member = createReplayingGroupMember({
+    kafka: options.kafka,
+    groupId,
+    topics: [topics.consents],
+    ...(options.groupInstanceId === undefined ? {} : { groupInstanceId: options.groupInstanceId }),
+    sessionTimeoutMs: options.consumer?.sessionTimeout ?? 30_000,
+    heartbeatIntervalMs: options.consumer?.heartbeatInterval ?? 3_000,
+    maxWaitTimeMs: options.consumer?.maxWaitTimeInMs ?? 500,
+    onAssigned,
+    onBatch,
+    onFenced: () =>
+      readiness.set(CONSENTS_CHECK, false, `another process joined with instance id ${options.groupInstanceId}; stopped`),
+    logger,
   })
+  await member.start()
 
   const view = new ConsentView({
     kafka: options.kafka,
@@ -364,7 +373,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
         clearInterval(gaugeTimer)
         readiness.set(CONSENTS_CHECK, false, 'stopping')
         await gatewayApp?.close()
-        await consumer.disconnect()
+        await member.stop()
         await Promise.all([...owners.values()].map((o) => o.stop()))
         owners.clear()
         await view.stop()

@@ -94,6 +94,7 @@ export interface Harness {
     codec: TopicCodec<T>,
     what: string,
     done: (records: Array<{ key: string; value: T }>) => boolean,
+    timeoutMs?: number,
   ): Promise<Array<{ key: string; value: T }>>
   advanceClock(advance: string): Promise<void>
   waitForSync(
@@ -343,7 +344,7 @@ export async function startHarness(
         .sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1))
         .map(({ key, value }) => ({ key, value }))
     },
-    async readUntil(topic, codec, what, done) {
+    async readUntil(topic, codec, what, done, timeoutMs = 30_000) {
       let last: Array<{ key: string; value: never }> = []
       try {
         return await waitFor(
@@ -352,7 +353,7 @@ export async function startHarness(
             last = (await h.readAll(topic, codec)) as never
             return done(last) ? last : undefined
           },
-          { timeoutMs: 30_000, intervalMs: 200 },
+          { timeoutMs, intervalMs: 200 },
         )
       } catch (err) {
         throw new Error(`${(err as Error).message}; last read ${last.length} record(s) of ${topic}`, {

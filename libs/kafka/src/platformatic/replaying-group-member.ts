@@ -1,0 +1,255 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { ConnectionPool, Consumer, FetchIsolationLevels, type GroupAssignment } from '@platformatic/kafka'
+import type { Kafka } from 'kafkajs'
+import { KafkaConfigError } from '../errors.ts'
+import { kafkaConnectionOf } from '../kafka-client.ts'
+import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
+import type { TopicPartition } from '../pipeline-types.ts'
+import { baseOptions, connectionOptions } from './connection.ts'
+import { replayPartitions, type ReplayBatch } from './partition-replay.ts'
+import { hasProtocolError } from './protocol-errors.ts'
+
+/** Documented defaults of createReplayingGroupMember (libs/kafka/README.md). */
+export const REPLAYING_MEMBER_DEFAULTS = {
+  sessionTimeoutMs: 30_000,
+  heartbeatIntervalMs: 3_000,
+  rebalanceTimeoutMs: 60_000,
+  maxWaitTimeMs: 500,
+  maxBytesPerPartition: 1_048_576,
+  maxBytes: 8_388_608,
+  retryDelayMs: 500,
+} as const
+
+export interface ReplayingGroupMemberOptions {
+  /** A client made by createKafka: its brokers, client id and security are used. */
+  kafka: Kafka
+  groupId: string
+  topics: string[]
+  /**
+   * KIP-345 static membership (`group.instance.id`): a member that restarts with the
+   * same id within the session timeout gets its partitions back at once, without a
+   * rebalance. Must be unique among the live members (a stable replica name: pod or
+   * container name). Unset: a dynamic member.
+   */
+  groupInstanceId?: string
+  /** The broker drops a member it has not heard from for this long [30 000]. */
+  sessionTimeoutMs?: number
+  /** Heartbeat period; also how fast a rebalance is noticed [3 000]. */
+  heartbeatIntervalMs?: number
+  /** How long a rebalance waits for the members to rejoin; at least the session timeout [60 000]. */
+  rebalanceTimeoutMs?: number
+  /** Long-poll wait of a fetch with nothing new [500]. */
+  maxWaitTimeMs?: number
+  maxBytesPerPartition?: number
+  /**
+   * The member's full assignment, after every rebalance (maybe empty, also when the
+   * membership is lost). Every partition in it is then replayed from its first
+   * offset, kept partitions too. No batch of an earlier assignment arrives after it.
+   */
+  onAssigned: (partitions: TopicPartition[]) => void
+  /** Records and progress of one partition, awaited (one partition at a time, in offset order). */
+  onBatch: (batch: ReplayBatch) => void | Promise<void>
+  /**
+   * Another live process joined with the same groupInstanceId and took the
+   * membership over. Fatal, as in the Java client: this member stops (onAssigned([])
+   * first) instead of taking it back, which would fence the other one in turn.
+   */
+  onFenced?: (error: unknown) => void
+  logger?: KafkaLogger
+}
+
+export interface ReplayingGroupMember {
+  /** Joins the group; resolves after the first assignment was handed to onAssigned. */
+  start(): Promise<void>
+  /**
+   * Stops reading (waits for the batch being handed over), then leaves the group with
+   * a LeaveGroup, static member or not, so the partitions move to the other members
+   * at once. Idempotent. A crashed process sends nothing: a static member's
+   * partitions then wait for it (or the session timeout).
+   */
+  stop(): Promise<void>
+  assigned(): TopicPartition[]
+}
+
+/**
+ * A consumer-group member that never commits: after every assignment it reads
+ * each assigned partition read_committed from the beginning (state rebuilt from a
+ * compacted topic), on @platformatic/kafka with optional static membership. The
+ * group protocol (join, sync, heartbeats, rejoin after a rebalance) is the client's;
+ * fetching is partition-replay.ts.
+ */
+export function createReplayingGroupMember(options: ReplayingGroupMemberOptions): ReplayingGroupMember {
+  const connection = kafkaConnectionOf(options.kafka)
+  if (connection === undefined)
+    throw new KafkaConfigError('createReplayingGroupMember needs a client made by createKafka (its connection settings)')
+  if (options.topics.length === 0) throw new KafkaConfigError('createReplayingGroupMember needs at least one topic')
+  const d = REPLAYING_MEMBER_DEFAULTS
+  const sessionTimeout = options.sessionTimeoutMs ?? d.sessionTimeoutMs
+  const heartbeatInterval = options.heartbeatIntervalMs ?? d.heartbeatIntervalMs
+  const rebalanceTimeout = Math.max(options.rebalanceTimeoutMs ?? d.rebalanceTimeoutMs, sessionTimeout)
+  if (heartbeatInterval >= sessionTimeout)
+    throw new KafkaConfigError(`heartbeatIntervalMs (${heartbeatInterval}) must be below sessionTimeoutMs (${sessionTimeout})`)
+  if (options.groupInstanceId !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(options.groupInstanceId))
+    throw new KafkaConfigError(`groupInstanceId must be 1-249 letters, digits, dot, dash or underscore, got "${options.groupInstanceId}"`)
+  const logger = options.logger ?? SILENT_LOGGER
+  const settings = {
+    maxWaitTimeMs: options.maxWaitTimeMs ?? d.maxWaitTimeMs,
+    maxBytes: d.maxBytes,
+    maxBytesPerPartition: options.maxBytesPerPartition ?? d.maxBytesPerPartition,
+    retryDelayMs: d.retryDelayMs,
+  }
+  const who = { groupId: options.groupId, groupInstanceId: options.groupInstanceId ?? null }
+
+  const consumer = new Consumer({
+    ...baseOptions(connection, '-group'),
+    groupId: options.groupId,
+    ...(options.groupInstanceId === undefined ? {} : { groupInstanceId: options.groupInstanceId }),
+    sessionTimeout,
+    heartbeatInterval,
+    rebalanceTimeout,
+    isolationLevel: FetchIsolationLevels.READ_COMMITTED,
+    autocommit: false,
+  })
+  // Fetches on their own connections: a long poll must not hold up heartbeats or a JoinGroup.
+  const pool = new ConnectionPool(`${connection.clientId}-replay`, connectionOptions(connection))
+
+  let state: 'created' | 'running' | 'fenced' | 'stopped' = 'created'
+  let assigned: TopicPartition[] = []
+  let pending: TopicPartition[] | undefined
+  let switching: Promise<void> | undefined
+  let reading: Promise<void> = Promise.resolve()
+  let controller: AbortController | undefined
+  let rejoining: Promise<void> | undefined
+  const stopping = new AbortController()
+  let firstAssignment!: () => void
+  const assignedOnce = new Promise<void>((resolve) => (firstAssignment = resolve))
+
+  /** Hands the newest assignment over once the previous one's reading has stopped. */
+  function assign(partitions: TopicPartition[]): void {
+    pending = partitions
+    switching ??= (async () => {
+      while (pending !== undefined) {
+        const next = pending
+        pending = undefined
+        controller?.abort()
+        await reading
+        if (state === 'stopped') return
+        assigned = next
+        try {
+          options.onAssigned([...next])
+        } catch (err) {
+          logger.error({ err }, 'onAssigned threw; ignored')
+        }
+        firstAssignment()
+        const c = new AbortController()
+        controller = c
+        reading = replayPartitions(consumer, pool, next, deliver, settings, c.signal, logger).catch((err: unknown) =>
+          logger.error({ err }, 'replaying the assigned partitions failed'),
+        )
+      }
+    })().finally(() => (switching = undefined))
+  }
+
+  async function deliver(batch: ReplayBatch): Promise<void> {
+    try {
+      await options.onBatch(batch)
+    } catch (err) {
+      // The caller's bug: re-fetched and handed over again after a pause.
+      logger.error({ err, topic: batch.topic, partition: batch.partition }, 'onBatch threw; the batch will be redelivered')
+      throw err
+    }
+  }
+
+  function onJoin(payload: { generationId?: number; memberId?: string; assignments?: GroupAssignment[] }): void {
+    if (state !== 'running') return
+    const partitions = (payload.assignments ?? [])
+      .filter((a) => options.topics.includes(a.topic))
+      .flatMap((a) => [...a.partitions].sort((x, y) => x - y).map((partition) => ({ topic: a.topic, partition })))
+    logger.info({ ...who, memberId: payload.memberId, generationId: payload.generationId, partitions }, 'joined the group')
+    assign(partitions)
+  }
+
+  /** The client's own rejoin (after a heartbeat error) failed: the membership is gone; join again until it works. */
+  function onLostMembership(error: unknown): void {
+    if (state !== 'running') return
+    logger.warn({ err: error, ...who }, 'group membership lost (rejoin failed); releasing the partitions and joining again')
+    assign([])
+    rejoining ??= (async () => {
+      for (let attempt = 1; state === 'running'; attempt++) {
+        try {
+          await consumer.joinGroup({})
+          return
+        } catch (err) {
+          if (state !== 'running') return
+          const delayMs = Math.min(30_000, settings.retryDelayMs * 2 ** Math.min(attempt, 6))
+          logger.warn({ err, ...who, attempt, delayMs }, 'joining the group failed; retrying')
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, delayMs)
+            stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+          })
+        }
+      }
+    })().finally(() => (rejoining = undefined))
+  }
+
+  // FENCED_INSTANCE_ID: the client drops its member id and rejoins with the same instance
+  // id, which would fence the other process, and so on forever. Seen on the diagnostic
+  // channels, before the client's callback runs.
+  // The error events of the client's tracing channels (TracingChannel names them tracing:<name>:error).
+  const channels = ['plt:kafka:consumer:heartbeat', 'plt:kafka:consumer:group'].map((name) => `tracing:${name}:error`)
+  const onChannelError = (context: unknown) => {
+    const { client, error } = context as { client?: unknown; error?: unknown }
+    if (client !== consumer || state !== 'running' || !hasProtocolError(error, 'FENCED_INSTANCE_ID')) return
+    state = 'fenced'
+    logger.error({ err: error, ...who }, 'another process joined with this group instance id: this member stops')
+    assign([])
+    void (async () => {
+      await switching
+      // Leaving removes whichever member now holds the id; the other process rejoins at its next heartbeat.
+      await closeClients()
+      options.onFenced?.(error)
+    })()
+  }
+
+  async function closeClients(): Promise<void> {
+    for (const ch of channels) unsubscribe(ch, onChannelError)
+    await consumer.close(true).catch((err: unknown) => logger.warn({ err, ...who }, 'leaving the group failed'))
+    await pool.close().catch(() => undefined)
+  }
+
+  return {
+    async start() {
+      if (state !== 'created') throw new KafkaConfigError(`start() called on a member that is ${state}`)
+      state = 'running'
+      for (const ch of channels) subscribe(ch, onChannelError)
+      consumer.on('consumer:group:join', onJoin)
+      consumer.on('error', onLostMembership)
+      try {
+        consumer.topics.trackAll(...options.topics)
+        // Fails on a missing topic instead of joining with a subscription that can never be assigned.
+        await consumer.metadata({ topics: options.topics })
+        await consumer.joinGroup({})
+      } catch (err) {
+        state = 'stopped'
+        await closeClients()
+        throw err
+      }
+      await assignedOnce
+    },
+
+    async stop() {
+      if (state === 'stopped') return
+      const wasRunning = state === 'running'
+      state = 'stopped'
+      stopping.abort()
+      controller?.abort()
+      await switching
+      await reading
+      await rejoining
+      if (wasRunning) await closeClients()
+      assigned = []
+    },
+
+    assigned: () => [...assigned],
+  }
+}
