@@ -80,20 +80,14 @@ export async function createIngestTopics(
     configs: {},
     description: 'test',
   })
-  const admin = kit.admin()
-  await admin.connect()
-  try {
-    await ensureTopics(admin, [
-      spec(t.input, 'delete'),
-      spec(t.enriched, 'delete'),
-      spec(t.dlq, 'delete'),
-      spec(t.fetched, 'delete'),
-      spec(t.shops, 'compact'),
-      spec(t.merchants, 'compact'),
-    ])
-  } finally {
-    await admin.disconnect()
-  }
+  await ensureTopics(kit.kafka, [
+    spec(t.input, 'delete'),
+    spec(t.enriched, 'delete'),
+    spec(t.dlq, 'delete'),
+    spec(t.fetched, 'delete'),
+    spec(t.shops, 'compact'),
+    spec(t.merchants, 'compact'),
+  ])
   return t
 }
 

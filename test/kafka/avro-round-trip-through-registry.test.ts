@@ -42,9 +42,7 @@ async function registerWithoutRule(subject: string, schema: AvroSchemaJson): Pro
 describe('Avro through the schema registry', () => {
   it('round-trips an event through Kafka in Confluent wire format under <topic>-value with BACKWARD', async () => {
     const topic = uniqueName('avro-enriched')
-    const admin = kit.admin()
-    await admin.connect()
-    await ensureTopics(admin, [
+    await ensureTopics(kit.kafka, [
       {
         name: topic,
         partitions: 1,

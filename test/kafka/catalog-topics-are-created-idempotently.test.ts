@@ -30,11 +30,11 @@ afterAll(() => kit.disconnectAll())
 describe('ensureTopics', () => {
   it('creates the whole catalog once and finds it complete the second time', async () => {
     const catalog = uniqueCatalog()
-    const first = await ensureTopics(admin, catalog)
+    const first = await ensureTopics(kit.kafka, catalog)
     expect(first.created.sort()).toEqual(catalog.map((t) => t.name).sort())
     expect(first.existing).toEqual([])
 
-    const second = await ensureTopics(admin, catalog)
+    const second = await ensureTopics(kit.kafka, catalog)
     expect(second.created).toEqual([])
     expect(second.existing.sort()).toEqual(catalog.map((t) => t.name).sort())
     expect(second.drift).toEqual([])
@@ -64,7 +64,7 @@ describe('ensureTopics', () => {
 
   it('creates only what is missing when run concurrently by two instances', async () => {
     const catalog = uniqueCatalog()
-    const [a, b] = await Promise.all([ensureTopics(admin, catalog), ensureTopics(admin, catalog)])
+    const [a, b] = await Promise.all([ensureTopics(kit.kafka, catalog), ensureTopics(kit.kafka, catalog)])
     expect([...a.created, ...a.existing].sort()).toEqual(catalog.map((t) => t.name).sort())
     expect([...b.created, ...b.existing].sort()).toEqual(catalog.map((t) => t.name).sort())
   })
@@ -72,8 +72,8 @@ describe('ensureTopics', () => {
   it('refuses an existing topic with the wrong partition count or cleanup policy, naming both', async () => {
     const spec: TopicSpec = { ...uniqueCatalog().find((t) => t.cleanupPolicy === 'compact')!, partitions: 3 }
     // The "wrong" topic: one partition, delete policy.
-    await ensureTopics(admin, [{ ...spec, partitions: 1, cleanupPolicy: 'delete', configs: {} }])
-    const error = await ensureTopics(admin, [spec]).catch((e: unknown) => e)
+    await ensureTopics(kit.kafka, [{ ...spec, partitions: 1, cleanupPolicy: 'delete', configs: {} }])
+    const error = await ensureTopics(kit.kafka, [spec]).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TopicConfigMismatchError)
     expect((error as Error).message).toContain(`${spec.name} has 1 partitions, the catalog says 3`)
     expect((error as Error).message).toContain(
@@ -83,8 +83,8 @@ describe('ensureTopics', () => {
 
   it('reports other config drift without changing it', async () => {
     const spec = uniqueCatalog().find((t) => t.name.startsWith(`${TOPICS.transactionsRaw}.`))!
-    await ensureTopics(admin, [{ ...spec, configs: { 'retention.ms': '3600000' } }])
-    const report = await ensureTopics(admin, [spec])
+    await ensureTopics(kit.kafka, [{ ...spec, configs: { 'retention.ms': '3600000' } }])
+    const report = await ensureTopics(kit.kafka, [spec])
     expect(report.drift).toEqual([
       { topic: spec.name, config: 'retention.ms', expected: String(7 * 86_400_000), actual: '3600000' },
     ])

@@ -65,22 +65,16 @@ export async function pipelineTopics(
     prefix: `${base}.tx`,
   }
   // ensureTopics rather than the kit: it waits out a broker that is slow to publish new topics' metadata.
-  const admin = kit.admin()
-  await admin.connect()
-  try {
-    const spec = (name: string, n: number): TopicSpec => ({
-      name,
-      partitions: n,
-      cleanupPolicy: 'delete',
-      valueSchema: null,
-      key: 'test',
-      configs: {},
-      description: 'test',
-    })
-    await ensureTopics(admin, [spec(t.input, partitions), spec(t.output, partitions), spec(t.dlq, 1)])
-  } finally {
-    await admin.disconnect()
-  }
+  const spec = (name: string, n: number): TopicSpec => ({
+    name,
+    partitions: n,
+    cleanupPolicy: 'delete',
+    valueSchema: null,
+    key: 'test',
+    configs: {},
+    description: 'test',
+  })
+  await ensureTopics(kit.kafka, [spec(t.input, partitions), spec(t.output, partitions), spec(t.dlq, 1)])
   return t
 }
 

@@ -11,9 +11,7 @@ describe('withTransaction', () => {
     const base = uniqueName('withtx')
     const items = `${base}.items`
     const cursor = `${base}.cursor`
-    const admin = kit.admin()
-    await admin.connect()
-    await ensureTopics(admin, [
+    await ensureTopics(kit.kafka, [
       {
         name: items,
         partitions: 2,

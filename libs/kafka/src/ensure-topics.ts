@@ -1,10 +1,11 @@
-import kafkajs, { type Admin } from 'kafkajs'
-import { TopicConfigMismatchError } from './errors.ts'
+import { Admin, ConfigResourceTypes, type ClusterMetadata } from '@platformatic/kafka'
+import type { Kafka } from 'kafkajs'
+import { KafkaConfigError, TopicConfigMismatchError } from './errors.ts'
+import { kafkaConnectionOf } from './kafka-client.ts'
+import { baseOptions } from './platformatic/connection.ts'
+import { hasProtocolError } from './platformatic/protocol-errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from './logger.ts'
 import type { TopicSpec } from './topic-catalog.ts'
-
-// kafkajs is CommonJS and Node's ESM loader does not detect this export by name.
-const { ConfigResourceTypes } = kafkajs
 
 export interface EnsureTopicsOptions {
   /** Replication factor of created topics; default 1 only suits single-broker development, production passes 3. */
@@ -27,64 +28,72 @@ export interface EnsureTopicsReport {
 
 /**
  * Makes the topics of `catalog` exist, idempotently and safely for concurrent
- * callers: creates the missing ones (waiting for leaders), then checks every
+ * callers (a @platformatic/kafka Admin on the connection of `kafka`, a client
+ * made by createKafka): creates the missing ones (waiting for leaders), then checks every
  * topic's partition count and cleanup.policy. Those two cannot be corrected in
  * place without breaking key-to-partition placement or retention semantics, so a
  * difference is an error naming each topic, the expected and the actual value.
  */
 export async function ensureTopics(
-  admin: Admin,
+  kafka: Kafka,
   catalog: readonly TopicSpec[],
   options: EnsureTopicsOptions = {},
+): Promise<EnsureTopicsReport> {
+  const connection = kafkaConnectionOf(kafka)
+  if (connection === undefined) throw new KafkaConfigError('ensureTopics needs a client made by createKafka (its connection settings)')
+  const admin = new Admin(baseOptions(connection, '-admin'))
+  try {
+    return await ensureWith(admin, catalog, options)
+  } finally {
+    await admin.close().catch(() => {})
+  }
+}
+
+async function ensureWith(
+  admin: Admin,
+  catalog: readonly TopicSpec[],
+  options: EnsureTopicsOptions,
 ): Promise<EnsureTopicsReport> {
   const logger = options.logger ?? SILENT_LOGGER
   const replicationFactor = options.replicationFactor ?? 1
   const existingBefore = new Set(await admin.listTopics())
   const missing = catalog.filter((t) => !existingBefore.has(t.name))
   const created: string[] = []
-  if (missing.length > 0) {
-    // KafkaJS treats TOPIC_ALREADY_EXISTS for every topic as "nothing created",
-    // so a concurrent creator elsewhere is not an error here. Its wait for leaders
-    // gives up when a loaded broker does not list the new topic yet; the wait
-    // below covers that.
+  // One request per topic: the client applies a request's configs to all its topics.
+  // A concurrent creator elsewhere (TOPIC_ALREADY_EXISTS) is not an error here.
+  for (const t of missing) {
     try {
       await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((t) => ({
-          topic: t.name,
-          numPartitions: t.partitions,
-          replicationFactor,
-          configEntries: Object.entries({ ...t.configs, 'cleanup.policy': t.cleanupPolicy }).map(
-            ([name, value]) => ({ name, value }),
-          ),
-        })),
+        topics: [t.name],
+        partitions: t.partitions,
+        replicas: replicationFactor,
+        configs: Object.entries({ ...t.configs, 'cleanup.policy': t.cleanupPolicy }).map(([name, value]) => ({ name, value })),
       })
+      created.push(t.name)
     } catch (err) {
-      if (!isMetadataNotReady(err)) throw err
+      if (!hasProtocolError(err, 'TOPIC_ALREADY_EXISTS')) throw err
     }
-    created.push(...missing.map((t) => t.name))
-    logger.info({ topics: created }, 'created Kafka topics')
   }
+  if (created.length > 0) logger.info({ topics: created }, 'created Kafka topics')
 
   // Right after a creation (ours or a concurrent instance's) the metadata may not
-  // have reached every broker yet; wait for it rather than failing start-up.
+  // have reached every broker yet, and partitions may have no leader: wait for it
+  // rather than failing start-up.
+  const names = catalog.map((t) => t.name)
   const { metadata, described } = await untilTopicsKnown(options.metadataTimeoutMs ?? 30_000, async () => ({
-    metadata: withLeaders(await admin.fetchTopicMetadata({ topics: catalog.map((t) => t.name) })),
+    metadata: withLeaders(await admin.metadata({ topics: names, forceUpdate: true })),
     described: await admin.describeConfigs({
       includeSynonyms: false,
       resources: catalog.map((t) => ({
-        type: ConfigResourceTypes.TOPIC,
-        name: t.name,
-        configNames: ['cleanup.policy', ...Object.keys(t.configs)],
+        resourceType: ConfigResourceTypes.TOPIC,
+        resourceName: t.name,
+        configurationKeys: ['cleanup.policy', ...Object.keys(t.configs)],
       })),
     }),
   }))
-  const partitionsByTopic = new Map(metadata.topics.map((t) => [t.name, t.partitions.length]))
+  const partitionsByTopic = new Map([...metadata.topics].map(([name, t]) => [name, t.partitionsCount]))
   const configsByTopic = new Map(
-    described.resources.map((r) => [
-      r.resourceName,
-      new Map(r.configEntries.map((e) => [e.configName, e.configValue])),
-    ]),
+    described.map((r) => [r.resourceName, new Map(r.configs.map((e) => [e.name, e.value ?? null]))]),
   )
 
   const mismatches: string[] = []
@@ -96,7 +105,7 @@ export async function ensureTopics(
         `${spec.name} has ${partitions ?? 'no'} partitions, the catalog says ${spec.partitions}`,
       )
     }
-    const configs = configsByTopic.get(spec.name) ?? new Map<string, string>()
+    const configs = configsByTopic.get(spec.name) ?? new Map<string, string | null>()
     const policy = configs.get('cleanup.policy') ?? null
     if (policy !== spec.cleanupPolicy) {
       mismatches.push(
@@ -116,34 +125,25 @@ export async function ensureTopics(
     )
   }
   if (drift.length > 0) logger.warn({ drift }, 'topic configs differ from the catalog (left as they are)')
-  return { created, existing: catalog.map((t) => t.name).filter((n) => existingBefore.has(n)), drift }
+  // A topic a concurrent creator made first counts as existing.
+  return { created, existing: catalog.map((t) => t.name).filter((n) => !created.includes(n)), drift }
 }
 
-const METADATA_NOT_READY = new Set([
-  'UNKNOWN_TOPIC_OR_PARTITION',
-  'LEADER_NOT_AVAILABLE',
-  'NOT_LEADER_FOR_PARTITION',
-])
-
+/** Topic metadata not everywhere yet (just created), or partitions without a leader. */
 function isMetadataNotReady(err: unknown): boolean {
-  // KafkaJS may wrap the protocol error once its own retries are spent.
-  const e = err as { type?: unknown; cause?: { type?: unknown } } | null
-  const type = e?.type ?? e?.cause?.type
-  return typeof type === 'string' && METADATA_NOT_READY.has(type)
+  return (
+    (err as { notReady?: unknown } | null)?.notReady === true ||
+    hasProtocolError(err, 'UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_OR_FOLLOWER', 'UNKNOWN_TOPIC_ID')
+  )
 }
 
-/** The metadata, or a LEADER_NOT_AVAILABLE-typed error while some partition has no leader yet. */
-function withLeaders<
-  M extends { topics: { name: string; partitions: { partitionId: number; leader: number }[] }[] },
->(metadata: M): M {
-  const leaderless = metadata.topics.flatMap((t) =>
-    t.partitions.filter((p) => p.leader < 0).map((p) => `${t.name}/${p.partitionId}`),
+/** The metadata, or a "not ready" error while some partition has no leader yet. */
+function withLeaders(metadata: ClusterMetadata): ClusterMetadata {
+  const leaderless = [...metadata.topics].flatMap(([name, t]) =>
+    t.partitions.flatMap((p, partition) => (p.leader < 0 ? [`${name}/${partition}`] : [])),
   )
-  if (leaderless.length > 0) {
-    throw Object.assign(new Error(`partitions without a leader yet: ${leaderless.join(', ')}`), {
-      type: 'LEADER_NOT_AVAILABLE',
-    })
-  }
+  if (leaderless.length > 0)
+    throw Object.assign(new Error(`partitions without a leader yet: ${leaderless.join(', ')}`), { notReady: true })
   return metadata
 }
 

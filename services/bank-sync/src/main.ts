@@ -62,23 +62,17 @@ const kafka = createKafka(
   { brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn', client: cfg.KAFKA_CLIENT },
   logger,
 )
-const admin = kafka.admin()
-await admin.connect()
-try {
-  // Same partitions and cleanup as the catalog topic, under the configured name.
-  const as = (name: string, catalog: Parameters<typeof topicSpec>[0]) => ({ ...topicSpec(catalog), name })
-  await ensureTopics(
-    admin,
-    [
-      as(cfg.BANK_CONSENTS_TOPIC, TOPICS.bankConsents),
-      as(cfg.BANK_TRANSACTIONS_TOPIC, TOPICS.bankTransactions),
-      as(cfg.BANK_RAW_TOPIC, TOPICS.transactionsRaw),
-    ],
-    { logger },
-  )
-} finally {
-  await admin.disconnect()
-}
+// Same partitions and cleanup as the catalog topic, under the configured name.
+const as = (name: string, catalog: Parameters<typeof topicSpec>[0]) => ({ ...topicSpec(catalog), name })
+await ensureTopics(
+  kafka,
+  [
+    as(cfg.BANK_CONSENTS_TOPIC, TOPICS.bankConsents),
+    as(cfg.BANK_TRANSACTIONS_TOPIC, TOPICS.bankTransactions),
+    as(cfg.BANK_RAW_TOPIC, TOPICS.transactionsRaw),
+  ],
+  { logger },
+)
 
 const sync = await startBankSync({
   kafka,

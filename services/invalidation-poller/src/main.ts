@@ -38,17 +38,11 @@ const kafka = createKafka(
   { brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn', client: cfg.KAFKA_CLIENT },
   logger,
 )
-const admin = kafka.admin()
-await admin.connect()
-try {
-  await ensureTopics(
-    admin,
-    [topicSpec(TOPICS.merchantInvalidations), topicSpec(TOPICS.merchantInvalidationsCursor)],
-    { logger },
-  )
-} finally {
-  await admin.disconnect()
-}
+await ensureTopics(
+  kafka,
+  [topicSpec(TOPICS.merchantInvalidations), topicSpec(TOPICS.merchantInvalidationsCursor)],
+  { logger },
+)
 
 const client = createEnrichmentClient({
   baseUrl: cfg.ENRICHMENT_API_URL,

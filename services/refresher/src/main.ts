@@ -48,24 +48,18 @@ const kafka = createKafka(
   { brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn', client: cfg.KAFKA_CLIENT },
   logger,
 )
-const admin = kafka.admin()
-await admin.connect()
-try {
-  const used = [
-    TOPICS.merchantInvalidations,
-    TOPICS.merchantFetched,
-    TOPICS.merchantShops,
-    TOPICS.merchantMerchants,
-    TOPICS.transactionsDlq,
-  ]
-  await ensureTopics(
-    admin,
-    used.map((t) => topicSpec(t)),
-    { logger },
-  )
-} finally {
-  await admin.disconnect()
-}
+const used = [
+  TOPICS.merchantInvalidations,
+  TOPICS.merchantFetched,
+  TOPICS.merchantShops,
+  TOPICS.merchantMerchants,
+  TOPICS.transactionsDlq,
+]
+await ensureTopics(
+  kafka,
+  used.map((t) => topicSpec(t)),
+  { logger },
+)
 
 const client = createEnrichmentClient({
   baseUrl: cfg.ENRICHMENT_API_URL,

@@ -69,13 +69,7 @@ const topics = {
 // (tests, side-by-side deployments) must exist already.
 const catalogTopics = TOPIC_CATALOG.filter((t) => (Object.values(topics) as string[]).includes(t.name))
 if (catalogTopics.length > 0) {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await ensureTopics(admin, catalogTopics, { logger })
-  } finally {
-    await admin.disconnect()
-  }
+  await ensureTopics(kafka, catalogTopics, { logger })
 }
 
 const client = createEnrichmentClient({

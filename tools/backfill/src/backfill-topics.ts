@@ -82,13 +82,7 @@ export async function ensureBackfillTopics(
     spec(topics.dlq, 'Unused by design: row failures are ledger entries.'),
   ]
   if (withRows) specs.push(spec(topics.rows, 'Rows of a backfill input file, keyed by line.'))
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    await ensureTopics(admin, specs)
-  } finally {
-    await admin.disconnect()
-  }
+  await ensureTopics(kafka, specs)
 }
 
 /** Every backfill's latest state (read committed), by id. */

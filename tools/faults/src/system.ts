@@ -71,10 +71,7 @@ export class FaultSystem {
     this.stack = await startStack({ stateDir: path.join(this.runDir, 'stack'), cacheDir: path.join(this.repoRoot, '.cache') })
     this.say(`stack: Kafka ${this.stack.brokers.join(',')}, registry ${this.stack.registryUrl}`)
     this.kafka = createKafka({ brokers: this.stack.brokers, clientId: 'tep-faults' })
-    const admin = this.kafka.admin()
-    await admin.connect()
-    await ensureTopics(admin, TOPIC_CATALOG, { replicationFactor: 1 })
-    await admin.disconnect()
+    await ensureTopics(this.kafka, TOPIC_CATALOG, { replicationFactor: 1 })
 
     const base: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: this.stack.brokers.join(','), SCHEMA_REGISTRY_URL: this.stack.registryUrl, LOG_LEVEL: 'info' }
     const clientId = 'tep-faults-client'
