@@ -9,15 +9,22 @@ import {
   startInvalidationPoller,
   type InvalidationPollerHandle,
 } from '@tep/invalidation-poller'
-import { AvroSerde, createSchemaRegistry } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry } from '@tep/kafka'
 import { createLogger } from '@tep/observability'
 import type { Invalidation, InvalidationCursor } from '@tep/schemas'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, TEST_KAFKA_CLIENT, uniqueName } from '../support/kafka-test-kit.ts'
 import { readTopic } from '../support/read-topic.ts'
 
 const logger = createLogger({ name: 'poller-test', level: 'silent' })
 const kit = createKafkaTestKit()
+// The services build their @platformatic/kafka producers from a client made by createKafka.
+const serviceKafka = createKafka({
+  brokers: inject('kafkaBrokers'),
+  clientId: uniqueName('services'),
+  logLevel: 'error',
+  client: TEST_KAFKA_CLIENT,
+})
 const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
 let sim: EnrichmentSim
 let client: EnrichmentClient
@@ -72,7 +79,7 @@ function startInProcess(
   onPage?: (lastItemId: number) => void,
 ): Promise<InvalidationPollerHandle> {
   return startInvalidationPoller({
-    kafka: kit.kafka,
+    kafka: serviceKafka,
     serde,
     feed: enrichmentFeed(client),
     levels: ['shop', 'merchant', 'handle'],

@@ -1,7 +1,7 @@
 import { createEnrichmentClient, type EnrichmentClient } from '@tep/enrichment-client'
 import { startEnrichmentSim, type EnrichmentSim } from '@tep/enrichment-sim'
 import { enrichmentFeed, startInvalidationPoller } from '@tep/invalidation-poller'
-import { AvroSerde, createSchemaRegistry } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry } from '@tep/kafka'
 import { createLogger, createMetricsRegistry } from '@tep/observability'
 import { merchantData, shopData, startRefresher, type RefresherHandle } from '@tep/refresher'
 import type { EnrichedTransaction, Merchant, MerchantDataFetched, RawTransaction, Shop } from '@tep/schemas'
@@ -10,11 +10,18 @@ import { generateSamples } from '@tep/sim-data'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopic } from '../support/read-topic.ts'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, TEST_KAFKA_CLIENT, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 
 const logger = createLogger({ name: 'refresher-test', level: 'silent' })
 const kit = createKafkaTestKit()
+// The services build their @platformatic/kafka producers from a client made by createKafka.
+const serviceKafka = createKafka({
+  brokers: inject('kafkaBrokers'),
+  clientId: uniqueName('services'),
+  logLevel: 'error',
+  client: TEST_KAFKA_CLIENT,
+})
 const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
 let sim: EnrichmentSim
 let client: EnrichmentClient
@@ -82,7 +89,7 @@ async function latestByKey<T>(topic: string, schema: 'Shop' | 'Merchant'): Promi
 
 function startPoller() {
   return startInvalidationPoller({
-    kafka: kit.kafka,
+    kafka: serviceKafka,
     serde,
     feed: enrichmentFeed(client),
     levels: ['shop', 'merchant', 'handle'],
@@ -131,7 +138,7 @@ beforeAll(async () => {
   await kit.createTopics([topics.shops, topics.merchants], 3, { 'cleanup.policy': 'compact' })
   await kit.createTopics([topics.cursor], 1, { 'cleanup.policy': 'compact' })
   refresher = await startRefresher({
-    kafka: kit.kafka,
+    kafka: serviceKafka,
     serde,
     client,
     invalidationsEnabled: true,

@@ -5,17 +5,24 @@ import {
 } from '@tep/enrichment-client'
 import { startEnrichmentSim, type EnrichmentSim } from '@tep/enrichment-sim'
 import { enrichmentFeed, startInvalidationPoller } from '@tep/invalidation-poller'
-import { AvroSerde, createSchemaRegistry } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry } from '@tep/kafka'
 import { createLogger } from '@tep/observability'
 import { reenrichHandles } from '@tep/refresher'
 import { exampleRawCardTransaction, type EnrichedTransaction } from '@tep/schemas'
 import { generateSamples } from '@tep/sim-data'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopic } from '../support/read-topic.ts'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, TEST_KAFKA_CLIENT, uniqueName } from '../support/kafka-test-kit.ts'
 
 const logger = createLogger({ name: 'reenrich-test', level: 'silent' })
 const kit = createKafkaTestKit()
+// The services build their @platformatic/kafka producers from a client made by createKafka.
+const serviceKafka = createKafka({
+  brokers: inject('kafkaBrokers'),
+  clientId: uniqueName('services'),
+  logLevel: 'error',
+  client: TEST_KAFKA_CLIENT,
+})
 const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
 let sim: EnrichmentSim
 let client: EnrichmentClient
@@ -103,7 +110,7 @@ describe('reenrich', () => {
     let published!: () => void
     const itemPublished = new Promise<void>((resolve) => (published = resolve))
     const poller = await startInvalidationPoller({
-      kafka: kit.kafka,
+      kafka: serviceKafka,
       serde,
       feed: enrichmentFeed(client),
       levels: ['handle'],
@@ -121,7 +128,7 @@ describe('reenrich', () => {
     await poller.stop()
 
     const dryRun = await reenrichHandles({
-      kafka: kit.kafka,
+      kafka: serviceKafka,
       serde,
       invalidationsSince: new Date(before),
       dryRun: true,
@@ -137,7 +144,7 @@ describe('reenrich', () => {
     expect(await readTopic(kit.kafka, topics.raw)).toEqual([])
 
     const report = await reenrichHandles({
-      kafka: kit.kafka,
+      kafka: serviceKafka,
       serde,
       invalidationsSince: new Date(before),
       topics,
@@ -166,7 +173,7 @@ describe('reenrich', () => {
       ],
     })
     const again = await reenrichHandles({
-      kafka: kit.kafka,
+      kafka: serviceKafka,
       serde,
       invalidationsSince: new Date(before),
       topics,

@@ -115,7 +115,8 @@ export function createKafkaTestKit(clientId: string = uniqueName('test')): Kafka
       try {
         const entries = Object.entries(configEntries).map(([name, value]) => ({ name, value }))
         await admin.createTopics({
-          waitForLeaders: true,
+          // KafkaJS's own wait fails on UNKNOWN_TOPIC_OR_PARTITION instead of retrying; the loop below waits.
+          waitForLeaders: false,
           topics: names.map((topic) => ({
             topic,
             numPartitions: partitions,
@@ -123,8 +124,8 @@ export function createKafkaTestKit(clientId: string = uniqueName('test')): Kafka
             configEntries: entries,
           })),
         })
-        // A loaded broker can still call a just-created topic unknown after
-        // waitForLeaders (which KafkaJS does not retry); producers would then fail
+        // A loaded (or fresh) broker can still call a just-created topic unknown
+        // (which KafkaJS's waitForLeaders does not retry); producers would then fail
         // with "does not host this topic-partition". Wait until metadata shows a
         // leader for every partition.
         const deadline = Date.now() + 30_000

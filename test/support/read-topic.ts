@@ -65,6 +65,8 @@ export async function readTopic(
         }
       })
       consumer.on(consumer.events.CRASH, ({ payload }) => {
+        // A retriable error (e.g. COORDINATOR_LOAD_IN_PROGRESS on a fresh broker): KafkaJS restarts the consumer.
+        if (payload.restart) return
         clearTimeout(timer)
         reject(payload.error)
       })

@@ -77,3 +77,25 @@ export class TopicScanTimeoutError extends KafkaLibError {
     super(message, { code: 'TOPIC_SCAN_TIMEOUT', retriable: true, details })
   }
 }
+
+/**
+ * Another producer with the same transactional id started (InitProducerId) and
+ * fenced this one: it can never commit again. Stop; retrying cannot help.
+ */
+export class ProducerFencedError extends KafkaLibError {
+  constructor(transactionalId: string, cause?: unknown) {
+    super(`transactional id ${transactionalId} was taken over by a newer producer (fenced)`, {
+      code: 'PRODUCER_FENCED',
+      retriable: false,
+      cause,
+      details: { transactionalId },
+    })
+  }
+}
+
+/** A producer of this library was used after `close()`. */
+export class ProducerClosedError extends KafkaLibError {
+  constructor(what: string) {
+    super(`${what} is closed`, { code: 'PRODUCER_CLOSED', retriable: false })
+  }
+}

@@ -58,11 +58,21 @@ export { isFencedError } from './fencing.ts'
 export { scanTopic } from './topic-scan.ts'
 export type { ScannedMessage, TopicScanOptions } from './topic-scan.ts'
 export { withTransaction } from './with-transaction.ts'
-export type { TransactionScope } from './with-transaction.ts'
+export { createTransactionalWriter, DEFAULT_TRANSACTION_TIMEOUT_MS } from './platformatic/transactional-writer.ts'
+export type {
+  TransactionalWriter,
+  TransactionalWriterOptions,
+  TransactionScope,
+} from './platformatic/transactional-writer.ts'
+export { createRecordProducer } from './platformatic/record-producer.ts'
+export type { RecordProducer, RecordProducerOptions } from './platformatic/record-producer.ts'
+export type { OutgoingMessage } from './platformatic/send-plan.ts'
 export {
   KafkaConfigError,
   KafkaLibError,
   PipelineStoppedError,
+  ProducerClosedError,
+  ProducerFencedError,
   SchemaRegistrationError,
   SchemaRegistryUnavailableError,
   TopicConfigMismatchError,

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { createBankClient, type TokenSet } from '@tep/bank-client'
-import { SILENT_LOGGER, type TopicCodec } from '@tep/kafka'
+import { SILENT_LOGGER, type RecordProducer, type TopicCodec } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
-import type { Producer } from 'kafkajs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AuthorizationStateSigner } from './authorization-state.ts'
 import { hashOf } from './browser-binding.ts'
@@ -55,12 +54,12 @@ function setup(
   }
   const written: Consent[] = []
   const viewed = new Map<string, Consent>()
-  const producer = {
+  const producer: RecordProducer = {
     send: async () => {
       if (options.failWrite) throw new Error('broker down')
-      return []
     },
-  } as unknown as Producer
+    close: async () => {},
+  }
   const codec = {
     encode: async (c: Consent) => {
       written.push(c)

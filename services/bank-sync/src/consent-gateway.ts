@@ -7,11 +7,10 @@ import {
   type BankClient,
 } from '@tep/bank-client'
 import { errorCode } from '@tep/errors'
-import type { TopicCodec } from '@tep/kafka'
+import type { RecordProducer, TopicCodec } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
 import type { TokenCipher } from '@tep/token-cipher'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { Producer } from 'kafkajs'
 import type { AuthorizationStateClaims, AuthorizationStateSigner } from './authorization-state.ts'
 import { clearCookie, cookieName, createBinding, matches, readCookie, setCookie } from './browser-binding.ts'
 import { CallbackBudgetExceededError, type CallbackBudget } from './callback-budget.ts'
@@ -29,8 +28,8 @@ export interface ConsentGatewayOptions {
   cipher: TokenCipher
   signer: AuthorizationStateSigner
   view: ConsentView
-  /** An idempotent (non-transactional) producer for the consents topic. */
-  producer: Producer
+  /** An idempotent (non-transactional, acks all) producer for the consents topic. */
+  producer: RecordProducer
   consentsTopic: string
   consentCodec: TopicCodec<Consent>
   metrics: BankSyncMetrics
@@ -382,10 +381,6 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
 }
 
 async function write(o: ConsentGatewayOptions, consent: Consent): Promise<void> {
-  await o.producer.send({
-    topic: o.consentsTopic,
-    acks: -1,
-    messages: [{ key: consent.consentId, value: await o.consentCodec.encode(consent) }],
-  })
+  await o.producer.send(o.consentsTopic, [{ key: consent.consentId, value: await o.consentCodec.encode(consent) }])
   o.view.apply(consent)
 }

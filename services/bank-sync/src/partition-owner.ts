@@ -1,12 +1,16 @@
-import { isFencedError, transactionalProducerConfig, withTransaction, type TopicCodec } from '@tep/kafka'
+import {
+  createTransactionalWriter,
+  isFencedError,
+  type KafkaLogger,
+  type OutgoingMessage,
+  type TopicCodec,
+  type TransactionalWriter,
+} from '@tep/kafka'
 import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
-import type { Kafka, Message, Producer } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import { decideConsentRecord, isTerminal } from './consent-status.ts'
-import { syncConsent, type SyncDeps, type SyncOutcome, type SyncWrite } from './consent-syncer.ts'
+import { syncConsent, type SyncDeps, type SyncLogger, type SyncOutcome, type SyncWrite } from './consent-syncer.ts'
 import { PartitionFencedError } from './errors.ts'
-
-/** Records per send inside a sync's transaction (bank transaction records carry the bank's JSON, ~1-2 kB). */
-const SEND_SLICE = 200
 
 export interface BankSyncTopics {
   consents: string
@@ -65,8 +69,8 @@ interface Entry {
 /**
  * The owner of one partition of `bank.consents.v1`: its consents' state (rebuilt
  * from the partition on every assignment), their sync schedule, and the
- * transactional producer `<prefix>-<partition>` through which every write of these
- * consents goes. Creating that producer fences a previous owner (a zombie's open
+ * transactional writer `<prefix>-<partition>` through which every write of these
+ * consents goes. Starting that writer fences a previous owner (a zombie's open
  * transaction is aborted and its later commits fail), so two instances never both
  * publish a consent's transactions.
  */
@@ -74,7 +78,7 @@ export class PartitionOwner {
   readonly partition: number
   readonly #o: OwnerOptions
   readonly #entries = new Map<string, Entry>()
-  #producer: Producer | undefined
+  #writer: TransactionalWriter | undefined
   #target: bigint | undefined
   #lastOffset = -1n
   #caughtUp = false
@@ -117,20 +121,23 @@ export class PartitionOwner {
    * so the rebuilt state includes it before the first sync.
    */
   async start(fetchEndOffset: () => Promise<bigint>): Promise<void> {
-    if (this.#producer === undefined) {
-      const producer = this.#o.kafka.producer(transactionalProducerConfig(this.transactionalId))
+    if (this.#writer === undefined) {
+      const writer = createTransactionalWriter(this.#o.kafka, {
+        transactionalId: this.transactionalId,
+        logger: writerLogger(this.#o.sync.logger),
+      })
       try {
-        await producer.connect()
+        await writer.start()
       } catch (err) {
-        await producer.disconnect().catch(() => undefined)
+        await writer.close().catch(() => undefined)
         throw err
       }
       if (this.#stopped) {
-        // stop() ran while connecting and could not disconnect this producer.
-        await producer.disconnect().catch(() => undefined)
+        // stop() ran while starting and could not close this writer.
+        await writer.close().catch(() => undefined)
         return
       }
-      this.#producer = producer
+      this.#writer = writer
     }
     if (this.#stopped) return
     this.#target = await fetchEndOffset()
@@ -189,7 +196,7 @@ export class PartitionOwner {
       ])
       if (timer) clearTimeout(timer)
     }
-    await this.#producer?.disconnect().catch(() => undefined)
+    await this.#writer?.close().catch(() => undefined)
     for (const w of this.#caughtUpWaiters.splice(0)) w()
   }
 
@@ -313,14 +320,14 @@ export class PartitionOwner {
 
   /**
    * Writes outputs and the consent's next state in ONE transaction. Serialised per
-   * partition (a transactional producer has one transaction open at a time). A
+   * partition (a transactional writer has one transaction open at a time). A
    * non-terminal write is refused once the consent is terminal in memory (the
    * customer ended it while the sync was reading): nothing of that sync is published.
    */
   #commit(write: SyncWrite): Promise<Consent | null> {
     const run = async (): Promise<Consent | null> => {
-      const producer = this.#producer
-      if (producer === undefined || this.#fenced || this.#stopped) {
+      const writer = this.#writer
+      if (writer === undefined || this.#fenced || this.#stopped) {
         throw new PartitionFencedError(this.partition, new Error('partition owner stopped'))
       }
       const id = write.consent.consentId
@@ -334,25 +341,22 @@ export class PartitionOwner {
         updatedAt: this.#o.sync.now(),
       }
       const { codecs, topics } = this.#o
-      const bankMessages: Message[] = await Promise.all(
+      const bankMessages: OutgoingMessage[] = await Promise.all(
         write.bankTransactions.map(async (t) => ({
           key: `${t.consentId}/${t.accountId}/${t.entryReference}`,
           value: await codecs.bankTransaction.encode(t),
         })),
       )
-      const rawMessages: Message[] = await Promise.all(
+      const rawMessages: OutgoingMessage[] = await Promise.all(
         write.rawTransactions.map(async (r) => ({ key: r.transactionId, value: await codecs.raw.encode(r) })),
       )
-      const consentMessage: Message = { key: id, value: await codecs.consent.encode(next) }
+      const consentMessage: OutgoingMessage = { key: id, value: await codecs.consent.encode(next) }
       try {
-        await withTransaction(producer, async (tx) => {
-          // A first sync with a long backfill can hold thousands of records: sent in slices so no
-          // produce request (one record batch per partition) grows past the broker's message.max.bytes.
-          for (let i = 0; i < bankMessages.length; i += SEND_SLICE) {
-            await tx.send(topics.bankTransactions, bankMessages.slice(i, i + SEND_SLICE))
-          }
-          for (let i = 0; i < rawMessages.length; i += SEND_SLICE)
-            await tx.send(topics.raw, rawMessages.slice(i, i + SEND_SLICE))
+        await writer.run(async (tx) => {
+          // A first sync with a long backfill can hold thousands of records: the writer splits
+          // them so no partition's batch grows past the broker's message.max.bytes.
+          if (bankMessages.length > 0) await tx.send(topics.bankTransactions, bankMessages)
+          if (rawMessages.length > 0) await tx.send(topics.raw, rawMessages)
           await tx.send(topics.consents, [consentMessage])
           await this.#o.hooks.beforeCommit?.({ ...write, consent: next, partition: this.partition })
         })
@@ -381,5 +385,15 @@ export class PartitionOwner {
     const result = this.#txChain.then(run, run)
     this.#txChain = result.catch(() => undefined)
     return result
+  }
+}
+
+/** The sync's logger for the writer (which also logs at debug level, dropped here). */
+function writerLogger(log: SyncLogger): KafkaLogger {
+  return {
+    debug: () => {},
+    info: (obj, msg) => log.info(obj, msg ?? ''),
+    warn: (obj, msg) => log.warn(obj, msg ?? ''),
+    error: (obj, msg) => log.error(obj, msg ?? ''),
   }
 }

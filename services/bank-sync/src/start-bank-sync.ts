@@ -3,17 +3,18 @@ import { createBankClient, DEFAULT_AUTHORIZATION_LIMITS, type BankClient } from 
 import { isLoopbackHost } from '@tep/config'
 import {
   AvroSerde,
+  createRecordProducer,
   createReplayingGroupMember,
-  PRODUCER_DEFAULTS,
   SILENT_LOGGER,
   TOPICS,
   type KafkaLogger,
+  type RecordProducer,
   type ReplayBatch,
 } from '@tep/kafka'
 import { createMetricsRegistry, Readiness, type Registry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
 import { TokenCipher, type Keyring } from '@tep/token-cipher'
-import type { Kafka, Producer } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
 import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
@@ -299,17 +300,12 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
     logger,
     groupPrefix: groupId,
   })
-  let gatewayProducer: Producer | undefined
+  let gatewayProducer: RecordProducer | undefined
   let gatewayUrl: string | undefined
   let gatewayApp: ReturnType<typeof buildConsentGateway> | undefined
   if (options.gateway !== false) {
     await view.start()
-    gatewayProducer = options.kafka.producer({
-      ...PRODUCER_DEFAULTS,
-      idempotent: true,
-      maxInFlightRequests: 1,
-    })
-    await gatewayProducer.connect()
+    gatewayProducer = createRecordProducer(options.kafka, { logger })
     const g = options.gateway as GatewayOptions
     const redirect = options.bank?.redirectUri
     gatewayApp = buildConsentGateway({
@@ -377,7 +373,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
         await Promise.all([...owners.values()].map((o) => o.stop()))
         owners.clear()
         await view.stop()
-        await gatewayProducer?.disconnect()
+        await gatewayProducer?.close()
         await admin.disconnect()
         if (ownsBank) await Promise.all([bank.close(), gatewayBank?.close()])
       })()

@@ -1,6 +1,6 @@
-import { transactionalProducerConfig, withTransaction, type KafkaLogger, type TopicCodec } from '@tep/kafka'
+import { createTransactionalWriter, type KafkaLogger, type TopicCodec, type TransactionalWriter } from '@tep/kafka'
 import type { Invalidation, InvalidationCursor } from '@tep/schemas'
-import type { Kafka, Producer } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import type { CursorLog, StoredCursor } from './cursor.ts'
 import type { FeedItem } from './page-items.ts'
 import { readCursor } from './read-cursor.ts'
@@ -30,7 +30,7 @@ export interface KafkaCursorLogOptions {
  * by starting.
  */
 export class KafkaCursorLog implements CursorLog {
-  private producer: Producer | undefined
+  private writer: TransactionalWriter | undefined
   private readonly options: KafkaCursorLogOptions
   private readonly now: () => number
 
@@ -42,25 +42,23 @@ export class KafkaCursorLog implements CursorLog {
   /** Initialises the transactional producer (fencing older instances) and registers the schemas. */
   async connect(): Promise<void> {
     await Promise.all([this.options.itemCodec.register(), this.options.cursorCodec.register()])
-    const producer = this.options.kafka.producer(
-      transactionalProducerConfig(this.options.transactionalId, {
-        transactionTimeout: this.options.transactionTimeoutMs ?? 60_000,
-      }),
-    )
-    await producer.connect()
+    const writer = createTransactionalWriter(this.options.kafka, {
+      transactionalId: this.options.transactionalId,
+      transactionTimeoutMs: this.options.transactionTimeoutMs ?? 60_000,
+      ...(this.options.logger === undefined ? {} : { logger: this.options.logger }),
+    })
     try {
-      // KafkaJS runs InitProducerId on the first transaction: that is the fencing step.
-      const probe = await producer.transaction()
-      await probe.abort()
+      // InitProducerId: the fencing step.
+      await writer.start()
     } catch (err) {
-      await producer.disconnect().catch(() => undefined)
+      await writer.close().catch(() => undefined)
       throw err
     }
-    this.producer = producer
+    this.writer = writer
   }
 
   async read(): Promise<StoredCursor | undefined> {
-    if (this.producer === undefined) await this.connect()
+    if (this.writer === undefined) await this.connect()
     return readCursor({
       kafka: this.options.kafka,
       topic: this.options.cursorTopic,
@@ -70,8 +68,8 @@ export class KafkaCursorLog implements CursorLog {
   }
 
   async commitPage(items: readonly FeedItem[], cursor: StoredCursor): Promise<void> {
-    if (this.producer === undefined) await this.connect()
-    const { itemCodec, cursorCodec, itemsTopic, cursorTopic, logger } = this.options
+    if (this.writer === undefined) await this.connect()
+    const { itemCodec, cursorCodec, itemsTopic, cursorTopic } = this.options
     const seenAt = this.now()
     const itemMessages = items.map((item) => ({
       key: item.entityKey,
@@ -93,14 +91,10 @@ export class KafkaCursorLog implements CursorLog {
         updatedAt: cursor.updatedAt,
       }),
     }
-    await withTransaction(
-      this.producer!,
-      async (tx) => {
-        if (itemMessages.length > 0) await tx.send(itemsTopic, itemMessages)
-        await tx.send(cursorTopic, [cursorMessage])
-      },
-      logger,
-    )
+    await this.writer!.run(async (tx) => {
+      if (itemMessages.length > 0) await tx.send(itemsTopic, itemMessages)
+      await tx.send(cursorTopic, [cursorMessage])
+    })
   }
 
   async recover(): Promise<StoredCursor | undefined> {
@@ -111,8 +105,8 @@ export class KafkaCursorLog implements CursorLog {
   }
 
   async close(): Promise<void> {
-    const producer = this.producer
-    this.producer = undefined
-    if (producer !== undefined) await producer.disconnect().catch(() => undefined)
+    const writer = this.writer
+    this.writer = undefined
+    if (writer !== undefined) await writer.close().catch(() => undefined)
   }
 }

@@ -1,18 +1,19 @@
 import { errorCode } from '@tep/errors'
 import {
+  createRecordProducer,
   createTransactionalPipeline,
-  PRODUCER_DEFAULTS,
   TOPICS,
   UNDECODABLE_CODES,
   UndecodableRecordError,
   type AvroSerde,
   type OutputRecord,
   type PipelineRecord,
+  type RecordProducer,
   type RetryPolicy,
   type TopicPartition,
 } from '@tep/kafka'
 import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
-import type { Kafka, Producer } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import { attachOutputs } from './attach-outputs.ts'
 import { CompactedViewTail } from './compacted-view-tail.ts'
 import type { EnrichmentClient } from '@tep/enrichment-client'
@@ -244,12 +245,11 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     },
   })
 
-  let sweepProducer: Producer | undefined
+  let sweepProducer: RecordProducer | undefined
   let sweeper: Sweeper | undefined
   const makeSweeper = async () => {
     if (sweeper !== undefined) return sweeper
-    sweepProducer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true, maxInFlightRequests: 1 })
-    await sweepProducer.connect()
+    sweepProducer = createRecordProducer(kafka, { logger })
     sweeper = new Sweeper({
       views,
       producer: sweepProducer,
@@ -283,7 +283,7 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
   } catch (err) {
     await pipeline.stop().catch(() => undefined)
     await tail.stop().catch(() => undefined)
-    await sweepProducer?.disconnect().catch(() => undefined)
+    await sweepProducer?.close().catch(() => undefined)
     throw err
   }
 
@@ -297,7 +297,7 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
         await sweeper?.stop()
         await pipeline.stop()
         await tail.stop()
-        await sweepProducer?.disconnect()
+        await sweepProducer?.close()
       })()
       return stopping
     },

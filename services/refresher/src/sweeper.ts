@@ -1,14 +1,13 @@
-import type { TopicCodec } from '@tep/kafka'
+import type { RecordProducer, TopicCodec } from '@tep/kafka'
 import type { Logger } from '@tep/observability'
 import type { Invalidation } from '@tep/schemas'
-import type { Producer } from 'kafkajs'
 import type { EntityVersions } from './entity-versions.ts'
 import { EXPIRY_ITEM_ID, EXPIRY_TYPE, type EntityKind } from './refresh-input.ts'
 import { selectStale } from './sweep-selection.ts'
 
 export interface SweeperOptions {
   views: Record<EntityKind, EntityVersions>
-  producer: Producer
+  producer: RecordProducer
   codec: TopicCodec<Invalidation>
   topic: string
   intervalMs: number
@@ -87,7 +86,7 @@ export class Sweeper {
         })
       }
     }
-    if (messages.length > 0) await this.options.producer.send({ topic, messages })
+    if (messages.length > 0) await this.options.producer.send(topic, messages)
     if (messages.length > 0 || result.stale.shop + result.stale.merchant > 0)
       logger.info(result, 'sweep requested refreshes of old entries')
     this.options.onSweep?.(result)

@@ -1,4 +1,4 @@
-import { PRODUCER_DEFAULTS, scanTopic, TOPICS, type AvroSerde } from '@tep/kafka'
+import { createRecordProducer, scanTopic, TOPICS, type AvroSerde } from '@tep/kafka'
 import type { Logger } from '@tep/observability'
 import type { Kafka } from 'kafkajs'
 import { addTarget, ReenrichSelector } from './reenrich-selection.ts'
@@ -115,20 +115,17 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
   if (!options.dryRun && republish.length > 0) {
     const rawCodec = serde.topic(topics.raw, 'RawTransaction')
     await rawCodec.register()
-    const producer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true, maxInFlightRequests: 1 })
-    await producer.connect()
+    const producer = createRecordProducer(kafka, { logger })
     try {
       const chunk = options.chunkSize ?? 500
       for (let i = 0; i < republish.length; i += chunk) {
-        await producer.send({
-          topic: topics.raw,
-          messages: republish
-            .slice(i, i + chunk)
-            .map((raw) => ({ key: raw.transactionId, value: rawCodec.encodeSync(raw) })),
-        })
+        await producer.send(
+          topics.raw,
+          republish.slice(i, i + chunk).map((raw) => ({ key: raw.transactionId, value: rawCodec.encodeSync(raw) })),
+        )
       }
     } finally {
-      await producer.disconnect()
+      await producer.close()
     }
   }
   const report: ReenrichReport = {
