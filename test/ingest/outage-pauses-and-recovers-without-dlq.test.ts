@@ -147,6 +147,8 @@ describe('transaction-ingest during an enrichment API outage', () => {
     expect(await metric('ingest_retries_total')).toBeGreaterThanOrEqual(2)
     expect(ingest!.readiness.isReady()).toBe(false)
     await nothingWrittenBeyond(0)
+    // Nothing committed: the lag gauge (group offsets against the topic's end) counts every record.
+    await waitFor('the lag gauge to count the 60 waiting records', async () => (await metric('ingest_consumer_lag')) === 60)
 
     await setFaults(null)
     await recovers()

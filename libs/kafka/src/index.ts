@@ -83,3 +83,5 @@ export {
 export type { UndecodableCode } from './errors.ts'
 export { TopicReader } from './platformatic/topic-reader.ts'
 export type { ReadBatch, ReadRecord, TopicReaderOptions } from './platformatic/topic-reader.ts'
+export { OffsetReader } from './platformatic/offset-reader.ts'
+export type { PartitionOffsets } from './platformatic/offset-reader.ts'

@@ -5,6 +5,7 @@ import {
   AvroSerde,
   createRecordProducer,
   createReplayingGroupMember,
+  OffsetReader,
   SILENT_LOGGER,
   TOPICS,
   type KafkaLogger,
@@ -196,12 +197,10 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
     )
   }
 
-  const admin = options.kafka.admin()
-  await admin.connect()
+  const offsets = new OffsetReader(options.kafka)
   const endOffset = async (partition: number): Promise<bigint> => {
-    const offsets = await admin.fetchTopicOffsets(topics.consents)
-    const p = offsets.find((o) => o.partition === partition)
-    return p === undefined || BigInt(p.high) <= BigInt(p.low) ? 0n : BigInt(p.high)
+    const p = (await offsets.topicOffsets(topics.consents)).find((o) => o.partition === partition)
+    return p === undefined || p.high <= p.low ? 0n : p.high
   }
 
   let stopped = false
@@ -374,7 +373,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
         owners.clear()
         await view.stop()
         await gatewayProducer?.close()
-        await admin.disconnect()
+        await offsets.close()
         if (ownsBank) await Promise.all([bank.close(), gatewayBank?.close()])
       })()
       return stopping

@@ -3,6 +3,7 @@ import { errorCode, isRetriable } from '@tep/errors'
 import {
   AvroSerde,
   createTransactionalPipeline,
+  OffsetReader,
   TOPICS,
   type KafkaLogger,
   type OutputRecord,
@@ -12,7 +13,7 @@ import {
 } from '@tep/kafka'
 import { createMetricsRegistry, Gauge, Readiness, type Registry } from '@tep/observability'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
-import type { Admin, Kafka } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import type { EnrichmentPort } from './enrichment-port.ts'
 import { Enricher, validateRaw } from './enricher.ts'
 import { Lookups, type CompleteLookups, type LookupMode } from './lookups.ts'
@@ -290,7 +291,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     await pipeline.start()
     updateConsumerCheck()
     lagMonitor = new LagMonitor(
-      options.kafka.admin(),
+      new OffsetReader(options.kafka),
       groupId,
       topics.input,
       metrics,
@@ -364,7 +365,7 @@ function withSignal(client: EnrichmentPort, signal: AbortSignal): EnrichmentPort
  * crash), refreshed on an interval rather than per scrape so /metrics stays cheap.
  */
 class LagMonitor {
-  readonly #admin: Admin
+  readonly #offsets: OffsetReader
   readonly #groupId: string
   readonly #topic: string
   readonly #metrics: IngestMetrics
@@ -374,14 +375,14 @@ class LagMonitor {
   #running: Promise<void> | undefined
 
   constructor(
-    admin: Admin,
+    offsets: OffsetReader,
     groupId: string,
     topic: string,
     metrics: IngestMetrics,
     intervalMs: number,
     logger: KafkaLogger | undefined,
   ) {
-    this.#admin = admin
+    this.#offsets = offsets
     this.#groupId = groupId
     this.#topic = topic
     this.#metrics = metrics
@@ -390,7 +391,6 @@ class LagMonitor {
   }
 
   async start(): Promise<void> {
-    await this.#admin.connect()
     await this.#refresh()
     this.#timer = setInterval(() => {
       this.#running ??= this.#refresh().finally(() => {
@@ -403,22 +403,18 @@ class LagMonitor {
   async stop(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer)
     await this.#running
-    await this.#admin.disconnect()
+    await this.#offsets.close()
   }
 
   async #refresh(): Promise<void> {
     try {
       const [ends, committed] = await Promise.all([
-        this.#admin.fetchTopicOffsets(this.#topic),
-        this.#admin.fetchOffsets({ groupId: this.#groupId, topics: [this.#topic] }),
+        this.#offsets.topicOffsets(this.#topic),
+        this.#offsets.committedOffsets(this.#groupId, this.#topic),
       ])
-      const byPartition = new Map(
-        (committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]),
-      )
       for (const end of ends) {
-        const done = byPartition.get(end.partition)
-        const from = done === undefined || done < 0n ? BigInt(end.low) : done
-        const lag = BigInt(end.high) - from
+        const from = committed.get(end.partition) ?? end.low
+        const lag = end.high - from
         this.#metrics.consumerLag.set(
           { topic: this.#topic, partition: String(end.partition) },
           Number(lag < 0n ? 0n : lag),
