@@ -100,6 +100,34 @@ describe('a replaying group member', () => {
     expect(seen.next.get(0)).toBe(end)
   })
 
+  it('hands a batch over again after onBatch threw', async () => {
+    const topic = uniqueName('replay-redeliver')
+    await kit.createTopics([topic], 1)
+    const producer = kit.producer()
+    await producer.connect()
+    await producer.send({ topic, messages: [{ value: 'r0' }, { value: 'r1' }] })
+    const calls: string[][] = []
+    let redelivered!: () => void
+    const twice = new Promise<void>((resolve) => (redelivered = resolve))
+    const member = createReplayingGroupMember({
+      kafka,
+      groupId: uniqueName('replay-redeliver'),
+      topics: [topic],
+      heartbeatIntervalMs: 1_000,
+      onAssigned: () => {},
+      onBatch: (batch) => {
+        calls.push(batch.records.map((r) => r.value?.toString() ?? ''))
+        if (calls.length === 1) throw new Error('first delivery fails')
+        redelivered()
+      },
+    })
+    members.push(member)
+    await member.start()
+    await twice
+    expect(calls[1]).toEqual(calls[0])
+    expect(calls[0]).toContain('r0')
+  })
+
   it('re-reads kept partitions after a rebalance; a stopped static member hands its partitions over at once', async () => {
     const topic = uniqueName('replay-static')
     await kit.createTopics([topic], 2)

@@ -80,6 +80,31 @@ describe('TopicReader', () => {
     await reader.stop()
   })
 
+  it('reads only the partitions it is given, e.g. a consumer group member\'s assignment', async () => {
+    const topic = uniqueName('epsilon')
+    await kit.createTopics([topic], 3)
+    const producer = kit.producer()
+    await producer.connect()
+    await producer.send({ topic, messages: [0, 1, 2].map((partition) => ({ partition, value: `e${partition}` })) })
+    expect(() => new TopicReader({ kafka: kit.kafka, topics: [topic], partitions: [{ topic: 'other', partition: 0 }], onRecords: () => {} })).toThrow('not of its topics')
+
+    const c = collector()
+    const partitions = [{ topic, partition: 2 }, { topic, partition: 0 }]
+    const reader = new TopicReader({ kafka: kit.kafka, topics: [topic], partitions, follow: true, maxWaitMs: 100, onRecords: c.onRecords })
+    await reader.start()
+    await reader.whenCaughtUp()
+    expect([...c.seen].sort()).toEqual(['epsilon/p0@0:e0', 'epsilon/p2@0:e2'])
+    expect([...reader.positions().keys()].sort()).toEqual([`${topic}:0`, `${topic}:2`])
+    expect(reader.positions()).toEqual(await reader.endOffsets())
+
+    // Partition 1's record is written first: were it read, it would come before partition 2's or in the same fetch.
+    await producer.send({ topic, messages: [{ partition: 1, value: 'later1' }] })
+    await producer.send({ topic, messages: [{ partition: 2, value: 'later2' }] })
+    await c.atLeast(3)
+    expect(c.seen.slice(2)).toEqual(['epsilon/p2@1:later2'])
+    await reader.stop()
+  })
+
   it('stops with the error its handler threw', async () => {
     const topic = uniqueName('delta')
     await kit.createTopics([topic], 1)

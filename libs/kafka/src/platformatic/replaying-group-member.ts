@@ -1,13 +1,23 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { ConnectionPool, Consumer, FetchIsolationLevels, type GroupAssignment } from '@platformatic/kafka'
+import { Consumer, FetchIsolationLevels, type GroupAssignment } from '@platformatic/kafka'
 import type { Kafka } from 'kafkajs'
 import { KafkaConfigError } from '../errors.ts'
 import { kafkaConnectionOf } from '../kafka-client.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import type { TopicPartition } from '../pipeline-types.ts'
-import { baseOptions, connectionOptions } from './connection.ts'
-import { replayPartitions, type ReplayBatch } from './partition-replay.ts'
+import { baseOptions } from './connection.ts'
 import { hasProtocolError } from './protocol-errors.ts'
+import { TopicReader, type ReadBatch } from './topic-reader.ts'
+
+/**
+ * What one fetch brought for one assigned partition (a TopicReader batch:
+ * committed records in offset order, maybe none when the fetch held only a
+ * transaction marker, and `nextOffset` past everything read, markers included).
+ */
+export interface ReplayBatch extends ReadBatch {
+  /** Aborted when this assignment ends (rebalance, lost membership, stop): give up retries then. */
+  signal: AbortSignal
+}
 
 /** Documented defaults of createReplayingGroupMember (libs/kafka/README.md). */
 export const REPLAYING_MEMBER_DEFAULTS = {
@@ -17,6 +27,7 @@ export const REPLAYING_MEMBER_DEFAULTS = {
   maxWaitTimeMs: 500,
   maxBytesPerPartition: 1_048_576,
   maxBytes: 8_388_608,
+  /** Pause before an onBatch that threw is retried, or a failed join; doubles up to 30×. */
   retryDelayMs: 500,
 } as const
 
@@ -47,7 +58,11 @@ export interface ReplayingGroupMemberOptions {
    * offset, kept partitions too. No batch of an earlier assignment arrives after it.
    */
   onAssigned: (partitions: TopicPartition[]) => void
-  /** Records and progress of one partition, awaited (one partition at a time, in offset order). */
+  /**
+   * Records and progress of one partition, awaited (a partition's batches in offset
+   * order). A throw is logged and the same batch handed over again after a backoff,
+   * until it returns or the assignment ends.
+   */
   onBatch: (batch: ReplayBatch) => void | Promise<void>
   /**
    * Another live process joined with the same groupInstanceId and took the
@@ -76,7 +91,9 @@ export interface ReplayingGroupMember {
  * each assigned partition read_committed from the beginning (state rebuilt from a
  * compacted topic), on @platformatic/kafka with optional static membership. The
  * group protocol (join, sync, heartbeats, rejoin after a rebalance) is the client's;
- * fetching is partition-replay.ts.
+ * each assignment is read by its own TopicReader (follow mode, only the assigned
+ * partitions), on that reader's own connections so a long poll never holds up a
+ * heartbeat or a JoinGroup.
  */
 export function createReplayingGroupMember(options: ReplayingGroupMemberOptions): ReplayingGroupMember {
   const connection = kafkaConnectionOf(options.kafka)
@@ -92,12 +109,7 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
   if (options.groupInstanceId !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(options.groupInstanceId))
     throw new KafkaConfigError(`groupInstanceId must be 1-249 letters, digits, dot, dash or underscore, got "${options.groupInstanceId}"`)
   const logger = options.logger ?? SILENT_LOGGER
-  const settings = {
-    maxWaitTimeMs: options.maxWaitTimeMs ?? d.maxWaitTimeMs,
-    maxBytes: d.maxBytes,
-    maxBytesPerPartition: options.maxBytesPerPartition ?? d.maxBytesPerPartition,
-    retryDelayMs: d.retryDelayMs,
-  }
+  const retryDelayMs = (attempt: number) => Math.min(30 * d.retryDelayMs, d.retryDelayMs * 2 ** Math.min(attempt - 1, 5))
   const who = { groupId: options.groupId, groupInstanceId: options.groupInstanceId ?? null }
 
   const consumer = new Consumer({
@@ -110,8 +122,6 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
     isolationLevel: FetchIsolationLevels.READ_COMMITTED,
     autocommit: false,
   })
-  // Fetches on their own connections: a long poll must not hold up heartbeats or a JoinGroup.
-  const pool = new ConnectionPool(`${connection.clientId}-replay`, connectionOptions(connection))
 
   let state: 'created' | 'running' | 'fenced' | 'stopped' = 'created'
   let assigned: TopicPartition[] = []
@@ -143,20 +153,56 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
         firstAssignment()
         const c = new AbortController()
         controller = c
-        reading = replayPartitions(consumer, pool, next, deliver, settings, c.signal, logger).catch((err: unknown) =>
-          logger.error({ err }, 'replaying the assigned partitions failed'),
-        )
+        reading = replay(next, c.signal).catch((err: unknown) => logger.error({ err }, 'replaying the assigned partitions failed'))
       }
     })().finally(() => (switching = undefined))
   }
 
+  /** Reads `partitions` from their first offsets until `signal` aborts; returns once nothing more is handed over. */
+  async function replay(partitions: TopicPartition[], signal: AbortSignal): Promise<void> {
+    if (partitions.length === 0) return
+    const ended = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+    for (let attempt = 1; !signal.aborted; attempt++) {
+      const reader = new TopicReader({
+        kafka: options.kafka,
+        topics: [...new Set(partitions.map((tp) => tp.topic))],
+        partitions,
+        follow: true,
+        maxWaitMs: options.maxWaitTimeMs ?? d.maxWaitTimeMs,
+        maxBytes: d.maxBytes,
+        maxBytesPerPartition: options.maxBytesPerPartition ?? d.maxBytesPerPartition,
+        onRecords: (batch) => deliver({ ...batch, signal }),
+        logger,
+      })
+      let failure: { err: unknown } | undefined
+      try {
+        // Fetch failures are retried inside the reader; start() fails when its first offset lookups do.
+        await reader.start()
+        // done() settles only after stop() (deliver never throws), or on a bug in the reader.
+        await Promise.race([ended, reader.done()])
+      } catch (err) {
+        failure = { err }
+      }
+      // Waits for the batch in hand: nothing of this assignment arrives after it.
+      await reader.stop()
+      if (signal.aborted) return
+      logger.warn({ err: failure?.err, ...who, attempt }, 'reading the assigned partitions failed; starting again')
+      await abortableDelay(retryDelayMs(attempt), signal)
+    }
+  }
+
   async function deliver(batch: ReplayBatch): Promise<void> {
-    try {
-      await options.onBatch(batch)
-    } catch (err) {
-      // The caller's bug: re-fetched and handed over again after a pause.
-      logger.error({ err, topic: batch.topic, partition: batch.partition }, 'onBatch threw; the batch will be redelivered')
-      throw err
+    for (let attempt = 1; !batch.signal.aborted; attempt++) {
+      try {
+        await options.onBatch(batch)
+        return
+      } catch (err) {
+        // The caller's bug or a passing failure: the same records again after a pause (the
+        // reader waits; its position stays before the batch), until the assignment ends.
+        const delayMs = retryDelayMs(attempt)
+        logger.error({ err, topic: batch.topic, partition: batch.partition, attempt, delayMs }, 'onBatch threw; the batch will be redelivered')
+        await abortableDelay(delayMs, batch.signal)
+      }
     }
   }
 
@@ -181,12 +227,9 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
           return
         } catch (err) {
           if (state !== 'running') return
-          const delayMs = Math.min(30_000, settings.retryDelayMs * 2 ** Math.min(attempt, 6))
+          const delayMs = Math.min(30_000, d.retryDelayMs * 2 ** Math.min(attempt, 6))
           logger.warn({ err, ...who, attempt, delayMs }, 'joining the group failed; retrying')
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, delayMs)
-            stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
-          })
+          await abortableDelay(delayMs, stopping.signal)
         }
       }
     })().finally(() => (rejoining = undefined))
@@ -214,7 +257,6 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
   async function closeClients(): Promise<void> {
     for (const ch of channels) unsubscribe(ch, onChannelError)
     await consumer.close(true).catch((err: unknown) => logger.warn({ err, ...who }, 'leaving the group failed'))
-    await pool.close().catch(() => undefined)
   }
 
   return {
@@ -252,4 +294,16 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
 
     assigned: () => [...assigned],
   }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
 }

@@ -6,6 +6,7 @@ import { KafkaConfigError } from '../errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { hideAbortedBatches } from './aborted-filter.ts'
 import { baseOptions } from './connection.ts'
+import { hasProtocolError } from './protocol-errors.ts'
 
 /** One record as the reader hands it over: the bytes as written, nothing decoded. */
 export interface ReadRecord {
@@ -30,7 +31,15 @@ export interface TopicReaderOptions {
   /** A client made by createKafka (its brokers, client id and security are used). */
   kafka: Kafka
   topics: string[]
-  /** Called with each partition's records in offset order; a throw stops the reader with that error. */
+  /**
+   * Read only these partitions (each of a topic in `topics`), e.g. a consumer
+   * group's assignment (createReplayingGroupMember); default: every partition.
+   */
+  partitions?: ReadonlyArray<{ topic: string; partition: number }>
+  /**
+   * Called with each partition's records in offset order, awaited before that
+   * partition is fetched again; a throw stops the reader with that error.
+   */
   onRecords: (batch: ReadBatch) => void | Promise<void>
   /**
    * Where partitions start, keyed `${topic}:${partition}`; the others start at
@@ -54,11 +63,10 @@ export interface TopicReaderOptions {
   onRetry?: (error: unknown, attempt: number) => void
 }
 
+const READ_UNCOMMITTED = 0
 const READ_COMMITTED = 1
 const EARLIEST = -2n
 const LATEST = -1n
-/** The partition error of a fetch answer that needs more than fresh metadata and a retry. */
-const OFFSET_OUT_OF_RANGE = 1
 const IS_CONTROL = 0x20
 const LOG_APPEND_TIME = 0x08
 
@@ -74,6 +82,8 @@ interface PartitionRead {
   next: bigint
   /** The read-committed end offset (last stable offset) when the reader started. */
   end: bigint
+  /** Counted in `behind` (started below `end`, not there yet). */
+  behind: boolean
   leader: number
   topicId: string
 }
@@ -95,6 +105,8 @@ interface PartitionRead {
  * One fetch loop per leader broker, so a broker with nothing new (long poll)
  * never holds back another one's partitions. Failures are retried with backoff
  * for as long as the reader runs (an outage pauses reading; `onRetry` says so).
+ * The reader's own client has its own connections: a long poll never queues
+ * behind, or in front of, another client's requests (a group's heartbeats).
  */
 export class TopicReader {
   readonly #options: TopicReaderOptions
@@ -115,6 +127,9 @@ export class TopicReader {
     if (connection === undefined)
       throw new KafkaConfigError('TopicReader needs a client made by createKafka (its connection settings)')
     if (options.topics.length === 0) throw new KafkaConfigError('TopicReader needs at least one topic')
+    if (options.partitions?.length === 0) throw new KafkaConfigError('TopicReader needs at least one partition')
+    const stray = options.partitions?.find((tp) => !options.topics.includes(tp.topic))
+    if (stray !== undefined) throw new KafkaConfigError(`TopicReader: partition ${stray.topic}:${stray.partition} is not of its topics`)
     this.#options = options
     this.#logger = options.logger ?? SILENT_LOGGER
     this.#consumer = new Consumer({
@@ -145,11 +160,11 @@ export class TopicReader {
     return [...this.#partitions.values()].filter((p) => p.next < p.end).map((p) => p.key)
   }
 
-  /** The topics' read-committed end offsets now (last stable offsets), per `${topic}:${partition}`. */
+  /** The read-committed end offsets now (last stable offsets) of the partitions read, per `${topic}:${partition}`. */
   async endOffsets(): Promise<Map<string, bigint>> {
-    const ends = await this.#consumer.listOffsets({ topics: this.#options.topics, timestamp: LATEST, isolationLevel: READ_COMMITTED })
+    const ends = await this.#listOffsets(LATEST, READ_COMMITTED)
     const out = new Map<string, bigint>()
-    for (const [topic, offsets] of ends) offsets.forEach((end, partition) => out.set(`${topic}:${partition}`, end))
+    for (const { topic, partition } of this.#wanted(ends)) out.set(`${topic}:${partition}`, ends.get(topic)![partition]!)
     return out
   }
 
@@ -161,29 +176,23 @@ export class TopicReader {
   /** Captures the end offsets, finds where each partition starts, and starts reading. */
   async start(): Promise<void> {
     if (this.#done !== undefined) throw new KafkaConfigError('TopicReader.start() was already called')
-    const { topics } = this.#options
+    const { from } = this.#options
     await this.#refreshMetadata(true)
-    const ends = await this.#consumer.listOffsets({ topics, timestamp: LATEST, isolationLevel: READ_COMMITTED })
-    const firsts = await this.#consumer.listOffsets({ topics, timestamp: EARLIEST })
-    const byTime =
-      this.#options.from === undefined
-        ? undefined
-        : await this.#consumer.listOffsets({ topics, timestamp: BigInt(this.#options.from.getTime()) })
-    for (const topic of topics) {
-      const endOffsets = ends.get(topic) ?? []
-      for (let partition = 0; partition < endOffsets.length; partition++) {
-        const key = `${topic}:${partition}`
-        const end = endOffsets[partition]!
-        const first = firsts.get(topic)?.[partition] ?? 0n
-        const at = byTime?.get(topic)?.[partition]
-        // -1 from a lookup by time: nothing written at or after the moment.
-        let next = at === undefined ? first : at < 0n ? end : at
-        const given = this.#options.positions?.get(key)
-        if (given !== undefined) next = given > first ? given : first
-        const known = this.#partitions.get(key)
-        this.#partitions.set(key, { topic, partition, key, next, end, leader: known?.leader ?? -1, topicId: known?.topicId ?? '' })
-        if (next < end) this.#remaining += 1
-      }
+    const ends = await this.#listOffsets(LATEST, READ_COMMITTED)
+    const firsts = await this.#listOffsets(EARLIEST)
+    const byTime = from === undefined ? undefined : await this.#listOffsets(BigInt(from.getTime()))
+    // Built only now that every lookup worked: a failed start() leaves nothing half set.
+    for (const { topic, partition } of this.#wanted(ends)) {
+      const key = `${topic}:${partition}`
+      const end = ends.get(topic)![partition]!
+      const first = firsts.get(topic)?.[partition] ?? 0n
+      const at = byTime?.get(topic)?.[partition]
+      // -1 from a lookup by time: nothing written at or after the moment.
+      let next = at === undefined ? first : at < 0n ? end : at
+      const given = this.#options.positions?.get(key)
+      if (given !== undefined) next = given > first ? given : first
+      this.#partitions.set(key, { topic, partition, key, next, end, behind: next < end, leader: -1, topicId: '' })
+      if (next < end) this.#remaining += 1
     }
     await this.#refreshMetadata(false)
     this.#done = this.#run()
@@ -212,16 +221,40 @@ export class TopicReader {
     try {
       while (!this.#stopped && (this.#options.follow === true || this.#remaining > 0)) {
         const generation = this.#metadataGeneration
-        const leaders = new Set([...this.#partitions.values()].filter((p) => this.#wanted(p)).map((p) => p.leader))
-        await Promise.all([...leaders].map((node) => this.#nodeLoop(node, generation)))
+        const leaders = new Set([...this.#partitions.values()].filter((p) => this.#reading(p)).map((p) => p.leader))
+        const loops = [...leaders].map((node) =>
+          this.#nodeLoop(node, generation).catch((error: unknown) => {
+            // onRecords threw: the other brokers' loops stop too, and done() rejects only once they
+            // did, so that no batch is handed over after it.
+            this.#stopped = true
+            this.#stopSignal()
+            throw error
+          }),
+        )
+        const failed = (await Promise.allSettled(loops)).find((r) => r.status === 'rejected')
+        if (failed !== undefined) throw failed.reason
       }
     } finally {
       if (this.#options.follow !== true || this.#stopped) await this.#consumer.close(true).catch(() => {})
     }
   }
 
-  #wanted(p: PartitionRead): boolean {
+  #reading(p: PartitionRead): boolean {
     return this.#options.follow === true || p.next < p.end
+  }
+
+  /** The partitions this reader reads, out of the topics' partitions in a listOffsets answer. */
+  #wanted(offsets: Map<string, bigint[]>): Array<{ topic: string; partition: number }> {
+    if (this.#options.partitions !== undefined) return [...this.#options.partitions]
+    return this.#options.topics.flatMap((topic) => (offsets.get(topic) ?? []).map((_, partition) => ({ topic, partition })))
+  }
+
+  /** listOffsets of the partitions read (all of the topics' unless `partitions` names some). */
+  #listOffsets(timestamp: bigint, isolationLevel = READ_UNCOMMITTED): Promise<Map<string, bigint[]>> {
+    const { topics, partitions: only } = this.#options
+    const partitions: Record<string, number[]> = {}
+    for (const { topic, partition } of only ?? []) (partitions[topic] ??= []).push(partition)
+    return this.#consumer.listOffsets({ topics, timestamp, isolationLevel, ...(only === undefined ? {} : { partitions }) })
   }
 
   /** Fetches the partitions led by `node` until the metadata changes, nothing is left, or the reader stops. */
@@ -230,10 +263,15 @@ export class TopicReader {
     const perPartition = this.#options.maxBytesPerPartition ?? 4 * 1024 * 1024
     let failures = 0
     while (!this.#stopped && generation === this.#metadataGeneration) {
-      const parts = [...this.#partitions.values()].filter((p) => p.leader === node && this.#wanted(p))
+      const parts = [...this.#partitions.values()].filter((p) => p.leader === node && this.#reading(p))
       if (parts.length === 0) return
       const byTopic = new Map<string, PartitionRead[]>()
-      for (const p of parts) byTopic.set(p.topicId, [...(byTopic.get(p.topicId) ?? []), p])
+      // What this request names, by topic id and partition: the only answers taken (see below).
+      const requested = new Map<string, PartitionRead>()
+      for (const p of parts) {
+        byTopic.set(p.topicId, [...(byTopic.get(p.topicId) ?? []), p])
+        requested.set(`${p.topicId}:${p.partition}`, p)
+      }
       let response: Awaited<ReturnType<Consumer['fetch']>>
       try {
         response = await this.#consumer.fetch({
@@ -261,12 +299,11 @@ export class TopicReader {
       failures = 0
       for (const t of response.responses) {
         for (const answer of t.partitions) {
-          const p = byTopic.get(t.topicId)?.find((x) => x.partition === answer.partitionIndex)
-          if (p === undefined) continue
-          if (answer.errorCode !== 0) {
-            await this.#recover(answer, 1)
-            continue
-          }
+          // The client keeps a fetch session per broker (KIP-227), shared by whatever fetched from
+          // it before: an answer for a partition this request did not name is stale, never ours.
+          const p = requested.get(`${t.topicId}:${answer.partitionIndex}`)
+          // A partition error makes the client throw (handled above); an answer with one carries no records.
+          if (p === undefined || answer.errorCode !== 0) continue
           await this.#deliver(p, answer.records ?? [], answer.abortedTransactions)
           if (this.#stopped) return
         }
@@ -301,37 +338,47 @@ export class TopicReader {
     }
     const last = raw[raw.length - 1]!
     const after = last.firstOffset + BigInt(last.lastOffsetDelta) + 1n
-    const wasBehind = p.next < p.end
     const next = after > p.next ? after : p.next
     if (records.length > 0 || next !== p.next)
       await this.#options.onRecords({ topic: p.topic, partition: p.partition, records, nextOffset: next })
     p.next = next
-    if (wasBehind && p.next >= p.end) {
+    if (p.behind && p.next >= p.end) {
+      p.behind = false
       this.#remaining -= 1
       if (this.#remaining === 0) this.#resolveCaughtUp()
     }
   }
 
-  /** After a failed fetch: new metadata, an out-of-range position moved to the earliest offset, backoff. */
+  /**
+   * After a failed fetch: positions out of range moved (then at once: nothing is
+   * wrong with the cluster), otherwise backoff and fresh metadata.
+   */
   async #recover(error: unknown, attempt: number): Promise<void> {
-    const codes = partitionErrorCodes(error)
-    if (codes.has(OFFSET_OUT_OF_RANGE)) await this.#resetOutOfRange()
+    if (hasProtocolError(error, 'OFFSET_OUT_OF_RANGE') && (await this.#resetOutOfRange().catch(() => false))) return
     this.#options.onRetry?.(error, attempt)
     this.#logger.warn({ err: error, attempt }, 'reading the topics failed; retrying')
     await Promise.race([new Promise((r) => setTimeout(r, retryDelayMs(attempt))), this.#stopping])
     if (!this.#stopped) await this.#refreshMetadata(true).catch(() => {})
   }
 
-  /** Retention removed records before a position: continue at the earliest offset (what exists). */
-  async #resetOutOfRange(): Promise<void> {
-    const firsts = await this.#consumer.listOffsets({ topics: this.#options.topics, timestamp: EARLIEST })
+  /**
+   * OFFSET_OUT_OF_RANGE fails the whole fetch, so only the partitions actually
+   * out of range move, to the earliest offset (as Java's auto.offset.reset=earliest):
+   * below it, retention deleted the records; above the high watermark, the log
+   * was truncated or the topic recreated. Whether anything moved.
+   */
+  async #resetOutOfRange(): Promise<boolean> {
+    const [firsts, lasts] = await Promise.all([this.#listOffsets(EARLIEST), this.#listOffsets(LATEST)])
+    let moved = false
     for (const p of this.#partitions.values()) {
       const first = firsts.get(p.topic)?.[p.partition]
-      if (first !== undefined && p.next < first) {
-        this.#logger.warn({ topic: p.topic, partition: p.partition, from: p.next, to: first }, 'position below the earliest offset; moved up')
-        p.next = first
-      }
+      const last = lasts.get(p.topic)?.[p.partition]
+      if (first === undefined || last === undefined || (p.next >= first && p.next <= last)) continue
+      this.#logger.warn({ topic: p.topic, partition: p.partition, from: p.next, to: first }, 'position out of range; moved to the earliest offset')
+      p.next = first
+      moved = true
     }
+    return moved
   }
 
   async #refreshMetadata(force: boolean): Promise<void> {
@@ -343,22 +390,4 @@ export class TopicReader {
     }
     this.#metadataGeneration += 1
   }
-}
-
-/** Partition error codes in a fetch error (or a partition answer carrying one). */
-function partitionErrorCodes(error: unknown): Set<number> {
-  const codes = new Set<number>()
-  const visit = (value: unknown, depth: number): void => {
-    if (value === null || typeof value !== 'object' || depth > 4) return
-    const v = value as { errorCode?: unknown; errors?: unknown; response?: unknown; cause?: unknown }
-    if (typeof v.errorCode === 'number' && v.errorCode !== 0) codes.add(v.errorCode)
-    if (Array.isArray(v.errors)) for (const e of v.errors) visit(e, depth + 1)
-    if (v.response !== undefined) {
-      const responses = (v.response as { responses?: Array<{ partitions?: unknown[] }> }).responses ?? []
-      for (const t of responses) for (const part of t.partitions ?? []) visit(part, depth + 1)
-    }
-    visit(v.cause, depth + 1)
-  }
-  visit(error, 0)
-  return codes
 }
