@@ -113,6 +113,9 @@ export class FaultSystem {
         CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: this.secrets.customerTokenKey,
         SYNC_INTERVAL: '5s',
         SYNC_JITTER: '1s',
+        // Static membership, as the k8s manifest sets it from the pod name: a killed and
+        // restarted bank-sync gets its partitions back without waiting out its session.
+        BANK_SYNC_INSTANCE_ID: 'bank-sync-0',
       },
       `${this.gatewayUrl}/healthz`,
     )
