@@ -1,4 +1,6 @@
 export { createKafka, PRODUCER_DEFAULTS, transactionalProducerConfig } from './kafka-client.ts'
+/** The connection handle createKafka returns (a KafkaJS client): services pass it to this library only. */
+export type { Kafka } from 'kafkajs'
 export type { KafkaClientConfig, KafkaConnectionInfo } from './kafka-client.ts'
 export { kafkaConnectionOf } from './kafka-client.ts'
 export { DEFAULT_KAFKA_CLIENT, KAFKA_CLIENTS, parseKafkaClient } from './client-kind.ts'

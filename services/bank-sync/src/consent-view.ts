@@ -1,6 +1,5 @@
-import { TopicReader, type TopicCodec } from '@tep/kafka'
+import { TopicReader, type TopicCodec, type Kafka } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
-import type { Kafka } from 'kafkajs'
 import { decideConsentRecord } from './consent-status.ts'
 import type { SyncLogger } from './consent-syncer.ts'
 

@@ -5,9 +5,9 @@ import {
   type OutgoingMessage,
   type TopicCodec,
   type TransactionalWriter,
+  type Kafka,
 } from '@tep/kafka'
 import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
-import type { Kafka } from 'kafkajs'
 import { decideConsentRecord, isTerminal } from './consent-status.ts'
 import { syncConsent, type SyncDeps, type SyncLogger, type SyncOutcome, type SyncWrite } from './consent-syncer.ts'
 import { PartitionFencedError } from './errors.ts'

@@ -11,11 +11,11 @@ import {
   type KafkaLogger,
   type RecordProducer,
   type ReplayBatch,
+  type Kafka,
 } from '@tep/kafka'
 import { createMetricsRegistry, Readiness, type Registry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
 import { TokenCipher, type Keyring } from '@tep/token-cipher'
-import type { Kafka } from 'kafkajs'
 import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
 import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'

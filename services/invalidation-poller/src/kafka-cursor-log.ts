@@ -1,6 +1,5 @@
-import { createTransactionalWriter, type KafkaLogger, type TopicCodec, type TransactionalWriter } from '@tep/kafka'
+import { createTransactionalWriter, type KafkaLogger, type TopicCodec, type TransactionalWriter, type Kafka } from '@tep/kafka'
 import type { Invalidation, InvalidationCursor } from '@tep/schemas'
-import type { Kafka } from 'kafkajs'
 import type { CursorLog, StoredCursor } from './cursor.ts'
 import type { FeedItem } from './page-items.ts'
 import { readCursor } from './read-cursor.ts'

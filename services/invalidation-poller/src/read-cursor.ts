@@ -1,6 +1,5 @@
-import { scanTopic, type TopicCodec } from '@tep/kafka'
+import { scanTopic, type TopicCodec, type Kafka } from '@tep/kafka'
 import type { InvalidationCursor } from '@tep/schemas'
-import type { Kafka } from 'kafkajs'
 import type { StoredCursor } from './cursor.ts'
 
 export interface ReadCursorOptions {

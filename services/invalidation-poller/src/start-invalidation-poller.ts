@@ -1,6 +1,5 @@
-import { isFencedError, TOPICS, type AvroSerde } from '@tep/kafka'
+import { isFencedError, TOPICS, type AvroSerde, type Kafka } from '@tep/kafka'
 import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
-import type { Kafka } from 'kafkajs'
 import type { PollerBackoffPolicy } from './backoff.ts'
 import { feedName, pollerTransactionalId, type StoredCursor } from './cursor.ts'
 import type { InvalidationFeed } from './feed.ts'

@@ -1,8 +1,7 @@
 import { isRetriable } from '@tep/errors'
-import { TopicReader, type KafkaLogger, type ReadRecord, type TopicCodec } from '@tep/kafka'
+import { TopicReader, type KafkaLogger, type ReadRecord, type TopicCodec, type Kafka } from '@tep/kafka'
 import type { Readiness } from '@tep/observability'
 import type { Merchant, Shop } from '@tep/schemas'
-import type { Kafka } from 'kafkajs'
 import type { EntityVersions } from './entity-versions.ts'
 import type { EntityKind } from './refresh-input.ts'
 

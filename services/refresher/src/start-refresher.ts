@@ -11,9 +11,9 @@ import {
   type RecordProducer,
   type RetryPolicy,
   type TopicPartition,
+  type Kafka,
 } from '@tep/kafka'
 import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
-import type { Kafka } from 'kafkajs'
 import { attachOutputs } from './attach-outputs.ts'
 import { CompactedViewTail } from './compacted-view-tail.ts'
 import type { EnrichmentClient } from '@tep/enrichment-client'

@@ -10,10 +10,10 @@ import {
   type PipelineRecord,
   type RetryPolicy,
   type TransactionalPipeline,
+  type Kafka,
 } from '@tep/kafka'
 import { createMetricsRegistry, Gauge, Readiness, type Registry } from '@tep/observability'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
-import type { Kafka } from 'kafkajs'
 import type { EnrichmentPort } from './enrichment-port.ts'
 import { Enricher, validateRaw } from './enricher.ts'
 import { Lookups, type CompleteLookups, type LookupMode } from './lookups.ts'

@@ -1,6 +1,5 @@
-import { createRecordProducer, scanTopic, TOPICS, type AvroSerde } from '@tep/kafka'
+import { createRecordProducer, scanTopic, TOPICS, type AvroSerde, type Kafka } from '@tep/kafka'
 import type { Logger } from '@tep/observability'
-import type { Kafka } from 'kafkajs'
 import { addTarget, ReenrichSelector } from './reenrich-selection.ts'
 
 export interface ReenrichOptions {
