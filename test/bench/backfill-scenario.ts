@@ -12,7 +12,7 @@
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { once } from 'node:events'
-import { DEFAULT_KAFKA_CLIENT, PRODUCER_DEFAULTS } from '@tep/kafka'
+import { PRODUCER_DEFAULTS } from '@tep/kafka'
 import { generateRawEvents } from '@tep/sample-traffic'
 import { rawTransactionProblems, type RawTransaction } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
@@ -108,7 +108,7 @@ export async function backfillScenario(
       pending.push(enrichedCodec.decode(value).then((e) => void phase.push(arrivedAt - e.raw.receivedAt)))
     },
   })
-  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort, DEFAULT_KAFKA_CLIENT)
+  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
   const producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
   await producer.connect()
   let liveSendErrors = 0

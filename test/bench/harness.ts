@@ -6,10 +6,6 @@ import { fileURLToPath } from 'node:url'
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs'
 import { AvroSerde, PRODUCER_DEFAULTS, createSchemaRegistry, type TopicCodec } from '@tep/kafka'
 
-/** The Kafka clients the bench can measure side by side (`--clients`). */
-export const CLIENTS = ['kafkajs', 'platformatic'] as const
-export type BenchClient = (typeof CLIENTS)[number]
-
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export interface BenchContext {

@@ -2,23 +2,21 @@
  * One measured processor, run by the bench as its own process so that its CPU
  * time (from /proc) is its own and not the observer's:
  *
- *   node test/bench/processor-process.ts <kind> <client>
+ *   node test/bench/processor-process.ts <kind>
  *
- * kind: plain (zero-work pass-through, offsets auto-committed), eos (the same
- * bytes through @tep/kafka's transactional loop with an identity transform) or
- * naive (one await per message: decode, one findBy, one produce; KafkaJS only).
- * client: kafkajs or platformatic.
+ * kind: plain (zero-work KafkaJS pass-through, offsets auto-committed: the
+ * baseline of the ratios), eos (the same bytes through @tep/kafka's
+ * transactional loop, on @platformatic/kafka, with an identity transform) or
+ * naive (one await per message: decode, one findBy, one produce; KafkaJS).
  *
  * Everything else comes from BENCH_* variables (see processorEnv in
  * processors.ts). Prints one JSON line `{"consuming": <epoch ms>}` once it
  * consumes (group joined / partitions assigned), then runs until SIGTERM.
  */
-import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer, type Message } from '@platformatic/kafka'
 import { createEnrichmentClient, type CardTransactionInput } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, createTransactionalPipeline, PRODUCER_DEFAULTS, type TransactionalPipelineOptions } from '@tep/kafka'
 import type { RawTransaction } from '@tep/schemas'
 import type { Consumer } from 'kafkajs'
-import { CLIENTS, type BenchClient } from './harness.ts'
 
 const KINDS = ['plain', 'eos', 'naive'] as const
 type ProcessorKind = (typeof KINDS)[number]
@@ -47,7 +45,8 @@ function whenJoined(consumer: Consumer): Promise<void> {
   })
 }
 
-async function plainKafkajs(): Promise<void> {
+/** The zero-work pass-through (KafkaJS): each fetched batch produced again as it is. */
+async function plain(): Promise<void> {
   const kafka = createKafka({ brokers: env('BENCH_BROKERS').split(','), clientId: 'bench-plain', logLevel: 'error' })
   const out = env('BENCH_OUTPUT')
   const producer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
@@ -68,63 +67,9 @@ async function plainKafkajs(): Promise<void> {
   await Promise.all([consumer.disconnect(), producer.disconnect()])
 }
 
-/**
- * The @platformatic/kafka counterpart: a stream consumer with autocommit, an
- * idempotent producer, records forwarded in sends of up to 3,000 with at most 4
- * sends in flight (the stream is paused beyond that).
- */
-async function plainPlatformatic(): Promise<void> {
-  const brokers = env('BENCH_BROKERS').split(',')
-  const out = env('BENCH_OUTPUT')
-  const producer = new PlatformaticProducer({ clientId: 'bench-plain', bootstrapBrokers: brokers, idempotent: true, autocreateTopics: false })
-  const consumer = new PlatformaticConsumer({ clientId: 'bench-plain', groupId: env('BENCH_GROUP'), bootstrapBrokers: brokers, maxWaitTime: 50 })
-  const joined = new Promise<void>((resolve) => consumer.once('consumer:group:join', () => resolve()))
-  const stream = await consumer.consume({ topics: [env('BENCH_INPUT')], mode: 'earliest', autocommit: true })
-  let pending: { topic: string; key: Buffer | undefined; value: Buffer | undefined }[] = []
-  let inFlight = 0
-  let failed: Error | undefined
-  const flush = () => {
-    if (pending.length === 0) return
-    const messages = pending
-    pending = []
-    inFlight++
-    if (inFlight >= 4) stream.pause()
-    producer
-      .send({ messages })
-      .catch((err: Error) => (failed ??= err))
-      .finally(() => {
-        inFlight--
-        if (inFlight < 4 && stream.isPaused()) stream.resume()
-      })
-  }
-  let scheduled = false
-  stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => {
-    pending.push({ topic: out, key: m.key ?? undefined, value: m.value ?? undefined })
-    if (pending.length >= 3_000) flush()
-    else if (!scheduled) {
-      scheduled = true
-      setImmediate(() => {
-        scheduled = false
-        flush()
-      })
-    }
-  })
-  await joined
-  announce()
-  await untilSignal()
-  if (failed) process.stderr.write(`a send failed: ${failed.message}\n`)
-  await stream.close()
-  await consumer.close(true)
-  await producer.close()
-}
-
-/**
- * @tep/kafka's exactly-once loop with an identity transform, on the client
- * named on the command line (createKafka's `client`, as services get it from
- * KAFKA_CLIENT); everything else at the loop's defaults.
- */
-async function eos(client: BenchClient): Promise<void> {
-  const kafka = createKafka({ brokers: env('BENCH_BROKERS').split(','), clientId: 'bench-eos', logLevel: 'error', client })
+/** @tep/kafka's exactly-once loop with an identity transform; everything else at the loop's defaults. */
+async function eos(): Promise<void> {
+  const kafka = createKafka({ brokers: env('BENCH_BROKERS').split(','), clientId: 'bench-eos', logLevel: 'error' })
   const out = env('BENCH_OUTPUT')
   const options: TransactionalPipelineOptions = {
     kafka,
@@ -178,12 +123,12 @@ async function naive(): Promise<void> {
 }
 
 {
-  const [kind, client] = process.argv.slice(2) as [ProcessorKind, BenchClient]
-  if (!KINDS.includes(kind) || !CLIENTS.includes(client)) {
-    process.stderr.write(`usage: node test/bench/processor-process.ts <${KINDS.join('|')}> <${CLIENTS.join('|')}>\n`)
+  const [kind] = process.argv.slice(2) as [ProcessorKind]
+  if (!KINDS.includes(kind)) {
+    process.stderr.write(`usage: node test/bench/processor-process.ts <${KINDS.join('|')}>\n`)
     process.exit(2)
   }
-  const run = kind === 'plain' ? (client === 'kafkajs' ? plainKafkajs : plainPlatformatic) : kind === 'eos' ? () => eos(client) : naive
+  const run = kind === 'plain' ? plain : kind === 'eos' ? eos : naive
   try {
     await run()
     process.exit(0)

@@ -3,7 +3,7 @@ import { generateRawEvents } from '@tep/sample-traffic'
 import type { RawTransaction } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
 import { CpuMeter, perEvent } from './cpu.ts'
-import { consumingAt, createTopic, observe, produceAll, repoRoot, spawnNode, type BenchClient, type BenchContext } from './harness.ts'
+import { consumingAt, createTopic, observe, produceAll, repoRoot, spawnNode, type BenchContext } from './harness.ts'
 
 export const PARTITIONS = 6
 export const SIM_CREDENTIALS = { clientId: 'bench-client', clientSecret: 'bench-secret' }
@@ -28,7 +28,6 @@ export async function seedRawTopic(ctx: BenchContext, name: string, count: numbe
 }
 
 export interface ThroughputResult {
-  client: BenchClient
   events: number
   seconds: number
   eventsPerSecond: number
@@ -42,9 +41,9 @@ export interface ThroughputResult {
  * Outputs arrive in bursts (whole fetches, whole transactions), so timing from
  * the first arrival would leave out the work before it.
  */
-export function throughput(client: BenchClient, count: number, firstAt: number, lastAt: number, cpuUs: number): ThroughputResult {
+export function throughput(count: number, firstAt: number, lastAt: number, cpuUs: number): ThroughputResult {
   const seconds = Math.max(0.001, (lastAt - firstAt) / 1000)
-  return { client, events: count, seconds: Math.round(seconds * 100) / 100, eventsPerSecond: Math.round(count / seconds), cpuUsPerEvent: perEvent(cpuUs, count) }
+  return { events: count, seconds: Math.round(seconds * 100) / 100, eventsPerSecond: Math.round(count / seconds), cpuUsPerEvent: perEvent(cpuUs, count) }
 }
 
 type ProcessorKind = 'plain' | 'eos' | 'naive'
@@ -53,13 +52,12 @@ type ProcessorKind = 'plain' | 'eos' | 'naive'
  * Runs processor-process.ts over `count` fresh card events and measures it.
  * `extraEnv` reaches only the processor (e.g. the simulator's address).
  */
-async function measureProcessor(ctx: BenchContext, kind: ProcessorKind, client: BenchClient, name: string, count: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<ThroughputResult> {
+async function measureProcessor(ctx: BenchContext, kind: ProcessorKind, name: string, count: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<ThroughputResult> {
   const { topic } = await seedRawTopic(ctx, name, count)
   const out = await createTopic(ctx, `bench.${ctx.runId}.${name}.out`, PARTITIONS)
   const dlq = await createTopic(ctx, `bench.${ctx.runId}.${name}.dlq`, PARTITIONS)
   const watcher = await observe(ctx, [out, dlq], { expected: count })
-  const processor = spawnNode(ctx, name, path.join(repoRoot, 'test/bench/processor-process.ts'), [kind, client], {
-    KAFKA_CLIENT: client,
+  const processor = spawnNode(ctx, name, path.join(repoRoot, 'test/bench/processor-process.ts'), [kind], {
     BENCH_BROKERS: ctx.brokers.join(','),
     BENCH_INPUT: topic,
     BENCH_OUTPUT: out,
@@ -75,26 +73,29 @@ async function measureProcessor(ctx: BenchContext, kind: ProcessorKind, client: 
     cpu.start(processor.child.pid)
     const o = await Promise.race([watcher.done, processor.exited.then((code) => Promise.reject(new Error(`${name} exited with ${code} before it was done`)))])
     cpu.stop()
-    return throughput(client, o.count, started, o.lastAt, cpu.totalUs)
+    return throughput(o.count, started, o.lastAt, cpu.totalUs)
   } finally {
     await processor.kill()
     await watcher.stop()
   }
 }
 
-/** Zero-work pass-through: consume and produce the same bytes, offsets auto-committed. */
-export function passThrough(ctx: BenchContext, count: number, client: BenchClient): Promise<ThroughputResult> {
-  return measureProcessor(ctx, 'plain', client, `passthrough-${client}`, count)
+/**
+ * Zero-work pass-through (KafkaJS): consume and produce the same bytes, offsets
+ * auto-committed. The baseline of the ratios (ARCHITECTURE.md §8).
+ */
+export function passThrough(ctx: BenchContext, count: number): Promise<ThroughputResult> {
+  return measureProcessor(ctx, 'plain', 'passthrough', count)
 }
 
 /** Zero-work exactly-once pass-through: @tep/kafka's transactional loop with an identity transform. */
-export function eosPassThrough(ctx: BenchContext, count: number, client: BenchClient): Promise<ThroughputResult> {
-  return measureProcessor(ctx, 'eos', client, `eos-passthrough-${client}`, count)
+export function eosPassThrough(ctx: BenchContext, count: number): Promise<ThroughputResult> {
+  return measureProcessor(ctx, 'eos', 'eos-passthrough', count)
 }
 
 /** The naive consumer (KafkaJS): one await per message (decode, look up, produce), no batching, no concurrency. */
 export function naive(ctx: BenchContext, sim: SimHandle, count: number): Promise<ThroughputResult> {
-  return measureProcessor(ctx, 'naive', 'kafkajs', 'naive', count, {
+  return measureProcessor(ctx, 'naive', 'naive', count, {
     BENCH_SIM_URL: sim.url,
     BENCH_SIM_CLIENT_ID: SIM_CREDENTIALS.clientId,
     BENCH_SIM_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret,

@@ -8,14 +8,14 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { createKafka, DEFAULT_KAFKA_CLIENT } from '@tep/kafka'
+import { createKafka } from '@tep/kafka'
 import { fetchRuntime, freePort, startStack } from '@tep/local-stack'
-import { CLIENTS, createSerde, repoRoot, type BenchClient, type BenchContext } from './harness.ts'
+import { createSerde, repoRoot, type BenchContext } from './harness.ts'
 import { SimDataset } from '@tep/sim-data'
 import { eosPassThrough, naive, passThrough } from './processors.ts'
 import { crash, ingestThroughput, latency, startSim } from './scenarios.ts'
 import { memory, seedMemoryTables, seedTables, type TableTopics } from './table-scenarios.ts'
-import { addRatios, renderTable, sideBySide, type ClientResults } from './verdicts.ts'
+import { addRatios, renderTable, verdictRows, type ScenarioResults } from './verdicts.ts'
 import { backfillScenario } from './backfill-scenario.ts'
 
 const ALL = ['passthrough', 'eos-passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory', 'backfill'] as const
@@ -24,18 +24,15 @@ type Scenario = (typeof ALL)[number]
 const HELP = `usage: npm run bench [-- options]
 
 Scenarios (default: all, in this order): ${ALL.join(', ')}
-Each scenario runs once per client of --clients, the clients one after the
-other, so that their figures come from the same run (ratios, not absolutes:
-the machine is shared). naive is the KafkaJS baseline and runs once; backfill
-(200,000 file rows through npm run backfill while live traffic runs at 500 ev/s)
-runs once, on the default client.
+passthrough (a zero-work KafkaJS consumer and producer) and naive (one await per
+message, KafkaJS) are the baselines of the ratios; eos-passthrough and the ingest
+run @tep/kafka's exactly-once loop (@platformatic/kafka). backfill: 200,000 file
+rows through npm run backfill while live traffic runs at 500 ev/s. All figures
+come from one run (ratios, not absolutes: the machine is shared).
 Uses KAFKA_BROKERS/SCHEMA_REGISTRY_URL when set, otherwise a private local stack.
 
 options:
   --scenarios a,b       run only these
-  --clients a,b         Kafka clients to measure side by side: ${CLIENTS.join(', ')}
-                        (default: ${DEFAULT_KAFKA_CLIENT}, the services' default). The processors
-                        get KAFKA_CLIENT=<client>.
   --events N            events per throughput scenario (default 50000)
   --naive-events N      events for the naive consumer (default 1500; it is slow by design)
   --latency-rate N      events per second for the latency run (default 1000)
@@ -52,9 +49,8 @@ options:
   --out DIR             where results go (default bench-results)
   -h, --help            this text
 
-Writes <out>/<time>.json and <out>/latest.json: results.<scenario> holds the first
-client's figures (eventsPerSecond, cpuUsPerEvent, ratioToPassthrough, ...),
-byClient.<client>.<scenario> every client's.`
+Writes <out>/<time>.json and <out>/latest.json: results.<scenario> holds the
+scenario's figures (eventsPerSecond, cpuUsPerEvent, ratioToPassthrough, ...).`
 
 const say = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -78,7 +74,6 @@ async function main(): Promise<number> {
     options: {
       help: { type: 'boolean', short: 'h' },
       scenarios: { type: 'string' },
-      clients: { type: 'string' },
       events: { type: 'string' },
       'naive-events': { type: 'string' },
       'latency-rate': { type: 'string' },
@@ -96,7 +91,6 @@ async function main(): Promise<number> {
     return 0
   }
   const chosen = list<Scenario>(values.scenarios, ALL, ALL, 'scenarios')
-  const clients = list<BenchClient>(values.clients, CLIENTS, [DEFAULT_KAFKA_CLIENT], 'clients')
   const events = num(values.events, 50_000, 'events')
   const naiveEvents = num(values['naive-events'], 1_500, 'naive-events')
   const latencyRate = num(values['latency-rate'], 1_000, 'latency-rate')
@@ -125,9 +119,8 @@ async function main(): Promise<number> {
   const runId = Date.now().toString(36)
   const ctx: BenchContext = { kafka, admin, brokers, registryUrl, serde: createSerde(registryUrl), runId, logDir: path.join(repoRoot, '.local', 'bench'), say }
   const sim = await startSim(ctx, await freePort(), apiLatency)
-  const byClient: Partial<Record<BenchClient, ClientResults>> = Object.fromEntries(clients.map((c) => [c, {}]))
+  const results: ScenarioResults = {}
   let naiveResult: { eventsPerSecond: number; cpuUsPerEvent: number } | undefined
-  let backfillResult: Record<string, unknown> | undefined
   const failures: string[] = []
   const started = new Date()
   let tables: TableTopics | undefined
@@ -144,16 +137,14 @@ async function main(): Promise<number> {
   const stamp = started.toISOString().replace(/[:.]/g, '-')
   /** Written after every scenario too, so a run cut short keeps what it measured (`complete: false`). */
   const writeReport = (complete: boolean) => {
-    addRatios(byClient, naiveResult)
-    const rows = sideBySide(byClient, naiveResult, clients[0]!)
-    const primary = byClient[clients[0]!]!
+    addRatios(results, naiveResult)
+    const rows = verdictRows(results, naiveResult)
     const report = {
       startedAt: started.toISOString(),
       complete,
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) },
-      settings: { clients, events, naiveEvents, latencyRate, latencySeconds, latencyWarmupSeconds: latencyWarmup, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
-      results: { ...primary, ...(naiveResult ? { naive: naiveResult } : {}), ...(backfillResult ? { backfill: backfillResult } : {}) },
-      byClient,
+      settings: { events, naiveEvents, latencyRate, latencySeconds, latencyWarmupSeconds: latencyWarmup, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
+      results,
       failures,
       table: rows,
     }
@@ -164,61 +155,55 @@ async function main(): Promise<number> {
   }
   try {
     for (const scenario of chosen) {
-      // naive is one KafkaJS baseline; backfill runs once, on the default client (the tool's own).
-      const once = scenario === 'naive' || scenario === 'backfill'
-      for (const client of scenario === 'naive' ? (['kafkajs'] as const) : once ? [DEFAULT_KAFKA_CLIENT] : clients) {
-        say(`▶ ${scenario}${once ? '' : ` (${client})`}`)
-        const t0 = Date.now()
-        const port = await freePort()
-        // One failing client must not lose the other's figures: record the failure and go on.
-        try {
-          let result: Record<string, unknown>
-          switch (scenario) {
-            case 'passthrough':
-              result = { ...(await passThrough(ctx, events, client)) }
-              break
-            case 'eos-passthrough':
-              result = { ...(await eosPassThrough(ctx, events, client)) }
-              break
-            case 'naive':
-              naiveResult = await naive(ctx, sim, naiveEvents)
-              result = { ...naiveResult }
-              break
-            case 'ingest-batch':
-              result = { ...(await ingestThroughput(ctx, sim, await warmTables(), events, 'batch', port, client)) }
-              break
-            case 'ingest-single':
-              result = { ...(await ingestThroughput(ctx, sim, await warmTables(), events, 'single', port, client)) }
-              break
-            case 'latency':
-              result = { ...(await latency(ctx, sim, await warmTables(), latencyRate, latencySeconds, port, client, latencyWarmup)) }
-              break
-            case 'crash':
-              result = { ...(await crash(ctx, sim, await warmTables(), crashEvents, kills, port, client)) }
-              break
-            case 'memory':
-              if (!memoryTables) {
-                say(`  producing ${memoryShops} shops and ${Math.round(memoryShops / 10)} merchants to the memory run's table topics ...`)
-                memoryTables = await seedMemoryTables(ctx, memoryShops)
-              }
-              result = { ...(await memory(ctx, sim, memoryShops, port, client, memoryTables)) }
-              break
-            case 'backfill':
-              backfillResult = { ...(await backfillScenario(ctx, sim, warmTables, port)) }
-              result = backfillResult
-              break
-          }
-          // naive is one KafkaJS baseline for every client: kept apart (results.naive).
-          if (!once) byClient[client]![scenario] = result
-          say(`  ${JSON.stringify(result)} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
-        } catch (err) {
-          const message = `${scenario} (${client}): ${(err as Error).message}`
-          failures.push(message)
-          if (!once) byClient[client]![scenario] = { failed: (err as Error).message }
-          say(`  FAILED ${message}`)
+      say(`▶ ${scenario}`)
+      const t0 = Date.now()
+      const port = await freePort()
+      // One failing scenario must not lose the others' figures: record the failure and go on.
+      try {
+        let result: Record<string, unknown>
+        switch (scenario) {
+          case 'passthrough':
+            result = { ...(await passThrough(ctx, events)) }
+            break
+          case 'eos-passthrough':
+            result = { ...(await eosPassThrough(ctx, events)) }
+            break
+          case 'naive':
+            naiveResult = await naive(ctx, sim, naiveEvents)
+            result = { ...naiveResult }
+            break
+          case 'ingest-batch':
+            result = { ...(await ingestThroughput(ctx, sim, await warmTables(), events, 'batch', port)) }
+            break
+          case 'ingest-single':
+            result = { ...(await ingestThroughput(ctx, sim, await warmTables(), events, 'single', port)) }
+            break
+          case 'latency':
+            result = { ...(await latency(ctx, sim, await warmTables(), latencyRate, latencySeconds, port, latencyWarmup)) }
+            break
+          case 'crash':
+            result = { ...(await crash(ctx, sim, await warmTables(), crashEvents, kills, port)) }
+            break
+          case 'memory':
+            if (!memoryTables) {
+              say(`  producing ${memoryShops} shops and ${Math.round(memoryShops / 10)} merchants to the memory run's table topics ...`)
+              memoryTables = await seedMemoryTables(ctx, memoryShops)
+            }
+            result = { ...(await memory(ctx, sim, memoryShops, port, memoryTables)) }
+            break
+          case 'backfill':
+            result = { ...(await backfillScenario(ctx, sim, warmTables, port)) }
+            break
         }
-        writeReport(false)
+        results[scenario] = result
+        say(`  ${JSON.stringify(result)} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
+      } catch (err) {
+        const message = `${scenario}: ${(err as Error).message}`
+        failures.push(message)
+        results[scenario] = { failed: (err as Error).message }
+        say(`  FAILED ${message}`)
       }
+      writeReport(false)
     }
   } finally {
     await sim.stop()
@@ -227,7 +212,7 @@ async function main(): Promise<number> {
   }
 
   const rows = writeReport(true)
-  process.stdout.write(`${renderTable(rows, clients)}\n\n${failures.length ? `failed: ${failures.join('; ')}\n` : ''}results: ${path.relative(repoRoot, path.join(outDir, `${stamp}.json`))}\n`)
+  process.stdout.write(`${renderTable(rows)}\n\n${failures.length ? `failed: ${failures.join('; ')}\n` : ''}results: ${path.relative(repoRoot, path.join(outDir, `${stamp}.json`))}\n`)
   return failures.length ? 1 : 0
 }
 

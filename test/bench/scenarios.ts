@@ -3,7 +3,7 @@ import { INGEST_NODE_OPTIONS } from '@tep/transaction-ingest'
 import { generateRawEvents } from '@tep/sample-traffic'
 import { SimDataset } from '@tep/sim-data'
 import { CpuMeter, perEvent } from './cpu.ts'
-import { createTopic, observe, percentile, spawnNode, waitForHttpOk, type BenchClient, type BenchContext } from './harness.ts'
+import { createTopic, observe, percentile, spawnNode, waitForHttpOk, type BenchContext } from './harness.ts'
 import { PARTITIONS, SIM_CREDENTIALS, seedRawTopic, throughput, type SimHandle, type ThroughputResult } from './processors.ts'
 import type { TableTopics } from './table-scenarios.ts'
 
@@ -45,17 +45,11 @@ export async function ingestTopics(ctx: BenchContext, name: string, raw: string 
   }
 }
 
-/** The ingest service as its own process; `client` is handed over as KAFKA_CLIENT. */
-export function startIngest(ctx: BenchContext, sim: SimHandle, topics: IngestTopics, mode: 'single' | 'batch', metricsPort: number, client: BenchClient, extraEnv: NodeJS.ProcessEnv = {}) {
-  return spawnNode(ctx, `ingest-${mode}-${client}`, 'services/transaction-ingest/src/main.ts', [], {
-    KAFKA_CLIENT: client,
+/** The ingest service as its own process. */
+export function startIngest(ctx: BenchContext, sim: SimHandle, topics: IngestTopics, mode: 'single' | 'batch', metricsPort: number, extraEnv: NodeJS.ProcessEnv = {}) {
+  return spawnNode(ctx, `ingest-${mode}`, 'services/transaction-ingest/src/main.ts', [], {
     // As the service is deployed (compose, k8s, npm start): services/transaction-ingest/README.md, "Runtime".
     NODE_OPTIONS: INGEST_NODE_OPTIONS,
-    // The KafkaJS loop commits one transaction per input partition: the service default of
-    // 3,000 records (sized for @platformatic/kafka's one transaction over all partitions) puts
-    // them in one record batch over the broker's 1 MB limit, answered MESSAGE_TOO_LARGE
-    // forever (seen 2026-11-25). 500 is the KafkaJS loop's own default.
-    ...(client === 'kafkajs' ? { INGEST_MAX_RECORDS_PER_TRANSACTION: '500' } : {}),
     KAFKA_BROKERS: ctx.brokers.join(','),
     SCHEMA_REGISTRY_URL: ctx.registryUrl,
     ENRICHMENT_API_URL: sim.url,
@@ -77,19 +71,19 @@ export function startIngest(ctx: BenchContext, sim: SimHandle, topics: IngestTop
 }
 
 /** transaction-ingest (a real process) over pre-produced card events. */
-export async function ingestThroughput(ctx: BenchContext, sim: SimHandle, tables: TableTopics, count: number, mode: 'single' | 'batch', metricsPort: number, client: BenchClient): Promise<ThroughputResult> {
-  const name = `ingest-${mode}-${client}`
+export async function ingestThroughput(ctx: BenchContext, sim: SimHandle, tables: TableTopics, count: number, mode: 'single' | 'batch', metricsPort: number): Promise<ThroughputResult> {
+  const name = `ingest-${mode}`
   const { topic } = await seedRawTopic(ctx, name, count)
   const topics = await ingestTopics(ctx, name, topic, tables)
   const watcher = await observe(ctx, [topics.enriched, topics.dlq], { expected: count })
-  const ingest = startIngest(ctx, sim, topics, mode, metricsPort, client)
+  const ingest = startIngest(ctx, sim, topics, mode, metricsPort)
   const cpu = new CpuMeter()
   try {
     const started = await readyAt(metricsPort)
     cpu.start(ingest.child.pid)
     const o = await watcher.done
     cpu.stop()
-    return throughput(client, o.count, started, o.lastAt, cpu.totalUs)
+    return throughput(o.count, started, o.lastAt, cpu.totalUs)
   } finally {
     await ingest.kill()
     await watcher.stop()
@@ -97,7 +91,6 @@ export async function ingestThroughput(ctx: BenchContext, sim: SimHandle, tables
 }
 
 export interface LatencyResult {
-  client: BenchClient
   targetRate: number
   /** Outcomes per second over the run (close to targetRate when the ingest keeps up). */
   eventsPerSecond: number
@@ -114,14 +107,14 @@ export interface LatencyResult {
 }
 
 /** End-to-end latency (raw produced → enriched visible to a read-committed consumer) at a steady rate. */
-export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTopics, ratePerSecond: number, seconds: number, metricsPort: number, client: BenchClient, warmupSeconds = 5): Promise<LatencyResult> {
-  const topics = await ingestTopics(ctx, `latency-${client}`, undefined, tables)
+export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTopics, ratePerSecond: number, seconds: number, metricsPort: number, warmupSeconds = 5): Promise<LatencyResult> {
+  const topics = await ingestTopics(ctx, 'latency', undefined, tables)
   const rawCodec = ctx.serde.topic(topics.raw, 'RawTransaction')
   const enrichedCodec = ctx.serde.topic(topics.enriched, 'EnrichedTransaction')
   await rawCodec.register()
   // The warm-up runs at the same rate before the measured seconds.
   const total = ratePerSecond * (seconds + warmupSeconds)
-  const events = generateRawEvents(new SimDataset(), { count: total, seed: 11, kind: 'card', idPrefix: `${ctx.runId}-lat-${client}` }).map((e) => e.raw)
+  const events = generateRawEvents(new SimDataset(), { count: total, seed: 11, kind: 'card', idPrefix: `${ctx.runId}-lat` }).map((e) => e.raw)
   const latencies: { producedAt: number; ms: number }[] = []
   const pending: Promise<void>[] = []
   const watcher = await observe(ctx, [topics.enriched, topics.dlq], {
@@ -131,7 +124,7 @@ export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTo
       pending.push(enrichedCodec.decode(value).then((e) => void latencies.push({ producedAt: e.raw.receivedAt, ms: arrivedAt - e.raw.receivedAt })))
     },
   })
-  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort, client)
+  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
   await waitForHttpOk(`http://127.0.0.1:${metricsPort}/readyz`)
   const producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
   await producer.connect()
@@ -167,7 +160,6 @@ export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTo
   const measured = latencies.filter((l) => l.producedAt >= steadyFrom).map((l) => l.ms).sort((a, b) => a - b)
   const all = latencies.map((l) => l.ms).sort((a, b) => a - b)
   return {
-    client,
     targetRate: ratePerSecond,
     eventsPerSecond: span === undefined ? Number.NaN : Math.round(total / Math.max(0.001, (span.to - span.from) / 1000)),
     cpuUsPerEvent: perEvent(cpu.totalUs, total),
@@ -176,7 +168,6 @@ export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTo
 }
 
 export interface CrashResult {
-  client: BenchClient
   events: number
   /** Outcomes per second from the first start to the last outcome, restarts included. */
   eventsPerSecond: number
@@ -189,14 +180,14 @@ export interface CrashResult {
 }
 
 /** kill -9 the ingest process several times during a run; then every raw event must have exactly one outcome. */
-export async function crash(ctx: BenchContext, sim: SimHandle, tables: TableTopics, count: number, kills: number, metricsPort: number, client: BenchClient): Promise<CrashResult> {
-  const name = `crash-${client}`
+export async function crash(ctx: BenchContext, sim: SimHandle, tables: TableTopics, count: number, kills: number, metricsPort: number): Promise<CrashResult> {
+  const name = 'crash'
   const { topic, events } = await seedRawTopic(ctx, name, count)
   const topics = await ingestTopics(ctx, name, topic, tables)
   const watcher = await observe(ctx, [topics.enriched, topics.dlq], { expected: count, idleTimeoutMs: 180_000 })
   const started = Date.now()
   const cpu = new CpuMeter()
-  let ingest = startIngest(ctx, sim, topics, 'batch', metricsPort, client)
+  let ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
   cpu.start(ingest.child.pid)
   let lastAt: number
   for (let k = 0; k < kills; k++) {
@@ -205,7 +196,7 @@ export async function crash(ctx: BenchContext, sim: SimHandle, tables: TableTopi
     cpu.stop()
     await ingest.kill('SIGKILL')
     ctx.say(`  kill -9 #${k + 1} after ${watcher.observation.count} outcomes; restarting`)
-    ingest = startIngest(ctx, sim, topics, 'batch', metricsPort, client)
+    ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
     cpu.start(ingest.child.pid)
   }
   try {
@@ -221,7 +212,6 @@ export async function crash(ctx: BenchContext, sim: SimHandle, tables: TableTopi
   const lost = events.filter((e) => !seen.has(e.transactionId)).length
   const duplicated = [...seen.values()].filter((n) => n > 1).length
   return {
-    client,
     events: count,
     eventsPerSecond: Math.round(count / Math.max(0.001, (lastAt - started) / 1000)),
     cpuUsPerEvent: perEvent(cpu.totalUs, count),

@@ -1,12 +1,11 @@
 import type { Merchant, Shop } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
 import { processCpuIfAlive } from './cpu.ts'
-import { createTopic, processMemoryMb, produceAll, waitForHttpOk, type BenchClient, type BenchContext } from './harness.ts'
+import { createTopic, processMemoryMb, produceAll, waitForHttpOk, type BenchContext } from './harness.ts'
 import { PARTITIONS, type SimHandle } from './processors.ts'
 import { ingestTopics, startIngest } from './scenarios.ts'
 
 export interface MemoryResult {
-  client: BenchClient
   shops: number
   merchants: number
   rssMb: number
@@ -85,11 +84,11 @@ export async function seedTables(ctx: BenchContext, name: string, data: SimDatas
 }
 
 /** RSS of one ingest process whose table holds `shops` shops (read from its compacted topic). */
-export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, client: BenchClient, tables: TableTopics): Promise<MemoryResult> {
+export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics): Promise<MemoryResult> {
   const merchants = Math.max(1, Math.round(shops / 10))
-  const topics = await ingestTopics(ctx, `memory-${client}`, undefined, tables)
+  const topics = await ingestTopics(ctx, 'memory', undefined, tables)
   const started = Date.now()
-  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort, client)
+  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
   try {
     await waitForHttpOk(`http://127.0.0.1:${metricsPort}/readyz`, 900_000, 50)
     const loadSeconds = (Date.now() - started) / 1000
@@ -99,7 +98,6 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
     await new Promise((r) => setTimeout(r, 5_000))
     const mem = processMemoryMb(ingest.child.pid!)
     return {
-      client,
       shops,
       merchants,
       ...mem,

@@ -1,7 +1,5 @@
-import type { BenchClient } from './harness.ts'
-
-/** Figures of one client, keyed by scenario name (`passthrough`, `eos-passthrough`, ...). */
-export type ClientResults = Record<string, Record<string, unknown> | undefined>
+/** Figures of a run, keyed by scenario name (`passthrough`, `eos-passthrough`, ...). */
+export type ScenarioResults = Record<string, Record<string, unknown> | undefined>
 
 type Tp = { eventsPerSecond: number; cpuUsPerEvent?: number } | undefined
 
@@ -11,24 +9,18 @@ const NAIVE_RATIO_SCENARIOS = ['ingest-batch', 'ingest-single'] as const
 const round2 = (n: number) => Math.round(n * 100) / 100
 
 /**
- * Adds, in place, `ratioToPassthrough` (to the same client's plain pass-through
- * of this run), `ratioToKafkajsPassthrough` (for the other clients, when KafkaJS
- * ran too) and, for the ingest, `ratioToNaive` (the one naive consumer of the run).
+ * Adds, in place, `ratioToPassthrough` (to the run's zero-work KafkaJS
+ * pass-through) and, for the ingest, `ratioToNaive` (the run's naive consumer).
  */
-export function addRatios(byClient: Partial<Record<BenchClient, ClientResults>>, naive: Tp): void {
-  const kafkajsPass = (byClient.kafkajs?.passthrough as Tp)?.eventsPerSecond
-  for (const [client, results] of Object.entries(byClient)) {
-    const pass = (results.passthrough as Tp)?.eventsPerSecond
-    for (const scenario of RATIO_SCENARIOS) {
-      const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
-      if (typeof r?.eventsPerSecond !== 'number') continue
-      if (pass) r.ratioToPassthrough = round2(r.eventsPerSecond / pass)
-      if (client !== 'kafkajs' && kafkajsPass) r.ratioToKafkajsPassthrough = round2(r.eventsPerSecond / kafkajsPass)
-    }
-    for (const scenario of NAIVE_RATIO_SCENARIOS) {
-      const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
-      if (typeof r?.eventsPerSecond === 'number' && naive?.eventsPerSecond) r.ratioToNaive = Math.round(r.eventsPerSecond / naive.eventsPerSecond)
-    }
+export function addRatios(results: ScenarioResults, naive: Tp): void {
+  const pass = (results.passthrough as Tp)?.eventsPerSecond
+  for (const scenario of RATIO_SCENARIOS) {
+    const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
+    if (typeof r?.eventsPerSecond === 'number' && pass) r.ratioToPassthrough = round2(r.eventsPerSecond / pass)
+  }
+  for (const scenario of NAIVE_RATIO_SCENARIOS) {
+    const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
+    if (typeof r?.eventsPerSecond === 'number' && naive?.eventsPerSecond) r.ratioToNaive = Math.round(r.eventsPerSecond / naive.eventsPerSecond)
   }
 }
 
@@ -37,29 +29,24 @@ export interface Cell {
   met: boolean | null
 }
 
-export interface Row {
+export interface Row extends Cell {
   figure: string
   target: string
-  cells: Partial<Record<BenchClient, Cell>>
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US')
 const cpu = (r: Tp) => (r?.cpuUsPerEvent !== undefined && Number.isFinite(r.cpuUsPerEvent) ? `, ${r.cpuUsPerEvent} µs CPU/ev` : '')
 
-/** One row per figure, one cell per client: the side-by-side table of a run. */
-export function sideBySide(byClient: Partial<Record<BenchClient, ClientResults>>, naive: Tp, naiveColumn: BenchClient): Row[] {
+/** One row per figure measured in the run: the table of a run. */
+export function verdictRows(results: ScenarioResults, naive: Tp): Row[] {
   const rows: Row[] = []
-  const row = (scenario: string, figure: string, target: string, cell: (r: ClientResults) => Cell | undefined) => {
-    const cells: Row['cells'] = {}
-    for (const [client, results] of Object.entries(byClient) as [BenchClient, ClientResults][]) {
-      const failed = results[scenario]?.failed
-      const c = failed === undefined ? cell(results) : { text: `failed: ${String(failed).slice(0, 120)}`, met: false }
-      if (c) cells[client] = c
-    }
-    if (Object.keys(cells).length > 0) rows.push({ figure, target, cells })
+  const row = (scenario: string, figure: string, target: string, cell: (r: ScenarioResults) => Cell | undefined) => {
+    const failed = results[scenario]?.failed
+    const c = failed === undefined ? cell(results) : { text: `failed: ${String(failed).slice(0, 120)}`, met: false }
+    if (c) rows.push({ figure, target, ...c })
   }
   const ratioText = (r: Record<string, unknown>) => (r.ratioToPassthrough === undefined ? '' : ` = ${r.ratioToPassthrough}× plain`)
-  row('passthrough', 'zero-work pass-through (plain, autocommit)', 'baseline', (res) => {
+  row('passthrough', 'zero-work pass-through (KafkaJS, autocommit)', 'baseline', (res) => {
     const r = res.passthrough as Tp
     return r && { text: `${fmt(r.eventsPerSecond)} ev/s${cpu(r)}`, met: null }
   })
@@ -95,15 +82,15 @@ export function sideBySide(byClient: Partial<Record<BenchClient, ClientResults>>
     const met = r.shops <= 1_000_000 ? r.rssMb < 300 : r.rssMb < 1024 && r.loadSeconds < 30
     return { text: `${fmt(r.shops)} shops + ${fmt(r.merchants)} merchants: RSS ${r.rssMb} MB (peak ${r.peakRssMb} MB), load ${r.loadSeconds} s${cpu(r as unknown as Tp)}`, met }
   })
-  if (naive) rows.push({ figure: 'naive one-await-per-message consumer (KafkaJS, shared)', target: 'baseline', cells: { [naiveColumn]: { text: `${fmt(naive.eventsPerSecond)} ev/s${cpu(naive)}`, met: null } } })
+  if (naive) rows.push({ figure: 'naive one-await-per-message consumer (KafkaJS)', target: 'baseline', text: `${fmt(naive.eventsPerSecond)} ev/s${cpu(naive)}`, met: null })
   return rows
 }
 
-/** A Markdown table: figure, one column per client, target. */
-export function renderTable(rows: Row[], clients: readonly BenchClient[]): string {
-  const head = ['figure', ...clients, 'target']
-  const cellText = (c: Cell | undefined) => (c === undefined ? '' : c.met === null ? c.text : `${c.text} (${c.met ? 'met' : 'NOT met'})`)
-  const cells = rows.map((r) => [r.figure, ...clients.map((c) => cellText(r.cells[c])), r.target])
+/** A Markdown table: figure, measured, target. */
+export function renderTable(rows: Row[]): string {
+  const head = ['figure', 'measured', 'target']
+  const cellText = (c: Cell) => (c.met === null ? c.text : `${c.text} (${c.met ? 'met' : 'NOT met'})`)
+  const cells = rows.map((r) => [r.figure, cellText(r), r.target])
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
   const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i]!)).join(' | ')} |`
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n')

@@ -10,7 +10,7 @@ import type { EnrichmentSim } from '@tep/enrichment-sim'
 import type { RawTransaction } from '@tep/schemas'
 import type { Admin } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createKafkaTestKit, TEST_KAFKA_CLIENT } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
@@ -52,13 +52,12 @@ function startIngestProcess(run: number): Running {
       ENRICHMENT_CLIENT_ID: SIM_CLIENT.clientId,
       ENRICHMENT_CLIENT_SECRET: SIM_CLIENT.clientSecret,
       LOG_LEVEL: 'warn',
-      KAFKA_CLIENT: TEST_KAFKA_CLIENT,
       METRICS_PORT: '0',
-      // The same replica restarting (a StatefulSet pod): with @platformatic/kafka its
-      // transactional id is per instance, and the restart aborts the killed run's open
-      // transaction at once. Under a new name the broker aborts it only after the
-      // transaction timeout (10 s) plus its cleanup interval (10 s), per kill.
-      INGEST_INSTANCE_ID: TEST_KAFKA_CLIENT === 'kafkajs' ? `crash-test-run-${run}` : 'crash-test',
+      // The same replica restarting (a StatefulSet pod): the transactional id is per
+      // instance, and the restart aborts the killed run's open transaction at once.
+      // Under a new name the broker aborts it only after the transaction timeout
+      // (10 s) plus its cleanup interval (10 s), per kill.
+      INGEST_INSTANCE_ID: 'crash-test',
       INGEST_LOOKUP_MODE: run % 2 === 0 ? 'batch' : 'single',
       INGEST_BATCH_MAX: '50',
       INGEST_CONCURRENCY: '100',

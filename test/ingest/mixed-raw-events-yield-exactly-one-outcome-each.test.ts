@@ -12,7 +12,7 @@ import type { RawTransaction } from '@tep/schemas'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopic } from '../kafka/read-topic.ts'
-import { createKafkaTestKit, TEST_KAFKA_CLIENT } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
@@ -147,7 +147,6 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
       brokers: inject('kafkaBrokers'),
       clientId: `${topics.groupId}-client`,
       logLevel: 'error',
-      client: TEST_KAFKA_CLIENT,
     })
     const metricsRegistry = createMetricsRegistry({ service: `ingest-${mode}`, defaultMetrics: false })
     const ingest = await startTransactionIngest({

@@ -13,7 +13,7 @@ import { startTransactionIngest, type TransactionIngest } from '@tep/transaction
 import type { Admin } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopic } from '../kafka/read-topic.ts'
-import { createKafkaTestKit, TEST_KAFKA_CLIENT } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
@@ -111,7 +111,6 @@ beforeAll(async () => {
       brokers: inject('kafkaBrokers'),
       clientId: `${topics.groupId}-client`,
       logLevel: 'error',
-      client: TEST_KAFKA_CLIENT,
     }),
     schemaRegistry: registry,
     client,

@@ -11,7 +11,7 @@ import { createMetricsRegistry } from '@tep/observability'
 import { exampleMerchant, exampleShop, type Merchant, type Shop } from '@tep/schemas'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createKafkaTestKit, uniqueName, TEST_KAFKA_CLIENT } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
@@ -120,7 +120,6 @@ describe('the shop/merchant table of transaction-ingest', () => {
         brokers: inject('kafkaBrokers'),
         clientId: `${topics.groupId}-client`,
         logLevel: 'error',
-        client: TEST_KAFKA_CLIENT,
       }),
       schemaRegistry: registry,
       client,

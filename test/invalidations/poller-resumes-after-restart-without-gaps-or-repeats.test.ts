@@ -13,7 +13,7 @@ import { AvroSerde, createKafka, createSchemaRegistry } from '@tep/kafka'
 import { createLogger } from '@tep/observability'
 import type { Invalidation, InvalidationCursor } from '@tep/schemas'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createKafkaTestKit, TEST_KAFKA_CLIENT, uniqueName } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { readTopic } from '../support/read-topic.ts'
 
 const logger = createLogger({ name: 'poller-test', level: 'silent' })
@@ -23,7 +23,6 @@ const serviceKafka = createKafka({
   brokers: inject('kafkaBrokers'),
   clientId: uniqueName('services'),
   logLevel: 'error',
-  client: TEST_KAFKA_CLIENT,
 })
 const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
 let sim: EnrichmentSim

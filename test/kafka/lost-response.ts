@@ -1,15 +1,15 @@
 /**
  * Fault injection for KafkaJS: a socket factory that lets the broker handle the
- * first request of one kind (Produce, EndTxn) but loses its response by closing
+ * first request of one kind (Produce) but loses its response by closing
  * the connection the moment the response arrives. The broker has acted (records
- * appended, transaction committed) while the client sees a closed connection:
+ * appended) while the client sees a closed connection:
  * the "outcome unknown" case, made deterministic.
  */
 import net from 'node:net'
 import type { ISocketFactory } from 'kafkajs'
 
 /** Kafka protocol API keys of the requests a test may want to lose the answer to. */
-export const API_KEYS = { produce: 0, endTxn: 26 } as const
+export const API_KEYS = { produce: 0 } as const
 
 export interface LostResponse {
   socketFactory: ISocketFactory

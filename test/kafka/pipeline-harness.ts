@@ -6,7 +6,6 @@ import type { Kafka } from 'kafkajs'
 import {
   createKafka,
   ensureTopics,
-  parseKafkaClient,
   type TopicSpec,
   createTransactionalPipeline,
   type CommittedEvent,
@@ -78,11 +77,8 @@ export async function pipelineTopics(
   return t
 }
 
-/** The client under test: KAFKA_CLIENT=platformatic|kafkajs (default platformatic). */
-export const KAFKA_CLIENT = parseKafkaClient(process.env.KAFKA_CLIENT)
-
 export function pipelineKafka(clientId = uniqueName('pipeline')): Kafka {
-  return createKafka({ brokers: inject('kafkaBrokers'), clientId, logLevel: 'error', client: KAFKA_CLIENT })
+  return createKafka({ brokers: inject('kafkaBrokers'), clientId, logLevel: 'error' })
 }
 
 /** Counts committed input records and resolves waiters when a total is reached. */

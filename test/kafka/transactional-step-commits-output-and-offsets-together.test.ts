@@ -4,7 +4,6 @@ import { transactionalProducerConfig, type TransactionalPipeline } from '@tep/ka
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import {
   CommitCounter,
-  KAFKA_CLIENT,
   loggerActingOn,
   memoryLogger,
   pipelineKafka,
@@ -143,7 +142,7 @@ describe('transactional consume-transform-produce step', () => {
     await produceInputs(kit, topics.input, 30)
     // The previous owner of partition 0, still alive: it processed v0..v9 and is about to commit.
     const zombie = kit.producer(
-      transactionalProducerConfig(`${topics.prefix}-${topics.input}-0`, { transactionTimeout: 60_000 }),
+      transactionalProducerConfig(`${topics.prefix}-previous-owner`, { transactionTimeout: 60_000 }),
     )
     await zombie.connect()
     const zombieTx = await zombie.transaction()
@@ -157,9 +156,8 @@ describe('transactional consume-transform-produce step', () => {
     })
 
     // The new owner has fetched offset 0 and holds a batch from v0. The zombie commits
-    // before the new owner commits anything: KafkaJS, right before its fence (first
-    // transaction); @platformatic/kafka, while it reads the committed offset with
-    // require_stable (KIP-447), which waits for the zombie's open transaction.
+    // before the new owner commits anything: while the new owner reads the committed
+    // offset with require_stable (KIP-447), which waits for the zombie's open transaction.
     const kafka = pipelineKafka()
     let zombieCommitted = false
     const commitZombie = async () => {
@@ -167,23 +165,11 @@ describe('transactional consume-transform-produce step', () => {
       await zombieTx.commit()
     }
     const onUnstable = loggerActingOn('committed offset unstable', commitZombie)
-    if (KAFKA_CLIENT === 'kafkajs') {
-      const makeProducer = kafka.producer.bind(kafka)
-      kafka.producer = (config) => {
-        const producer = makeProducer(config)
-        const begin = producer.transaction.bind(producer)
-        producer.transaction = async () => {
-          if (!zombieCommitted) await commitZombie()
-          return begin()
-        }
-        return producer
-      }
-    }
     const counter = new CommitCounter()
     const { pipeline, started } = startPipeline(
       kafka,
       topics,
-      { transform: echo(topics.output), ...(KAFKA_CLIENT === 'platformatic' ? { logger: onUnstable } : {}) },
+      { transform: echo(topics.output), logger: onUnstable },
       { onCommitted: counter.hook },
     )
     running.push(pipeline)

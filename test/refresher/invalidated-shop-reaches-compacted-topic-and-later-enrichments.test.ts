@@ -10,7 +10,7 @@ import { generateSamples } from '@tep/sim-data'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopic } from '../support/read-topic.ts'
-import { createKafkaTestKit, TEST_KAFKA_CLIENT, uniqueName } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 
 const logger = createLogger({ name: 'refresher-test', level: 'silent' })
@@ -20,7 +20,6 @@ const serviceKafka = createKafka({
   brokers: inject('kafkaBrokers'),
   clientId: uniqueName('services'),
   logLevel: 'error',
-  client: TEST_KAFKA_CLIENT,
 })
 const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
 let sim: EnrichmentSim

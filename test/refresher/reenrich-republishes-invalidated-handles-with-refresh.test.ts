@@ -12,7 +12,7 @@ import { exampleRawCardTransaction, type EnrichedTransaction } from '@tep/schema
 import { generateSamples } from '@tep/sim-data'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopic } from '../support/read-topic.ts'
-import { createKafkaTestKit, TEST_KAFKA_CLIENT, uniqueName } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 
 const logger = createLogger({ name: 'reenrich-test', level: 'silent' })
 const kit = createKafkaTestKit()
@@ -21,7 +21,6 @@ const serviceKafka = createKafka({
   brokers: inject('kafkaBrokers'),
   clientId: uniqueName('services'),
   logLevel: 'error',
-  client: TEST_KAFKA_CLIENT,
 })
 const serde = new AvroSerde({ registry: createSchemaRegistry({ url: inject('registryUrl') }) })
 let sim: EnrichmentSim

@@ -23,9 +23,6 @@ import {
 } from 'kafkajs'
 import { inject } from 'vitest'
 
-/** The client of the exactly-once loop under test: KAFKA_CLIENT=platformatic|kafkajs (default platformatic). */
-export const TEST_KAFKA_CLIENT: 'platformatic' | 'kafkajs' = process.env.KAFKA_CLIENT === 'kafkajs' ? 'kafkajs' : 'platformatic'
-
 /** `prefix-<time>-<random>`: unique per call, sortable, safe as a topic, group or transactional id. */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`

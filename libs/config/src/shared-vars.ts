@@ -11,11 +11,6 @@ export const kafkaVars = {
   SCHEMA_REGISTRY_URL: envVar(serviceUrl(), 'Confluent-compatible schema registry base URL', {
     default: 'http://127.0.0.1:8081/apis/ccompat/v7',
   }),
-  KAFKA_CLIENT: envVar(
-    z.enum(['platformatic', 'kafkajs'], { message: 'expected platformatic or kafkajs' }),
-    'Kafka client of the exactly-once loop: `platformatic` (@platformatic/kafka, one transactional producer per instance) or `kafkajs` (kept for comparison; see docs/DECISIONS.md)',
-    { default: 'platformatic' },
-  ),
 }
 
 export const observabilityVars = {

@@ -6,7 +6,6 @@ import {
   type ProducerConfig,
   type SASLOptions,
 } from 'kafkajs'
-import { DEFAULT_KAFKA_CLIENT, type KafkaClientKind } from './client-kind.ts'
 import { KafkaConfigError } from './errors.ts'
 import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
 import { kafkaSecurityFromEnv, toKafkaJsSecurity, type KafkaSecurity } from './kafka-security.ts'
@@ -26,12 +25,6 @@ export interface KafkaClientConfig {
   /** Retry of KafkaJS requests (not of records); KafkaJS defaults otherwise. */
   retry?: KafkaConfig['retry']
   /**
-   * Client of the exactly-once loop built on this connection (services read
-   * KAFKA_CLIENT); default `platformatic`. Admin, plain producers and consumers
-   * made from the returned object are KafkaJS either way.
-   */
-  client?: KafkaClientKind
-  /**
    * Client-neutral TLS/SASL. When neither this nor `ssl`/`sasl` is given, it is read
    * from the KAFKA_SECURITY_PROTOCOL/SASL/SSL variables (kafkaSecurityFromEnv), so
    * every service, tool and child process honours them.
@@ -39,9 +32,12 @@ export interface KafkaClientConfig {
   security?: KafkaSecurity
 }
 
-/** How a `Kafka` made by createKafka was configured (read by the @platformatic/kafka loop). */
+/**
+ * How a `Kafka` made by createKafka was configured: the @platformatic/kafka
+ * clients of this library (the exactly-once loop, writers, readers, ensureTopics)
+ * are built from it.
+ */
 export interface KafkaConnectionInfo {
-  client: KafkaClientKind
   brokers: string[]
   clientId: string
   security?: KafkaSecurity
@@ -51,10 +47,7 @@ export interface KafkaConnectionInfo {
 
 const connections = new WeakMap<Kafka, KafkaConnectionInfo>()
 
-/**
- * The settings `kafka` was created with; for a KafkaJS client not made by
- * createKafka, undefined (the loop then runs on KafkaJS).
- */
+/** The settings `kafka` was created with; undefined for a KafkaJS client not made by createKafka. */
 export function kafkaConnectionOf(kafka: Kafka): KafkaConnectionInfo | undefined {
   return connections.get(kafka)
 }
@@ -66,7 +59,11 @@ const LEVELS = {
   debug: logLevel.DEBUG,
 } as const
 
-/** Creates a KafkaJS client whose logs go to `logger`. */
+/**
+ * Creates a KafkaJS client whose logs go to `logger`. It is also the connection
+ * handle of this library's @platformatic/kafka clients (kafkaConnectionOf);
+ * admin, producers and consumers made from it directly are KafkaJS.
+ */
 export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SILENT_LOGGER): Kafka {
   if (config.brokers.length === 0) {
     throw new KafkaConfigError('createKafka needs at least one broker (host:port), got an empty list')
@@ -95,7 +92,6 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
     logCreator: pinoLogCreator(logger),
   })
   const info: KafkaConnectionInfo = {
-    client: config.client ?? DEFAULT_KAFKA_CLIENT,
     brokers: [...config.brokers],
     clientId: config.clientId,
   }

@@ -6,60 +6,53 @@ import type { PipelineHooks, Transform } from './pipeline-types.ts'
 import type { RetryPolicy } from './retry-policy.ts'
 
 export interface TransactionalPipelineOptions {
+  /** A client made by createKafka: the loop's @platformatic/kafka clients use its brokers, client id and security. */
   kafka: Kafka
   groupId: string
   /** Input topics (one consumer group over all of them). */
   topics: string[]
   /**
-   * Prefix of the transactional ids, unique per service. KafkaJS: one per input
-   * partition, `${prefix}-${topic}-${partition}` (the same on every instance and
-   * across restarts: that is what fences zombies). @platformatic/kafka: one per
-   * instance, `${prefix}-${instanceId}` (zombies are fenced by the group generation, KIP-447).
+   * Prefix of the transactional id, unique per service: one per instance,
+   * `${prefix}-${instanceId}` (zombies are fenced by the group generation, KIP-447).
    */
   transactionalIdPrefix: string
   /**
-   * @platformatic/kafka only: this instance's stable name (pod name, replica
-   * ordinal). A restart with the same name aborts at once the transaction its
-   * predecessor left open; with the default (host name + random) that waits for
-   * the transaction timeout. Two live instances must never share it.
+   * This instance's stable name (pod name, replica ordinal). A restart with the
+   * same name aborts at once the transaction its predecessor left open; with the
+   * default (host name + random) that waits for the transaction timeout. Two live
+   * instances must never share it.
    */
   instanceId?: string
-  /**
-   * @platformatic/kafka only: how long a transaction waits for more records when
-   * fewer than maxRecordsPerTransaction are ready, ms; default 5.
-   */
+  /** How long a transaction waits for more records when fewer than maxRecordsPerTransaction are ready, ms; default 5. */
   commitIntervalMs?: number
   transform: Transform
   /** Where records with a record-specific (non-retriable) failure go: original bytes, card numbers masked (same length). */
   dlqTopic: string
   /**
-   * Records of one partition transformed at the same time; default 16. On
-   * @platformatic/kafka the loop has one budget of concurrency ×
-   * partitionsConsumedConcurrently records over all assigned partitions.
+   * Records transformed at the same time: the loop has one budget of
+   * concurrency × partitionsConsumedConcurrently records over all assigned
+   * partitions, any of which may use all of it; default 16.
    */
   concurrency?: number
-  /** Partitions processed at the same time (KafkaJS partitionsConsumedConcurrently); default 1. */
+  /** Multiplies `concurrency` into the loop's budget of records in flight; default 1. */
   partitionsConsumedConcurrently?: number
-  /** Largest number of input records committed in one transaction; default 500 (KafkaJS, per partition), 3,000 (@platformatic/kafka, all partitions). */
+  /** Largest number of input records committed in one transaction, over all assigned partitions; default 3,000. */
   maxRecordsPerTransaction?: number
   retryPolicy?: Partial<RetryPolicy>
-  /** Kafka transaction timeout, ms; default 60 000 (KafkaJS), 10 000 (@platformatic/kafka). */
+  /** Kafka transaction timeout, ms; default 10 000. */
   transactionTimeoutMs?: number
   /** Read a topic from the beginning when the group has no committed offset; default true (no record is skipped). */
   fromBeginning?: boolean
-  /** Extra consumer settings (session timeout, heartbeat, fetch sizes); groupId and isolation are fixed. */
+  /**
+   * Consumer settings, in KafkaJS's names, the loop reads: sessionTimeout,
+   * heartbeatInterval, rebalanceTimeout, maxWaitTimeInMs, maxBytesPerPartition,
+   * maxBytes (eos-options.ts); groupId and isolation are fixed.
+   */
   consumer?: Omit<Partial<ConsumerConfig>, 'groupId' | 'readUncommitted' | 'allowAutoTopicCreation'>
   logger?: KafkaLogger
   hooks?: PipelineHooks
   /** Random source of the backoff jitter (tests). */
   random?: () => number
-}
-
-export const PIPELINE_DEFAULTS = {
-  concurrency: 16,
-  partitionsConsumedConcurrently: 1,
-  maxRecordsPerTransaction: 500,
-  transactionTimeoutMs: 60_000,
 }
 
 /** True for failures that belong to one record (DLQ); everything else is systemic (pause, back off, redo). */

@@ -2,11 +2,13 @@ import { PipelineError } from '@tep/errors'
 import type { Kafka } from 'kafkajs'
 import { describe, expect, it } from 'vitest'
 import { KafkaConfigError } from './errors.ts'
+import { createKafka } from './kafka-client.ts'
 import { isRecordFailure, type TransactionalPipelineOptions } from './pipeline-options.ts'
 import { createTransactionalPipeline } from './transactional-pipeline.ts'
 
+// Never connected: these tests stop before start() or fail in the option checks.
 const base: TransactionalPipelineOptions = {
-  kafka: {} as Kafka,
+  kafka: createKafka({ brokers: ['127.0.0.1:9'], clientId: 'unit' }),
   groupId: 'g',
   topics: ['in'],
   transactionalIdPrefix: 'p',
@@ -40,6 +42,12 @@ describe('createTransactionalPipeline options', () => {
     expect(caught).toBeInstanceOf(KafkaConfigError)
     expect((caught as Error).message).toBe(
       'invalid transactional pipeline options: transactionalIdPrefix must not be empty; dlqTopic dlq must not be an input topic; concurrency must be a positive integer, got 0; maxRecordsPerTransaction must be a positive integer, got 1.5',
+    )
+  })
+
+  it('needs a client made by createKafka (the loop reads its connection settings)', () => {
+    expect(() => createTransactionalPipeline({ ...base, kafka: {} as Kafka })).toThrow(
+      /needs a Kafka client made by createKafka/,
     )
   })
 

@@ -59,7 +59,7 @@ const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readi
 shutdown.add('health server', () => health.close())
 
 const kafka = createKafka(
-  { brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn', client: cfg.KAFKA_CLIENT },
+  { brokers: cfg.KAFKA_BROKERS, clientId: SERVICE, logLevel: 'warn' },
   logger,
 )
 // Same partitions and cleanup as the catalog topic, under the configured name.

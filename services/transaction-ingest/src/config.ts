@@ -34,17 +34,17 @@ export const INGEST_ENV = {
   ),
   INGEST_CONCURRENCY: envVar(
     parse.integer(1, 10_000),
-    'records of one partition enriched at the same time (outputs still keep input order)',
+    'records enriched at the same time: the instance has one budget of INGEST_CONCURRENCY × INGEST_PARTITIONS_CONCURRENTLY records over all assigned partitions, any of which may use all of it (outputs still keep input order per partition)',
     { default: '500' },
   ),
   INGEST_PARTITIONS_CONCURRENTLY: envVar(
     parse.integer(1, 1_000),
-    'input partitions processed at the same time by this instance (`kafkajs` only: `platformatic` batches all assigned partitions into one transaction)',
+    'second factor of the budget of records in flight (INGEST_CONCURRENCY × this: 2,000 by default); the finished records of every assigned partition share one transaction',
     { default: '4' },
   ),
   INGEST_MAX_RECORDS_PER_TRANSACTION: envVar(
     parse.integer(1, 100_000),
-    'input records committed per Kafka transaction (default: 3000 over all assigned partitions with `platformatic`, whose sends are chunked; 500 of one partition with `kafkajs`, whose single send must stay under the broker\'s 1 MB batch)',
+    'input records committed per Kafka transaction, over all assigned partitions (default: 3000; the sends are split so that no partition batch nears the broker\'s 1 MB limit)',
     { optional: true },
   ),
   INGEST_SESSION_TIMEOUT: envVar(
@@ -79,14 +79,14 @@ export const INGEST_ENV = {
   }),
   INGEST_TRANSACTIONAL_ID_PREFIX: envVar(
     parse.nonEmpty,
-    'prefix of the per-partition transactional ids; the same for every instance and across restarts',
+    'prefix of the transactional id, one per instance: <prefix>-<INGEST_INSTANCE_ID>; the same for every instance of the service',
     {
       default: 'transaction-ingest',
     },
   ),
   INGEST_INSTANCE_ID: envVar(
     parse.nonEmpty,
-    'name of this instance in logs and in MerchantDataFetched.fetchedBy (default: host name and process id)',
+    'name of this instance in logs, in MerchantDataFetched.fetchedBy and in its transactional id; a stable name (pod name) lets a restart abort its predecessor\'s open transaction at once (default: host name and process id)',
     { optional: true },
   ),
   INGEST_INPUT_TOPIC: envVar(parse.nonEmpty, 'raw transactions to enrich', {

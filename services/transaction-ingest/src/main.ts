@@ -54,7 +54,7 @@ const health = await startHealthServer({
 shutdown.add('health server', () => health.close())
 
 const kafka = createKafka(
-  { brokers: cfg.KAFKA_BROKERS, clientId: `${SERVICE}-${instanceId}`, client: cfg.KAFKA_CLIENT },
+  { brokers: cfg.KAFKA_BROKERS, clientId: `${SERVICE}-${instanceId}` },
   logger,
 )
 const topics = {

@@ -1,5 +1,5 @@
 import { Connection, Producer, type BaseOptions, type SASLMechanismValue } from '@platformatic/kafka'
-import type { KafkaSecurity } from '../client-kind.ts'
+import type { KafkaSecurity } from '../kafka-security.ts'
 
 /** What a @platformatic/kafka client needs to reach the cluster; kept by createKafka. */
 export interface KafkaConnection {

@@ -17,8 +17,8 @@ export const EOS_DEFAULTS = {
 export interface EosSettings {
   /**
    * Records transformed at once over all assigned partitions:
-   * concurrency × partitionsConsumedConcurrently, the same total the KafkaJS
-   * loop allows. Any partition may use all of it: a fetch answer usually
+   * concurrency × partitionsConsumedConcurrently. Any partition may use all
+   * of it: a fetch answer usually
    * carries one partition's records, and a per-partition window left the
    * others' budget idle while that partition waited on its window.
    */
