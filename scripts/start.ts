@@ -17,7 +17,7 @@ import { PipelineExporter, VIEW_GROUP_PREFIX } from './start/pipeline-exporter.t
 import { obtainStack } from './start/stack.ts'
 import { ReadinessPoller, renderScreen, renderSummaryLine, takeSnapshot, type Watched } from './start/status-report.ts'
 import { DEFAULT_RESTART_POLICY, SupervisedService } from './start/supervisor.ts'
-import { freePort } from '@tep/local-stack'
+import { distinctPortPicker } from '@tep/local-stack'
 import { INGEST_NODE_OPTIONS } from '@tep/transaction-ingest'
 
 const HELP = `usage: npm start [-- options]
@@ -127,6 +127,8 @@ async function main(): Promise<number> {
       await Promise.all(children.map((c) => c.stop()))
     })
 
+    // Ports are picked before the later servers listen: never the same one twice.
+    const freePort = distinctPortPicker()
     const enrichmentPort = await freePort(8181)
     const enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
     const enrichmentSim = spawnService({

@@ -1,11 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bankToday } from '@tep/bank-client'
-import { uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
-import { startHarness, type Harness } from './support/bank-sync-harness.ts'
+import { bankSyncProcessEnv, startHarness, type Harness } from './support/bank-sync-harness.ts'
 
 const MAIN = fileURLToPath(new URL('../../services/bank-sync/src/main.ts', import.meta.url))
 
@@ -22,29 +20,7 @@ describe('the bank-sync process killed (SIGKILL) in the middle of a sync', () =>
     // Real time on both sides: the process runs on the system clock.
     // Six partitions: the process checks the topics against the catalog.
     h = await startHarness({ realClock: true, partitions: 6 })
-    env = {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      KAFKA_BROKERS: inject('kafkaBrokers').join(','),
-      SCHEMA_REGISTRY_URL: inject('registryUrl'),
-      METRICS_PORT: '0',
-      BANK_API_URL: h.sim.url,
-      BANK_CLIENT_ID: 'tep-sim-client',
-      BANK_CLIENT_SECRET: 'tep-sim-secret',
-      BANK_REDIRECT_URI: h.redirectUri,
-      CONSENT_GATEWAY_PORT: String(h.gatewayPort),
-      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      // The harness mints customer tokens with its own key: the process must accept them.
-      CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: h.customerTokenKey.toString('base64'),
-      BANK_CONSENTS_TOPIC: h.topics.consents,
-      BANK_TRANSACTIONS_TOPIC: h.topics.bankTransactions,
-      BANK_RAW_TOPIC: h.topics.raw,
-      BANK_SYNC_GROUP_ID: uniqueName('bank-sync-proc'),
-      BANK_SYNC_TRANSACTIONAL_ID_PREFIX: uniqueName('bank-sync-proc-tx'),
-      SYNC_INTERVAL: '300ms',
-      SYNC_JITTER: '50ms',
-      BANK_BACKFILL_DAYS: '30',
-    }
+    env = bankSyncProcessEnv(h, 'bank-sync-proc')
   })
   afterAll(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')

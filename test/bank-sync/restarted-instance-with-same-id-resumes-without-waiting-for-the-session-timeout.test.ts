@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bankToday } from '@tep/bank-client'
 import { uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
-import { startHarness, type Harness } from './support/bank-sync-harness.ts'
+import { bankSyncProcessEnv, startHarness, type Harness } from './support/bank-sync-harness.ts'
 
 const MAIN = fileURLToPath(new URL('../../services/bank-sync/src/main.ts', import.meta.url))
 /** The consents group's session timeout of main.ts (start-bank-sync.ts default). */
@@ -73,29 +72,8 @@ describe('a bank-sync process with BANK_SYNC_INSTANCE_ID killed (SIGKILL) and re
   beforeAll(async () => {
     // Real time on both sides: the process runs on the system clock; six partitions as in the catalog.
     h = await startHarness({ realClock: true, partitions: PARTITIONS })
-    env = {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      KAFKA_BROKERS: inject('kafkaBrokers').join(','),
-      SCHEMA_REGISTRY_URL: inject('registryUrl'),
-      METRICS_PORT: '0',
-      BANK_API_URL: h.sim.url,
-      BANK_CLIENT_ID: 'tep-sim-client',
-      BANK_CLIENT_SECRET: 'tep-sim-secret',
-      BANK_REDIRECT_URI: h.redirectUri,
-      CONSENT_GATEWAY_PORT: String(h.gatewayPort),
-      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: h.customerTokenKey.toString('base64'),
-      BANK_CONSENTS_TOPIC: h.topics.consents,
-      BANK_TRANSACTIONS_TOPIC: h.topics.bankTransactions,
-      BANK_RAW_TOPIC: h.topics.raw,
-      BANK_SYNC_GROUP_ID: uniqueName('bank-sync-static'),
-      BANK_SYNC_TRANSACTIONAL_ID_PREFIX: uniqueName('bank-sync-static-tx'),
-      BANK_SYNC_INSTANCE_ID: uniqueName('bank-sync-pod'),
-      SYNC_INTERVAL: '300ms',
-      SYNC_JITTER: '50ms',
-      BANK_BACKFILL_DAYS: '30',
-    }
+    // info: the test reads the process's "joined the group" and "partition rebuilt" lines.
+    env = bankSyncProcessEnv(h, 'bank-sync-static', { LOG_LEVEL: 'info', BANK_SYNC_INSTANCE_ID: uniqueName('bank-sync-pod') })
   })
   afterAll(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')

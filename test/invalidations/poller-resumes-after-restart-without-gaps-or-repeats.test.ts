@@ -15,6 +15,7 @@ import type { Invalidation, InvalidationCursor } from '@tep/schemas'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { readTopic } from '../support/read-topic.ts'
+import { waitFor } from '../support/wait-for.ts'
 
 const logger = createLogger({ name: 'poller-test', level: 'silent' })
 const kit = createKafkaTestKit()
@@ -118,11 +119,22 @@ function pageWatcher() {
   }
 }
 
+/**
+ * What the items topic holds once at least `expected` records are readable.
+ * A commit is answered once the coordinator has logged it; the markers reach
+ * the partitions a moment later, and until then a read-committed reader stops
+ * before that transaction. More than `expected` records still shows (and fails
+ * the exactly-once check).
+ */
 async function publishedItems(
   topic: string,
+  expected: number,
 ): Promise<{ partition: number; value: Invalidation; key: string | null }[]> {
   const codec = serde.topic(topic, 'Invalidation')
-  const records = await readTopic(kit.kafka, topic)
+  const records = await waitFor(`${expected} committed items on ${topic}`, async () => {
+    const read = await readTopic(kit.kafka, topic)
+    return read.length >= expected ? read : undefined
+  })
   return Promise.all(
     records.map(async (r) => ({ partition: r.partition, key: r.key?.toString('utf8') ?? null, value: await codec.decode(r.value) })),
   )
@@ -256,7 +268,7 @@ describe('invalidation poller', () => {
     await reached(third, feed.at(-1)!.id, pages3)
     await third.stop()
 
-    expectExactlyOnceInOrder(await publishedItems(t.items), feed)
+    expectExactlyOnceInOrder(await publishedItems(t.items, feed.length), feed)
     expect((await lastCursor(t.cursor))?.lastItemId).toBe(feed.at(-1)!.id)
   })
 
@@ -280,6 +292,6 @@ describe('invalidation poller', () => {
     await reached(b, feed.at(-1)!.id, pagesB)
     await b.stop()
 
-    expectExactlyOnceInOrder(await publishedItems(t.items), feed)
+    expectExactlyOnceInOrder(await publishedItems(t.items, feed.length), feed)
   })
 })

@@ -1,7 +1,7 @@
 import net from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { LocalStackError } from './errors.ts'
-import { assertPortsFree, choosePorts, freePort } from './ports.ts'
+import { assertPortsFree, choosePorts, distinctPortPicker, freePort } from './ports.ts'
 
 describe('choosePorts', () => {
   it('keeps given ports and fills the others with distinct free ones', async () => {
@@ -51,5 +51,19 @@ describe('freePort', () => {
     } finally {
       await new Promise((resolve) => holder.close(resolve))
     }
+  })
+})
+
+describe('distinctPortPicker', () => {
+  it('never hands out a port twice, although the port is still free the second time', async () => {
+    const pick = distinctPortPicker()
+    const preferred = await freePort()
+    expect(await pick(preferred)).toBe(preferred)
+    // Nothing listens on it: plain freePort would hand it out again.
+    expect(await freePort(preferred)).toBe(preferred)
+    const second = await pick(preferred)
+    expect(second).not.toBe(preferred)
+    const more = await Promise.all([pick(), pick(), pick()])
+    expect(new Set([preferred, second, ...more]).size).toBe(5)
   })
 })

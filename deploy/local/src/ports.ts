@@ -50,6 +50,28 @@ export async function freePort(preferred = 0): Promise<number> {
 }
 
 /**
+ * A `freePort` that never hands out the same port twice. For a caller that
+ * picks the ports of several servers before they all listen: the kernel may
+ * offer a port again once the probe released it, and a server started later
+ * on a port picked earlier would then find it taken by another one (seen in
+ * the fault suite: the consent gateway's port went to a metrics server, whose
+ * /healthz then answered for the gateway).
+ */
+export function distinctPortPicker(): (preferred?: number) => Promise<number> {
+  const given = new Set<number>()
+  return async (preferred = 0) => {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = await freePort(attempt === 0 ? preferred : 0)
+      if (!given.has(port)) {
+        given.add(port)
+        return port
+      }
+    }
+    throw new LocalStackError('no free port on 127.0.0.1 that was not handed out already', { code: 'PORT_BUSY' })
+  }
+}
+
+/**
  * Picks free loopback ports for the roles not given. All are held open together
  * while choosing, so the four are distinct; another process could still grab one
  * before the JVM binds it, which the start-up reports as a busy port.

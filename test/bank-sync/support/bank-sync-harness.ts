@@ -384,3 +384,35 @@ export async function startHarness(
   }
   return h
 }
+
+/**
+ * The environment of a bank-sync process (services/bank-sync/src/main.ts) on the
+ * harness's broker, registry, simulator, gateway port and topics, with a group
+ * and transactional id of its own (`name` prefixes them); `extra` adds or overrides.
+ */
+export function bankSyncProcessEnv(h: Harness, name: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    KAFKA_BROKERS: inject('kafkaBrokers').join(','),
+    SCHEMA_REGISTRY_URL: inject('registryUrl'),
+    METRICS_PORT: '0',
+    BANK_API_URL: h.sim.url,
+    BANK_CLIENT_ID: 'tep-sim-client',
+    BANK_CLIENT_SECRET: 'tep-sim-secret',
+    BANK_REDIRECT_URI: h.redirectUri,
+    CONSENT_GATEWAY_PORT: String(h.gatewayPort),
+    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // The harness mints customer tokens with its own key: the process must accept them.
+    CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: h.customerTokenKey.toString('base64'),
+    BANK_CONSENTS_TOPIC: h.topics.consents,
+    BANK_TRANSACTIONS_TOPIC: h.topics.bankTransactions,
+    BANK_RAW_TOPIC: h.topics.raw,
+    BANK_SYNC_GROUP_ID: uniqueName(name),
+    BANK_SYNC_TRANSACTIONAL_ID_PREFIX: uniqueName(`${name}-tx`),
+    SYNC_INTERVAL: '300ms',
+    SYNC_JITTER: '50ms',
+    BANK_BACKFILL_DAYS: '30',
+    ...extra,
+  }
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { mintCustomerToken } from '@tep/bank-sync'
-import { freePort, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
+import { distinctPortPicker, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
 import { createKafka, ensureTopics, TOPIC_CATALOG } from '@tep/kafka'
 import type { Kafka } from 'kafkajs'
 import { grantConsent } from './security.ts'
@@ -75,6 +75,8 @@ export class FaultSystem {
 
     const base: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: this.stack.brokers.join(','), SCHEMA_REGISTRY_URL: this.stack.registryUrl, LOG_LEVEL: 'info' }
     const clientId = 'tep-faults-client'
+    // Every server's port is picked before the later ones listen: no port twice.
+    const freePort = distinctPortPicker()
     const enrichmentPort = await freePort()
     this.enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
     await this.add('enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(enrichmentPort), '--mutations', '30'], { ...base, SIM_CLIENT_ID: clientId, SIM_CLIENT_SECRET: this.secrets.enrichmentClientSecret }, `${this.enrichmentUrl}/__admin/stats`)
