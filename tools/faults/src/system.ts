@@ -97,7 +97,9 @@ export class FaultSystem {
     await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://127.0.0.1:${port}/healthz`)
     port = await metrics()
     // A shorter session than the default 30 s: a killed instance's partitions move on sooner.
-    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INGEST_SESSION_TIMEOUT: '10s' }, `http://127.0.0.1:${port}/healthz`)
+    // A stable instance id, as a pod keeps its name across container restarts: the restarted
+    // ingest's transactional producer aborts its predecessor's open transaction at once.
+    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INGEST_SESSION_TIMEOUT: '10s', INGEST_INSTANCE_ID: 'transaction-ingest-0' }, `http://127.0.0.1:${port}/healthz`)
     port = await metrics()
     await this.add(
       'bank-sync',
