@@ -8,9 +8,10 @@
  * libs/kafka/src/platformatic/aborted-filter.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { transactionalProducerConfig, type TransactionalPipeline } from '@tep/kafka'
+import type { TransactionalPipeline } from '@tep/kafka'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { readTopic } from '../support/read-topic.ts'
+import { abortingProducers, writeAbortedCommittedAborted, writeInterleavedAborts } from './aborted-transaction-shapes.ts'
 import { CommitCounter, pipelineKafka, pipelineTopics, startPipeline } from './pipeline-harness.ts'
 
 const kit = createKafkaTestKit()
@@ -24,28 +25,11 @@ describe('aborted input transactions', () => {
   it('never reach the transform, interleaved or repeated by one producer', async () => {
     const topics = await pipelineTopics(kit, 'aborted-input', 1)
     const topic = topics.input
-    const a = kit.producer(transactionalProducerConfig(`${topic}-a`, { transactionTimeout: 10_000 }))
-    const b = kit.producer(transactionalProducerConfig(`${topic}-b`, { transactionTimeout: 10_000 }))
+    const producers = await abortingProducers(kit, topic)
     const plain = kit.producer()
-    await Promise.all([a.connect(), b.connect(), plain.connect()])
-    // Interleaved: B begins first, A aborts first.
-    const txB = await b.transaction()
-    await txB.send({ topic, messages: [{ key: 'b', value: 'b0 aborted' }] })
-    const txA = await a.transaction()
-    await txA.send({ topic, messages: [{ key: 'a', value: 'a0 aborted' }] })
-    await txA.abort()
-    await txB.send({ topic, messages: [{ key: 'b', value: 'b1 aborted' }] })
-    await txB.abort()
-    // One producer: aborted, committed, aborted.
-    const tx1 = await a.transaction()
-    await tx1.send({ topic, messages: [{ key: 'a', value: 'a1 aborted' }] })
-    await tx1.abort()
-    const tx2 = await a.transaction()
-    await tx2.send({ topic, messages: [{ key: 'a', value: 'a2 committed' }] })
-    await tx2.commit()
-    const tx3 = await a.transaction()
-    await tx3.send({ topic, messages: [{ key: 'a', value: 'a3 aborted' }] })
-    await tx3.abort()
+    await plain.connect()
+    await writeInterleavedAborts(topic, producers)
+    await writeAbortedCommittedAborted(topic, producers.a)
     await plain.send({ topic, messages: [{ key: 'c', value: 'c plain' }] })
 
     const seen: string[] = []

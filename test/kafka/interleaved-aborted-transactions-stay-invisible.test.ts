@@ -6,10 +6,11 @@
  * per input partition, so this is their everyday shape. Clients from
  * `createKafka` carry the fix (`installReadCommittedFix`).
  */
-import { createKafka, transactionalProducerConfig } from '@tep/kafka'
+import { createKafka } from '@tep/kafka'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { readTopic } from '../support/read-topic.ts'
+import { abortingProducers, writeInterleavedAborts } from './aborted-transaction-shapes.ts'
 
 const kit = createKafkaTestKit()
 afterAll(() => kit.disconnectAll())
@@ -18,18 +19,12 @@ describe('two producers whose aborted transactions interleave in one partition',
   it('show nothing of either to a read-committed KafkaJS reader', async () => {
     const topic = uniqueName('aborted-interleaved')
     await kit.createTopics([topic], 1)
-    const producerA = kit.producer(transactionalProducerConfig(`${topic}-a`, { transactionTimeout: 10_000 }))
-    const producerB = kit.producer(transactionalProducerConfig(`${topic}-b`, { transactionTimeout: 10_000 }))
+    const producers = await abortingProducers(kit, topic)
+    const producerB = producers.b
     const plain = kit.producer()
-    await Promise.all([producerA.connect(), producerB.connect(), plain.connect()])
+    await plain.connect()
     // B begins first, A aborts first: the broker lists A's transaction before B's.
-    const txB = await producerB.transaction()
-    await txB.send({ topic, messages: [{ key: 'b', value: 'b0 aborted' }] })
-    const txA = await producerA.transaction()
-    await txA.send({ topic, messages: [{ key: 'a', value: 'a0 aborted' }] })
-    await txA.abort()
-    await txB.send({ topic, messages: [{ key: 'b', value: 'b1 aborted' }] })
-    await txB.abort()
+    await writeInterleavedAborts(topic, producers)
     // Each producer's next transaction commits: none of it may be hidden either.
     const txB2 = await producerB.transaction()
     await txB2.send({ topic, messages: [{ key: 'b', value: 'b2 committed' }] })

@@ -8,11 +8,11 @@ import { afterAll, describe, expect, inject, it } from 'vitest'
 import {
   createKafka,
   createReplayingGroupMember,
-  transactionalProducerConfig,
   type ReplayBatch,
   type ReplayingGroupMember,
 } from '@tep/kafka'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { abortingProducers, writeAbortedCommittedAborted, writeInterleavedAborts } from './aborted-transaction-shapes.ts'
 
 const kit = createKafkaTestKit()
 const kafka = createKafka({ brokers: inject('kafkaBrokers'), clientId: uniqueName('replaying-member'), logLevel: 'error' })
@@ -71,22 +71,10 @@ describe('a replaying group member', () => {
   it('hands over only committed records, and progress up to the end including the markers', async () => {
     const topic = uniqueName('replay-committed')
     await kit.createTopics([topic], 1)
-    const a = kit.producer(transactionalProducerConfig(`${topic}-a`, { transactionTimeout: 10_000 }))
-    const b = kit.producer(transactionalProducerConfig(`${topic}-b`, { transactionTimeout: 10_000 }))
-    await Promise.all([a.connect(), b.connect()])
     // Interleaved aborts of two producers, then one producer aborted / committed / aborted.
-    const txB = await b.transaction()
-    await txB.send({ topic, messages: [{ key: 'b', value: 'b0 aborted' }] })
-    const txA = await a.transaction()
-    await txA.send({ topic, messages: [{ key: 'a', value: 'a0 aborted' }] })
-    await txA.abort()
-    await txB.send({ topic, messages: [{ key: 'b', value: 'b1 aborted' }] })
-    await txB.abort()
-    for (const [value, commit] of [['a1 aborted', false], ['a2 committed', true], ['a3 aborted', false]] as const) {
-      const tx = await a.transaction()
-      await tx.send({ topic, messages: [{ key: 'a', value }] })
-      await (commit ? tx.commit() : tx.abort())
-    }
+    const producers = await abortingProducers(kit, topic)
+    await writeInterleavedAborts(topic, producers)
+    await writeAbortedCommittedAborted(topic, producers.a)
     // The partition ends in an abort marker: only markers count for the last offsets.
     const end = (await endOffsets(topic)).get(0)!
 
