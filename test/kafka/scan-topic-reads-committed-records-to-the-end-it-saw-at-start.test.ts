@@ -11,7 +11,6 @@ async function scan(topic: string, options: { from?: Date; timeoutMs?: number; d
   const result = await scanTopic({
     kafka: kit.kafka,
     topic,
-    groupPrefix: uniqueName('scan'),
     ...(options.from === undefined ? {} : { from: options.from }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     onMessage: async (message, partition) => {

@@ -20,8 +20,6 @@ export interface TopicScanOptions {
   from?: Date
   /** Called for every record of the scan, in offset order per partition; a throw ends the scan with that error. */
   onMessage: (message: ScannedMessage, partition: number) => void | Promise<void>
-  /** Kept for callers; the scan no longer uses a consumer group (it reads partitions directly). */
-  groupPrefix?: string
   /** Give up after this long (`TopicScanTimeoutError`, retriable); default 10 minutes. */
   timeoutMs?: number
 }

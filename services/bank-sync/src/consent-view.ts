@@ -22,8 +22,6 @@ export class ConsentView {
     topic: string
     codec: TopicCodec<Consent>
     logger: SyncLogger
-    /** Kept for callers: the view no longer joins a consumer group. */
-    groupPrefix?: string
   }) {
     this.#kafka = options.kafka
     this.#topic = options.topic

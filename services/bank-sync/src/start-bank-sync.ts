@@ -297,7 +297,6 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
     topic: topics.consents,
     codec: codecs.consent,
     logger,
-    groupPrefix: groupId,
   })
   let gatewayProducer: RecordProducer | undefined
   let gatewayUrl: string | undefined

@@ -26,7 +26,6 @@ export async function readCursor(options: ReadCursorOptions): Promise<StoredCurs
   await scanTopic({
     kafka,
     topic,
-    groupPrefix: 'invalidation-poller-cursor-read',
     timeoutMs: options.timeoutMs ?? 60_000,
     onMessage: async (message) => {
       if (message.key?.toString('utf8') !== feed || message.value === null) return

@@ -10,8 +10,6 @@ export interface CompactedViewTailOptions {
   views: Record<EntityKind, EntityVersions>
   shops: { topic: string; codec: TopicCodec<Shop> }
   merchants: { topic: string; codec: TopicCodec<Merchant> }
-  /** Kept for callers: the view no longer joins a consumer group. */
-  groupPrefix?: string
   readiness?: Readiness
   logger?: KafkaLogger
   onUndecodable?: (topic: string, err: unknown) => void

@@ -129,7 +129,6 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     views,
     shops: { topic: topics.shops, codec: codecs.shop },
     merchants: { topic: topics.merchants, codec: codecs.merchant },
-    groupPrefix: `${options.groupId ?? 'refresher'}-view`,
     logger,
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
   })

@@ -18,8 +18,6 @@ export interface TableReaderOptions {
   tables: MerchantTables
   shops: { topic: string; codec: TopicCodec<Shop> }
   merchants: { topic: string; codec: TopicCodec<Merchant> }
-  /** Kept for callers: the reader no longer joins a consumer group. */
-  groupPrefix?: string
   readiness?: Readiness
   logger?: KafkaLogger
   /** Told about every applied record (fetched-snapshot confirmation). */

@@ -154,7 +154,6 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     tables,
     shops: { topic: topics.shops, codec: serde.topic(topics.shops, 'Shop') },
     merchants: { topic: topics.merchants, codec: serde.topic(topics.merchants, 'Merchant') },
-    groupPrefix: `${groupId}-table`,
     readiness,
     ...(logger === undefined ? {} : { logger }),
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),

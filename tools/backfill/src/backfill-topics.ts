@@ -99,7 +99,6 @@ export async function readStates(kafka: Kafka, stateTopic: string): Promise<Map<
   await scanTopic({
     kafka,
     topic: stateTopic,
-    groupPrefix: 'backfill-state-scan',
     onMessage: (m) => {
       const key = m.key?.toString('utf8')
       if (key === undefined) return
@@ -131,7 +130,6 @@ export async function readLedger(kafka: Kafka, topic: string): Promise<LedgerEnt
   await scanTopic({
     kafka,
     topic,
-    groupPrefix: 'backfill-ledger-scan',
     onMessage: (m) => {
       if (m.value !== null) entries.push(JSON.parse(m.value.toString('utf8')) as LedgerEntry)
     },

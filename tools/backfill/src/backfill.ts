@@ -300,7 +300,6 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     client: guarded(client, guard),
     topics: enrichmentTopics,
     instanceId,
-    groupPrefix: `backfill-${backfillId}`,
     ...(logger === undefined ? {} : { logger }),
   })
   const pipeline = createEnrichmentStep({

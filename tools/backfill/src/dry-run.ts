@@ -57,7 +57,6 @@ export async function dryRun(options: {
         kafka: options.kafka,
         topic: input.topic,
         from: input.from,
-        groupPrefix: 'backfill-dry-run',
         onMessage: async (m, partition) => {
           if (Number(m.timestamp) >= to) return
           result.rows += 1

@@ -51,7 +51,6 @@ export async function startEnricher(options: {
   client: EnrichmentPort
   topics: EnrichmentTopics
   instanceId: string
-  groupPrefix: string
   logger?: KafkaLogger
 }): Promise<EnricherSetup> {
   const logger = options.logger
@@ -74,7 +73,6 @@ export async function startEnricher(options: {
     tables,
     shops: { topic: options.topics.shops, codec: serde.topic(options.topics.shops, 'Shop') },
     merchants: { topic: options.topics.merchants, codec: serde.topic(options.topics.merchants, 'Merchant') },
-    groupPrefix: `${options.groupPrefix}-table`,
     ...(logger === undefined ? {} : { logger }),
     onApplied: (entity, uid, fetchedAt) => details.confirm(entity, uid, fetchedAt),
   })

@@ -62,7 +62,6 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       kafka,
       topic: topics.invalidations,
       from: options.invalidationsSince,
-      groupPrefix: 'reenrich-invalidations',
       onMessage: async (message) => {
         try {
           const item = await codec.decode(message.value)
@@ -96,7 +95,6 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
     kafka,
     topic: topics.enriched,
     ...(options.enrichedSince === undefined ? {} : { from: options.enrichedSince }),
-    groupPrefix: 'reenrich-enriched',
     onMessage: async (message) => {
       try {
         selector.offer(await enrichedCodec.decode(message.value))
