@@ -1,7 +1,7 @@
 import { Admin, ConfigResourceTypes, type ClusterMetadata } from '@platformatic/kafka'
 import type { Kafka } from 'kafkajs'
-import { KafkaConfigError, TopicConfigMismatchError } from './errors.ts'
-import { kafkaConnectionOf } from './kafka-client.ts'
+import { TopicConfigMismatchError } from './errors.ts'
+import { requireConnection } from './kafka-client.ts'
 import { baseOptions } from './platformatic/connection.ts'
 import { hasProtocolError } from './platformatic/protocol-errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from './logger.ts'
@@ -39,8 +39,7 @@ export async function ensureTopics(
   catalog: readonly TopicSpec[],
   options: EnsureTopicsOptions = {},
 ): Promise<EnsureTopicsReport> {
-  const connection = kafkaConnectionOf(kafka)
-  if (connection === undefined) throw new KafkaConfigError('ensureTopics needs a client made by createKafka (its connection settings)')
+  const connection = requireConnection(kafka, 'ensureTopics')
   const admin = new Admin(baseOptions(connection, '-admin'))
   try {
     return await ensureWith(admin, catalog, options)

@@ -52,6 +52,14 @@ export function kafkaConnectionOf(kafka: Kafka): KafkaConnectionInfo | undefined
   return connections.get(kafka)
 }
 
+/** The settings `kafka` was created with; `what` (the caller's name) is refused a client not made by createKafka. */
+export function requireConnection(kafka: Kafka, what: string): KafkaConnectionInfo {
+  const connection = connections.get(kafka)
+  if (connection === undefined)
+    throw new KafkaConfigError(`${what} needs a Kafka client made by createKafka (its brokers and security are read from it)`)
+  return connection
+}
+
 const LEVELS = {
   error: logLevel.ERROR,
   warn: logLevel.WARN,

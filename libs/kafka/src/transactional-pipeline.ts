@@ -1,5 +1,4 @@
-import { KafkaConfigError } from './errors.ts'
-import { kafkaConnectionOf } from './kafka-client.ts'
+import { requireConnection } from './kafka-client.ts'
 import { createPlatformaticPipeline } from './platformatic/eos-pipeline.ts'
 import { validatePipelineOptions, type TransactionalPipelineOptions } from './pipeline-options.ts'
 import type { PipelineStatus, TopicPartition } from './pipeline-types.ts'
@@ -29,11 +28,7 @@ export interface TransactionalPipeline {
  */
 export function createTransactionalPipeline(options: TransactionalPipelineOptions): TransactionalPipeline {
   validatePipelineOptions(options)
-  const connection = kafkaConnectionOf(options.kafka)
-  if (connection === undefined)
-    throw new KafkaConfigError(
-      'createTransactionalPipeline needs a Kafka client made by createKafka (its brokers and security are read from it)',
-    )
+  const connection = requireConnection(options.kafka, 'createTransactionalPipeline')
   return createPlatformaticPipeline(options, connection)
 }
 

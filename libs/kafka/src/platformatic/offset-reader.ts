@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Admin, Consumer } from '@platformatic/kafka'
 import type { Kafka } from 'kafkajs'
-import { KafkaConfigError } from '../errors.ts'
-import { kafkaConnectionOf } from '../kafka-client.ts'
+import { requireConnection } from '../kafka-client.ts'
 import { baseOptions } from './connection.ts'
 
 /** Where a partition's log starts and ends (the high watermark: read-uncommitted end). */
@@ -27,9 +26,7 @@ export class OffsetReader {
   readonly #admin: Admin
 
   constructor(kafka: Kafka) {
-    const connection = kafkaConnectionOf(kafka)
-    if (connection === undefined)
-      throw new KafkaConfigError('OffsetReader needs a client made by createKafka (its connection settings)')
+    const connection = requireConnection(kafka, 'OffsetReader')
     // ListOffsets is a consumer request in @platformatic/kafka; this consumer never joins its group.
     this.#consumer = new Consumer({ ...baseOptions(connection, '-offsets'), groupId: `tep-offsets-${randomBytes(6).toString('hex')}` })
     this.#admin = new Admin(baseOptions(connection, '-offsets-admin'))

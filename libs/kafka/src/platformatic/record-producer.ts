@@ -1,9 +1,10 @@
+import { requireConnection } from '../kafka-client.ts'
 import { compatibilityPartitioner, Producer } from '@platformatic/kafka'
 import type { Kafka } from 'kafkajs'
 import { ProducerClosedError } from '../errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { baseOptions } from './connection.ts'
-import { connectionFrom, planSends, toWireMessages, type OutgoingMessage } from './send-plan.ts'
+import { planSends, toWireMessages, type OutgoingMessage } from './send-plan.ts'
 
 export interface RecordProducerOptions {
   logger?: KafkaLogger
@@ -28,7 +29,7 @@ export interface RecordProducer {
 export function createRecordProducer(kafka: Kafka, options: RecordProducerOptions = {}): RecordProducer {
   const logger = options.logger ?? SILENT_LOGGER
   const producer = new Producer<Buffer, Buffer, Buffer, Buffer>({
-    ...baseOptions(connectionFrom(kafka, 'createRecordProducer'), '-producer'),
+    ...baseOptions(requireConnection(kafka, 'createRecordProducer'), '-producer'),
     idempotent: true,
     acks: -1,
   })

@@ -2,7 +2,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { Consumer, FetchIsolationLevels, type GroupAssignment } from '@platformatic/kafka'
 import type { Kafka } from 'kafkajs'
 import { KafkaConfigError } from '../errors.ts'
-import { kafkaConnectionOf } from '../kafka-client.ts'
+import { requireConnection } from '../kafka-client.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import type { TopicPartition } from '../pipeline-types.ts'
 import { baseOptions } from './connection.ts'
@@ -96,9 +96,7 @@ export interface ReplayingGroupMember {
  * heartbeat or a JoinGroup.
  */
 export function createReplayingGroupMember(options: ReplayingGroupMemberOptions): ReplayingGroupMember {
-  const connection = kafkaConnectionOf(options.kafka)
-  if (connection === undefined)
-    throw new KafkaConfigError('createReplayingGroupMember needs a client made by createKafka (its connection settings)')
+  const connection = requireConnection(options.kafka, 'createReplayingGroupMember')
   if (options.topics.length === 0) throw new KafkaConfigError('createReplayingGroupMember needs at least one topic')
   const d = REPLAYING_MEMBER_DEFAULTS
   const sessionTimeout = options.sessionTimeoutMs ?? d.sessionTimeoutMs

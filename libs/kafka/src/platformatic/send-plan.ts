@@ -1,8 +1,4 @@
 import type { Producer } from '@platformatic/kafka'
-import { KafkaConfigError } from '../errors.ts'
-import { kafkaConnectionOf } from '../kafka-client.ts'
-import type { Kafka } from 'kafkajs'
-import type { KafkaConnection } from './connection.ts'
 import { assignPartitions, chunkMessages, toWireMessage, type WireMessage } from './eos-transaction.ts'
 
 /** A record to write with the transactional writer or the record producer. */
@@ -16,17 +12,6 @@ export interface OutgoingMessage {
   partition?: number
 }
 
-/**
- * The connection a @platformatic/kafka client needs, from a `Kafka` made by
- * createKafka. A bare `new Kafka()` keeps its brokers private, so there is
- * nothing to build from: refused with a message saying what to do.
- */
-export function connectionFrom(kafka: Kafka, what: string): KafkaConnection {
-  const connection = kafkaConnectionOf(kafka)
-  if (connection === undefined)
-    throw new KafkaConfigError(`${what} needs a Kafka client made by createKafka (its brokers and security are read from it)`)
-  return connection
-}
 
 /** The messages of one `send(topic, ...)` in @platformatic/kafka's produce shape. */
 export function toWireMessages(topic: string, messages: readonly OutgoingMessage[]): WireMessage[] {

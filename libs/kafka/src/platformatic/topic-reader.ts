@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Consumer, type RecordsBatch } from '@platformatic/kafka'
 import type { Kafka } from 'kafkajs'
-import { kafkaConnectionOf } from '../kafka-client.ts'
+import { requireConnection } from '../kafka-client.ts'
 import { KafkaConfigError } from '../errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { hideAbortedBatches } from './aborted-filter.ts'
@@ -123,9 +123,7 @@ export class TopicReader {
   readonly #stopping = new Promise<void>((resolve) => (this.#stopSignal = resolve))
 
   constructor(options: TopicReaderOptions) {
-    const connection = kafkaConnectionOf(options.kafka)
-    if (connection === undefined)
-      throw new KafkaConfigError('TopicReader needs a client made by createKafka (its connection settings)')
+    const connection = requireConnection(options.kafka, 'TopicReader')
     if (options.topics.length === 0) throw new KafkaConfigError('TopicReader needs at least one topic')
     if (options.partitions?.length === 0) throw new KafkaConfigError('TopicReader needs at least one partition')
     const stray = options.partitions?.find((tp) => !options.topics.includes(tp.topic))

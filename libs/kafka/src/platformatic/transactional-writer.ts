@@ -1,10 +1,11 @@
+import { requireConnection } from '../kafka-client.ts'
 import { compatibilityPartitioner, type Producer } from '@platformatic/kafka'
 import type { Kafka } from 'kafkajs'
 import { ProducerClosedError, ProducerFencedError } from '../errors.ts'
 import { isFencedError } from '../fencing.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { initTransactions, newTransactionalProducer, type KafkaConnection } from './connection.ts'
-import { connectionFrom, planSends, toWireMessages, type OutgoingMessage } from './send-plan.ts'
+import { planSends, toWireMessages, type OutgoingMessage } from './send-plan.ts'
 
 type TxnProducer = Producer<Buffer, Buffer, Buffer, Buffer>
 /** Not exported by name from @platformatic/kafka 2.12.1. */
@@ -49,7 +50,7 @@ export interface TransactionalWriter {
  * Java client and KafkaJS did (compatibilityPartitioner).
  */
 export function createTransactionalWriter(kafka: Kafka, options: TransactionalWriterOptions): TransactionalWriter {
-  return new Writer(connectionFrom(kafka, 'createTransactionalWriter'), options)
+  return new Writer(requireConnection(kafka, 'createTransactionalWriter'), options)
 }
 
 class Writer implements TransactionalWriter {
