@@ -119,7 +119,7 @@ async function main(): Promise<number> {
     say(`Kafka ${stack.brokers.join(',')} · registry ${stack.registryUrl} (${stack.origin})`)
 
     const kafka = createKafka({ brokers: stack.brokers, clientId: 'tep-start' })
-    await ensureTopics(kafka, TOPIC_CATALOG, { replicationFactor: 1 })
+    await ensureTopics(kafka, TOPIC_CATALOG)
 
     const base: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: stack.brokers.join(','), SCHEMA_REGISTRY_URL: stack.registryUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }
     const children: SupervisedService[] = []

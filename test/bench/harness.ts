@@ -26,7 +26,7 @@ export function createSerde(registryUrl: string): AvroSerde {
 export async function createTopic(ctx: BenchContext, name: string, partitions: number, compact = false): Promise<string> {
   await ctx.admin.createTopics({
     waitForLeaders: true,
-    topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1, configEntries: compact ? [{ name: 'cleanup.policy', value: 'compact' }] : [] }],
+    topics: [{ topic: name, numPartitions: partitions, replicationFactor: -1, configEntries: compact ? [{ name: 'cleanup.policy', value: 'compact' }] : [] }],
   })
   // createTopics' waitForLeaders is not enough under load: producers can still be
   // told "does not host this topic-partition" until metadata shows every leader.

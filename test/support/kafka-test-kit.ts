@@ -117,7 +117,7 @@ export function createKafkaTestKit(clientId: string = uniqueName('test')): Kafka
           topics: names.map((topic) => ({
             topic,
             numPartitions: partitions,
-            replicationFactor: 1,
+            replicationFactor: -1,
             configEntries: entries,
           })),
         })

@@ -14,13 +14,13 @@ import { silenceKnownWarnings } from './known-warnings.ts'
 import { assertPortsFree, type StackPorts } from './ports.ts'
 import { brokerAnswers, registryAnswers } from './readiness.ts'
 import { startStack } from './stack.ts'
-import { isOurProcess, readRecord, stopRecordedStack, type StackRecord } from './stack-record.ts'
+import { isOurProcess, kafkaNodesOf, readRecord, stopRecordedStack, type StackRecord } from './stack-record.ts'
 import { APICURIO_VERSION, DEFAULT_CACHE_DIR, KAFKA_VERSION, REPO_ROOT } from './versions.ts'
 
 const HELP = `Usage: node deploy/local/src/cli.ts <command> [options]
        npm run stack:up | stack:down | stack:status | stack:fetch
 
-Runs Apache Kafka ${KAFKA_VERSION} (single-node KRaft) and Apicurio Registry ${APICURIO_VERSION}
+Runs Apache Kafka ${KAFKA_VERSION} (KRaft: one node, or a cluster with --brokers) and Apicurio Registry ${APICURIO_VERSION}
 (Confluent-compatible API) as background processes on 127.0.0.1, without Docker.
 
 Commands:
@@ -32,7 +32,11 @@ Commands:
   fetch   download Kafka and Apicurio from Maven Central into the cache (needs mvn).
 
 Options (each has an environment variable; flags win):
-  --kafka-port <n>                STACK_KAFKA_PORT                broker port (default 9092)
+  --brokers <n>                   STACK_BROKERS                   Kafka nodes (default 1). With 3: a cluster of
+                                                                  combined broker+controller nodes on kafka-port,
+                                                                  kafka-port+1, kafka-port+2, every topic (internal
+                                                                  ones too) at replication factor 3, min ISR 2
+  --kafka-port <n>                STACK_KAFKA_PORT                broker port (default 9092; node 1 of a cluster)
   --registry-port <n>             STACK_REGISTRY_PORT             registry port (default 8081)
   --controller-port <n>           STACK_CONTROLLER_PORT           KRaft controller (default: any free port)
   --registry-management-port <n>  STACK_REGISTRY_MANAGEMENT_PORT  registry /health (default: any free port)
@@ -48,6 +52,7 @@ the registry needs Java 21+ (APICURIO_JAVA_HOME, JAVA_HOME, PATH, /usr/lib/jvm/*
 `
 
 interface CliConfig {
+  brokers: number
   stateDir: string
   envFile: string
   cacheDir: string
@@ -92,6 +97,12 @@ function parseConfig(
     registry:
       parsePort(str('registry-port', 'STACK_REGISTRY_PORT'), 'STACK_REGISTRY_PORT / --registry-port') ?? 8081,
   }
+  const brokers = str('brokers', 'STACK_BROKERS') ?? '1'
+  if (!/^[1-9]$/.test(brokers)) {
+    throw new LocalStackError(`--brokers / STACK_BROKERS must be a number of nodes 1-9, got "${brokers}"`, {
+      code: 'INVALID_OPTION',
+    })
+  }
   const controller = parsePort(str('controller-port', 'STACK_CONTROLLER_PORT'), 'STACK_CONTROLLER_PORT')
   const management = parsePort(
     str('registry-management-port', 'STACK_REGISTRY_MANAGEMENT_PORT'),
@@ -100,6 +111,7 @@ function parseConfig(
   if (controller !== undefined) ports.controller = controller
   if (management !== undefined) ports.registryManagement = management
   return {
+    brokers: Number(brokers),
     stateDir,
     envFile,
     cacheDir: path.resolve(str('cache-dir', 'STACK_CACHE_DIR') ?? DEFAULT_CACHE_DIR),
@@ -130,11 +142,18 @@ async function announce(config: CliConfig, brokers: string[], registryUrl: strin
   info(`wrote ${shown.startsWith('..') ? config.envFile : shown}`)
 }
 
-/** Both recorded processes are ours and alive. */
+/** Every recorded process is ours and alive. */
 function recordAlive(record: StackRecord, stateDir: string): boolean {
   return (
-    isOurProcess(record.kafkaPid, 'kafka', stateDir) && isOurProcess(record.registryPid, 'registry', stateDir)
+    kafkaNodesOf(record).every((n) => isOurProcess(n.pid, 'kafka', stateDir)) &&
+    isOurProcess(record.registryPid, 'registry', stateDir)
   )
+}
+
+/** Client ports of nodes 2..n: right after node 1's. */
+function extraKafkaPorts(config: CliConfig): number[] {
+  const first = config.ports.kafka ?? 9092
+  return Array.from({ length: config.brokers - 1 }, (_, i) => first + i + 1)
 }
 
 /** Serialises up/down on one state dir: a second `up` waits for the first and then finds it running. */
@@ -155,9 +174,14 @@ async function up(config: CliConfig): Promise<number> {
         registryAnswers(record.registryUrl),
       ])
       if (kafkaOk && registryOk) {
-        info(`already running (broker pid ${record.kafkaPid}, registry pid ${record.registryPid})`)
-        if (record.ports.kafka !== config.ports.kafka || record.ports.registry !== config.ports.registry) {
-          info(`note: it runs on the ports it was started with; run stack:down first to change them`)
+        const pids = kafkaNodesOf(record).map((n) => n.pid)
+        info(`already running (broker pid${pids.length > 1 ? 's' : ''} ${pids.join(', ')}, registry pid ${record.registryPid})`)
+        if (
+          record.ports.kafka !== config.ports.kafka ||
+          record.ports.registry !== config.ports.registry ||
+          kafkaNodesOf(record).length !== config.brokers
+        ) {
+          info(`note: it runs with the ports and brokers it was started with; run stack:down first to change them`)
         }
         await announce(config, record.brokers, record.registryUrl)
         return 0
@@ -172,9 +196,12 @@ async function up(config: CliConfig): Promise<number> {
 
     // Fail fast on a busy port, before a first-time fetch spends half a minute.
     await assertPortsFree(config.ports, PORT_HINTS)
+    const extraPorts = extraKafkaPorts(config)
+    await assertPortsFree(Object.fromEntries(extraPorts.map((p, i) => [`kafka${i + 2}`, p])) as never, {})
     await fetchRuntime({ cacheDir: config.cacheDir, log: info })
+    const kafkaPorts = [config.ports.kafka, ...extraPorts].map((p) => `127.0.0.1:${p}`).join(', ')
     info(
-      `starting Kafka ${KAFKA_VERSION} on 127.0.0.1:${config.ports.kafka} and Apicurio ${APICURIO_VERSION} on 127.0.0.1:${config.ports.registry}`,
+      `starting Kafka ${KAFKA_VERSION} (${config.brokers === 1 ? 'one node' : `${config.brokers} nodes`}) on ${kafkaPorts} and Apicurio ${APICURIO_VERSION} on 127.0.0.1:${config.ports.registry}`,
     )
     const stack = await startStack({
       stateDir: config.stateDir,
@@ -184,9 +211,11 @@ async function up(config: CliConfig): Promise<number> {
       ownerPid: null,
       startTimeoutMs: config.timeoutMs,
       portHints: PORT_HINTS,
+      brokers: config.brokers,
+      extraKafkaPorts: extraPorts,
     })
     info(
-      `ready: broker in ${(stack.timings.kafkaReadyMs / 1000).toFixed(1)} s (pid ${stack.pids.kafka}), ` +
+      `ready: ${stack.nodes.length === 1 ? 'broker' : `${stack.nodes.length} brokers`} in ${(stack.timings.kafkaReadyMs / 1000).toFixed(1)} s (pid ${stack.nodes.map((n) => n.pid).join(', ')}), ` +
         `registry in ${(stack.timings.registryReadyMs / 1000).toFixed(1)} s (pid ${stack.pids.registry}); ` +
         `logs in ${stack.stateDir}`,
     )
@@ -222,7 +251,8 @@ async function status(config: CliConfig): Promise<number> {
     info(`not running (no record in ${config.stateDir})`)
     return 3
   }
-  const kafkaAlive = isOurProcess(record.kafkaPid, 'kafka', config.stateDir)
+  const nodes = kafkaNodesOf(record)
+  const kafkaAlive = nodes.every((n) => isOurProcess(n.pid, 'kafka', config.stateDir))
   const registryAlive = isOurProcess(record.registryPid, 'registry', config.stateDir)
   const [kafkaOk, registryOk] = await Promise.all([
     kafkaAlive ? brokerAnswers(record.brokers) : false,
@@ -230,7 +260,11 @@ async function status(config: CliConfig): Promise<number> {
   ])
   const state = (alive: boolean, ok: boolean) =>
     !alive ? 'not running' : ok ? 'answering' : 'running, not answering'
-  info(`broker   pid ${record.kafkaPid}: ${state(kafkaAlive, kafkaOk)} (${record.brokers.join(',')})`)
+  for (const n of nodes) {
+    const alive = isOurProcess(n.pid, 'kafka', config.stateDir)
+    info(`broker ${n.nodeId} pid ${n.pid}: ${state(alive, alive && kafkaOk)}`)
+  }
+  info(`brokers ${record.brokers.join(',')}`)
   info(`registry pid ${record.registryPid}: ${state(registryAlive, registryOk)} (${record.registryUrl})`)
   info(`started ${record.startedAt}; logs in ${config.stateDir}`)
   if (!kafkaAlive && !registryAlive) return 3
@@ -257,6 +291,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       'kafka-port': { type: 'string' },
+      brokers: { type: 'string' },
       'registry-port': { type: 'string' },
       'controller-port': { type: 'string' },
       'registry-management-port': { type: 'string' },

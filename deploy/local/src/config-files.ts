@@ -1,22 +1,39 @@
 /**
- * Broker configuration for a single-node KRaft cluster on loopback.
+ * Broker configuration for a KRaft cluster on loopback: one node (the default) or
+ * several combined broker+controller nodes (`--brokers 3`).
  *
  * The overrides matter: Kafka's defaults assume three brokers (internal topics with
  * replication factor 3 and min ISR 2 would leave consumer groups and transactions
  * stuck on one node), wait 3 s before the first rebalance, and auto-create topics,
- * which KafkaJS handles badly under KRaft. Topics must be created explicitly.
+ * which clients handle badly under KRaft. Topics must be created explicitly.
+ * With three or more nodes the cluster is configured as production clusters are:
+ * replication factor 3 and min.insync.replicas 2 for every topic, the internal
+ * ones included, and no unclean leader election.
  */
 export interface BrokerConfigInput {
+  /** This node's id, 1-based. Default 1. */
+  nodeId?: number
   kafkaPort: number
   controllerPort: number
   dataDir: string
+  /** Every node of the cluster (this one included): id and controller port. Default: this node alone. */
+  voters?: Array<{ nodeId: number; controllerPort: number }>
 }
 
-export function serverProperties({ kafkaPort, controllerPort, dataDir }: BrokerConfigInput): string {
+/** Replication settings the local cluster uses for `brokerCount` nodes. */
+export function replicationFor(brokerCount: number): { replicationFactor: number; minInsyncReplicas: number } {
+  const replicationFactor = Math.min(3, brokerCount)
+  return { replicationFactor, minInsyncReplicas: replicationFactor >= 3 ? 2 : 1 }
+}
+
+export function serverProperties({ nodeId = 1, kafkaPort, controllerPort, dataDir, voters }: BrokerConfigInput): string {
+  const quorum = voters ?? [{ nodeId, controllerPort }]
+  const { replicationFactor, minInsyncReplicas } = replicationFor(quorum.length)
+  const clustered = quorum.length > 1
   return [
     'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `node.id=${nodeId}`,
+    `controller.quorum.voters=${quorum.map((v) => `${v.nodeId}@127.0.0.1:${v.controllerPort}`).join(',')}`,
     `listeners=PLAINTEXT://127.0.0.1:${kafkaPort},CONTROLLER://127.0.0.1:${controllerPort}`,
     // 127.0.0.1, not localhost: localhost may resolve to ::1 first, where nothing listens.
     `advertised.listeners=PLAINTEXT://127.0.0.1:${kafkaPort}`,
@@ -25,18 +42,21 @@ export function serverProperties({ kafkaPort, controllerPort, dataDir }: BrokerC
     'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     `log.dirs=${dataDir}`,
     'num.partitions=1',
-    'default.replication.factor=1',
-    'min.insync.replicas=1',
+    `default.replication.factor=${replicationFactor}`,
+    `min.insync.replicas=${minInsyncReplicas}`,
+    'unclean.leader.election.enable=false',
     'auto.create.topics.enable=false',
-    'offsets.topic.replication.factor=1',
-    'offsets.topic.num.partitions=1',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    'transaction.state.log.num.partitions=1',
+    `offsets.topic.replication.factor=${replicationFactor}`,
+    // Three partitions on a cluster, so that group and transaction coordinators can sit on different brokers.
+    `offsets.topic.num.partitions=${clustered ? 3 : 1}`,
+    `transaction.state.log.replication.factor=${replicationFactor}`,
+    `transaction.state.log.min.isr=${minInsyncReplicas}`,
+    `transaction.state.log.num.partitions=${clustered ? 3 : 1}`,
     'group.initial.rebalance.delay.ms=0',
     // Sized for a shared 2-core machine rather than a production box.
     'num.network.threads=2',
     'num.io.threads=2',
+    `num.replica.fetchers=1`,
     'num.recovery.threads.per.data.dir=1',
     'log.cleaner.dedupe.buffer.size=33554432',
     '',

@@ -54,8 +54,8 @@ export function waitForLogLine(
   )
 }
 
-/** One metadata round-trip with a fresh KafkaJS admin; false on any failure. */
-export async function brokerAnswers(brokers: string[], timeoutMs = 3_000): Promise<boolean> {
+/** One metadata round-trip with a fresh KafkaJS admin; false on any failure or while fewer than `minBrokers` are registered. */
+export async function brokerAnswers(brokers: string[], timeoutMs = 3_000, minBrokers = 1): Promise<boolean> {
   const admin = new Kafka({
     clientId: 'local-stack-probe',
     brokers,
@@ -67,7 +67,7 @@ export async function brokerAnswers(brokers: string[], timeoutMs = 3_000): Promi
   try {
     await admin.connect()
     const cluster = await admin.describeCluster()
-    return cluster.brokers.length > 0 && cluster.controller !== null
+    return cluster.brokers.length >= minBrokers && cluster.controller !== null
   } catch {
     return false
   } finally {
@@ -89,10 +89,10 @@ export async function registryAnswers(registryUrl: string, timeoutMs = 3_000): P
   }
 }
 
-export function waitForBroker(brokers: string[], deadline: number, exited: ExitCheck): Promise<void> {
+export function waitForBroker(brokers: string[], deadline: number, exited: ExitCheck, minBrokers = 1): Promise<void> {
   return pollUntil(
     `waiting for the broker at ${brokers.join(',')}`,
-    () => brokerAnswers(brokers),
+    () => brokerAnswers(brokers, 3_000, minBrokers),
     deadline,
     exited,
   )

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { LocalStackError } from './errors.ts'
 import { isProcessRunning, waitForExit } from './process-control.ts'
 import { brokerAnswers, registryAnswers } from './readiness.ts'
-import { isOurProcess, readRecord, writeRecord } from './stack-record.ts'
+import { isOurProcess, kafkaNodesOf, readRecord, writeRecord } from './stack-record.ts'
 
 export interface RestartOptions {
   /** How the running process is stopped: SIGKILL (a crash) or SIGTERM (a clean, controlled shutdown). Default SIGKILL. */
@@ -13,10 +13,14 @@ export interface RestartOptions {
   downMs?: number
   /** Deadline for the new process to answer. Default 120 s. */
   startTimeoutMs?: number
+  /** Which Kafka node of a cluster (1-based). Default 1. */
+  nodeId?: number
 }
 
 export interface RestartReport {
   role: 'kafka' | 'registry'
+  /** The Kafka node restarted (1 for the registry's report, meaningless there). */
+  nodeId: number
   oldPid: number
   newPid: number
   /** Milliseconds from the signal until the new process answered. */
@@ -39,7 +43,12 @@ export async function restartStackProcess(
 ): Promise<RestartReport> {
   const record = await readRecord(stateDir)
   if (!record) throw new LocalStackError(`no stack record in ${stateDir}`, { code: 'STARTUP_FAILED', details: { stateDir } })
-  const oldPid = role === 'kafka' ? record.kafkaPid : record.registryPid
+  const nodeId = options.nodeId ?? 1
+  const nodes = kafkaNodesOf(record)
+  const node = nodes.find((n) => n.nodeId === nodeId)
+  if (role === 'kafka' && node === undefined)
+    throw new LocalStackError(`the stack in ${stateDir} has no Kafka node ${nodeId}`, { code: 'INVALID_OPTION', details: { stateDir } })
+  const oldPid = role === 'kafka' ? node!.pid : record.registryPid
   if (!isOurProcess(oldPid, role, stateDir))
     throw new LocalStackError(`the ${role} process ${oldPid} of ${stateDir} is not running`, { code: 'STARTUP_FAILED', details: { stateDir } })
   const argv = readFileSync(`/proc/${oldPid}/cmdline`, 'utf8').split('\0').filter((a, i, all) => a !== '' || i < all.length - 1)
@@ -59,7 +68,7 @@ export async function restartStackProcess(
   }
   if (options.downMs) await new Promise((r) => setTimeout(r, options.downMs))
 
-  const logFile = path.join(stateDir, role === 'kafka' ? 'kafka.log' : 'registry.log')
+  const logFile = path.join(stateDir, role === 'kafka' ? (nodeId === 1 ? 'kafka.log' : `kafka-${nodeId}.log`) : 'registry.log')
   const fd = openSync(logFile, 'a')
   let child
   try {
@@ -71,16 +80,34 @@ export async function restartStackProcess(
   const newPid = child.pid ?? -1
   if (record.ownerPid === null) child.unref()
   else process.once('exit', () => child.exitCode === null && child.kill('SIGKILL'))
-  await writeRecord({ ...record, ...(role === 'kafka' ? { kafkaPid: newPid } : { registryPid: newPid }) })
+  // Re-read: another node may have been restarted meanwhile (a rolling restart in parallel with a kill).
+  const latest = (await readRecord(stateDir)) ?? record
+  await writeRecord(
+    role === 'kafka'
+      ? {
+          ...latest,
+          ...(nodeId === 1 ? { kafkaPid: newPid } : {}),
+          ...(latest.kafkaNodes === undefined
+            ? {}
+            : { kafkaNodes: latest.kafkaNodes.map((n) => (n.nodeId === nodeId ? { ...n, pid: newPid } : n)) }),
+        }
+      : { ...latest, registryPid: newPid },
+  )
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 120_000)
   for (;;) {
     if (!isProcessRunning(newPid))
       throw new LocalStackError(`the restarted ${role} (pid ${newPid}) exited; see ${logFile}`, { code: 'STARTUP_FAILED', details: { logFile } })
-    if (role === 'kafka' ? await brokerAnswers(record.brokers) : await registryAnswers(record.registryUrl)) break
+    // The restarted node itself must answer and see every node again, not merely any node of the cluster.
+    const nodeBroker = record.kafkaNodes?.find((n) => n.nodeId === nodeId)
+    const answers =
+      role === 'kafka'
+        ? await brokerAnswers(nodeBroker === undefined ? record.brokers : [`127.0.0.1:${nodeBroker.port}`], 3_000, nodes.length)
+        : await registryAnswers(record.registryUrl)
+    if (answers) break
     if (Date.now() > deadline)
       throw new LocalStackError(`the restarted ${role} did not answer in time; see ${logFile}`, { code: 'STARTUP_TIMEOUT', retriable: true, details: { logFile } })
     await new Promise((r) => setTimeout(r, 250))
   }
-  return { role, oldPid, newPid, outageMs: Date.now() - signalledAt }
+  return { role, nodeId, oldPid, newPid, outageMs: Date.now() - signalledAt }
 }

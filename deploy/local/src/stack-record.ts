@@ -15,11 +15,30 @@ export interface StackRecord {
   ports: StackPorts
   brokers: string[]
   registryUrl: string
+  /** Node 1's pid (the only node of a single-broker stack). */
   kafkaPid: number
+  /** Every Kafka node of the stack, node 1 first; absent in records written before clusters existed. */
+  kafkaNodes?: KafkaNodeRecord[]
   registryPid: number
   /** The process whose lifetime bounds the stack (the test runner), or null for a detached `stack:up`. */
   ownerPid: number | null
   startedAt: string
+}
+
+export interface KafkaNodeRecord {
+  nodeId: number
+  pid: number
+  /** The node's client (PLAINTEXT) port. */
+  port: number
+  controllerPort: number
+  /** Its own log file and server.properties inside the state dir. */
+  logFile: string
+  propertiesFile: string
+}
+
+/** The Kafka nodes of a record, also for records that only know `kafkaPid`. */
+export function kafkaNodesOf(record: StackRecord): Array<Pick<KafkaNodeRecord, 'nodeId' | 'pid'>> {
+  return record.kafkaNodes ?? [{ nodeId: 1, pid: record.kafkaPid }]
 }
 
 export const RECORD_FILE = 'stack.json'
@@ -73,7 +92,7 @@ export async function stopRecordedStack(stateDir: string, graceMs = 15_000): Pro
   const record = await readRecord(stateDir)
   if (record) {
     const roles = [
-      { role: 'kafka' as const, pid: record.kafkaPid },
+      ...kafkaNodesOf(record).map((n) => ({ role: 'kafka' as const, pid: n.pid })),
       { role: 'registry' as const, pid: record.registryPid },
     ]
     await Promise.all(

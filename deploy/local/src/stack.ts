@@ -15,7 +15,7 @@ import { isRuntimeCached } from './fetch-runtime.ts'
 import { findJava } from './java.ts'
 import { assertPortsFree, choosePorts, type StackPorts } from './ports.ts'
 import { terminateChild } from './process-control.ts'
-import { KAFKA_STARTED_LINE, log4jProperties, serverProperties } from './config-files.ts'
+import { KAFKA_STARTED_LINE, log4jProperties, replicationFor, serverProperties } from './config-files.ts'
 import {
   NotReadyError,
   tail,
@@ -24,7 +24,7 @@ import {
   waitForRegistry,
   type ExitCheck,
 } from './readiness.ts'
-import { stackMarker, stopRecordedStack, writeRecord, type StackRecord } from './stack-record.ts'
+import { stackMarker, stopRecordedStack, writeRecord, type KafkaNodeRecord, type StackRecord } from './stack-record.ts'
 import {
   APICURIO_VERSION,
   DEFAULT_CACHE_DIR,
@@ -56,8 +56,28 @@ export interface StartStackOptions {
   startTimeoutMs?: number
   /** Named in the "port busy" message, e.g. `{ kafka: 'STACK_KAFKA_PORT or --kafka-port' }`. */
   portHints?: Partial<Record<keyof StackPorts, string>>
-  /** Also open a SASL_SSL listener (generated CA, PLAIN and SCRAM-SHA-512 users). */
+  /** Also open a SASL_SSL listener (generated CA, PLAIN and SCRAM-SHA-512 users). Single broker only. */
   secureListener?: SecureListenerOptions
+  /**
+   * Number of Kafka nodes (combined broker+controller, KRaft). Default 1. With 3 or
+   * more: replication factor 3 and min.insync.replicas 2 for every topic, internal
+   * ones included. Node 1 uses `ports.kafka`/`ports.controller`; the others get
+   * `extraKafkaPorts` or free ports.
+   */
+  brokers?: number
+  /** Client ports of nodes 2..n (e.g. `[9093, 9094]`); free ports when absent. */
+  extraKafkaPorts?: number[]
+}
+
+/** One Kafka node of a running stack. */
+export interface RunningKafkaNode {
+  nodeId: number
+  /** `127.0.0.1:<port>` */
+  broker: string
+  port: number
+  controllerPort: number
+  pid: number
+  logFile: string
 }
 
 export interface RunningStack {
@@ -65,7 +85,12 @@ export interface RunningStack {
   /** The Confluent-compatible (ccompat v7) API, ready for @kafkajs/confluent-schema-registry's `host`. */
   registryUrl: string
   ports: StackPorts
+  /** Node 1's pid in `kafka`; every node's in `nodes`. */
   pids: { kafka: number; registry: number }
+  /** Every Kafka node, node 1 first (one entry for a single broker). */
+  nodes: RunningKafkaNode[]
+  /** What the stack's topics get by default: replication factor and min.insync.replicas. */
+  replication: { replicationFactor: number; minInsyncReplicas: number }
   stateDir: string
   /** Milliseconds from spawn until each answered. */
   timings: { kafkaReadyMs: number; registryReadyMs: number }
@@ -76,7 +101,7 @@ export interface RunningStack {
 }
 
 const KAFKA_JVM = [
-  '-Xms256m',
+  '-Xms128m',
   '-Xmx512m',
   '-XX:+UseSerialGC',
   '-XX:TieredStopAtLevel=1',
@@ -117,24 +142,53 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         purpose: `The schema registry (Apicurio ${APICURIO_VERSION})`,
       }).then((j) => j.bin),
   ])
+  const brokerCount = options.brokers ?? 1
+  if (!Number.isInteger(brokerCount) || brokerCount < 1 || brokerCount > 9) {
+    throw new LocalStackError(`brokers must be a whole number 1-9, got ${brokerCount}`, { code: 'INVALID_OPTION' })
+  }
+  if (brokerCount > 1 && options.secureListener !== undefined) {
+    throw new LocalStackError('the SASL_SSL listener is only offered on a single-broker stack', { code: 'INVALID_OPTION' })
+  }
   const ports = await choosePorts(options.ports)
+  const extra = await extraNodePorts(brokerCount, options.extraKafkaPorts ?? [], ports)
   await assertPortsFree(ports, options.portHints)
+  await assertPortsFree(Object.fromEntries(extra.flatMap((p, i) => [[`kafka${i + 2}`, p.kafka], [`controller${i + 2}`, p.controller]])) as never)
 
   // A data dir formatted with another cluster id refuses to start, so always begin empty.
   await rm(stateDir, { recursive: true, force: true })
-  const dataDir = path.join(stateDir, 'data')
-  await mkdir(dataDir, { recursive: true })
+  await mkdir(stateDir, { recursive: true })
+  const nodeSpecs = [{ kafka: ports.kafka, controller: ports.controller }, ...extra].map((p, i) => {
+    const nodeId = i + 1
+    // Node 1 keeps the file names of a single-broker stack.
+    const suffix = nodeId === 1 ? '' : `-${nodeId}`
+    return {
+      nodeId,
+      port: p.kafka,
+      controllerPort: p.controller,
+      dataDir: path.join(stateDir, `data${suffix}`),
+      propertiesFile: path.join(stateDir, `server${suffix}.properties`),
+      logFile: path.join(stateDir, `kafka${suffix}.log`),
+      formatLog: path.join(stateDir, `format${suffix}.log`),
+    }
+  })
   const files = {
-    serverProperties: path.join(stateDir, 'server.properties'),
     log4j: path.join(stateDir, 'log4j.properties'),
-    formatLog: path.join(stateDir, 'format.log'),
-    kafkaLog: path.join(stateDir, 'kafka.log'),
     registryLog: path.join(stateDir, 'registry.log'),
   }
   const secure =
     options.secureListener === undefined ? undefined : await prepareSecureListener(stateDir, options.secureListener)
-  const properties = serverProperties({ kafkaPort: ports.kafka, controllerPort: ports.controller, dataDir })
-  await writeFile(files.serverProperties, secure === undefined ? properties : withSecureListener(properties, secure))
+  const voters = nodeSpecs.map((n) => ({ nodeId: n.nodeId, controllerPort: n.controllerPort }))
+  for (const node of nodeSpecs) {
+    await mkdir(node.dataDir, { recursive: true })
+    const properties = serverProperties({
+      nodeId: node.nodeId,
+      kafkaPort: node.port,
+      controllerPort: node.controllerPort,
+      dataDir: node.dataDir,
+      voters,
+    })
+    await writeFile(node.propertiesFile, secure === undefined ? properties : withSecureListener(properties, secure))
+  }
   await writeFile(files.log4j, log4jProperties())
 
   const marker = stackMarker(stateDir)
@@ -148,39 +202,42 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   ]
 
   const clusterId = newClusterId()
-  const format = launch(
-    kafkaJava,
-    [
-      ...kafkaBase,
-      'kafka.tools.StorageTool',
-      'format',
-      '-t',
-      clusterId,
-      '-c',
-      files.serverProperties,
-      '--ignore-formatted',
-      ...(secure === undefined ? [] : scramFormatArgs(secure)),
-    ],
-    {
-      cwd: stateDir,
-      logFile: files.formatLog,
-      detached: false,
-    },
-  )
-  const formatCode = await new Promise<number | null>((resolve) => format.once('exit', resolve))
-  if (formatCode !== 0) {
-    throw new LocalStackError(
-      `formatting the KRaft log dir failed (exit ${formatCode}); ${files.formatLog}:\n${await tail(files.formatLog)}`,
-      { code: 'STARTUP_FAILED', details: { stateDir } },
+  // Every node's log dir is formatted with the same cluster id; the JVMs start one after another (two cores).
+  for (const node of nodeSpecs) {
+    const format = launch(
+      kafkaJava,
+      [
+        ...kafkaBase,
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        clusterId,
+        '-c',
+        node.propertiesFile,
+        '--ignore-formatted',
+        ...(secure === undefined ? [] : scramFormatArgs(secure)),
+      ],
+      { cwd: stateDir, logFile: node.formatLog, detached: false },
     )
+    const formatCode = await new Promise<number | null>((resolve) => format.once('exit', resolve))
+    if (formatCode !== 0) {
+      throw new LocalStackError(
+        `formatting the KRaft log dir of node ${node.nodeId} failed (exit ${formatCode}); ${node.formatLog}:\n${await tail(node.formatLog)}`,
+        { code: 'STARTUP_FAILED', details: { stateDir } },
+      )
+    }
   }
 
   const spawnedAt = Date.now()
-  const kafka = launch(kafkaJava, [...kafkaBase, 'kafka.Kafka', files.serverProperties], {
-    cwd: stateDir,
-    logFile: files.kafkaLog,
-    detached,
-  })
+  const kafkaNodes = nodeSpecs.map((node) => ({
+    ...node,
+    child: launch(kafkaJava, [...kafkaBase, 'kafka.Kafka', node.propertiesFile], {
+      cwd: stateDir,
+      logFile: node.logFile,
+      detached,
+    }),
+  }))
+  const kafka = kafkaNodes[0]!.child
   const registry = launch(
     registryJava,
     [...REGISTRY_JVM, marker, '-jar', path.join(runtime.apicurioDir, 'quarkus-run.jar')],
@@ -202,7 +259,15 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     },
   )
 
-  const brokers = [`127.0.0.1:${ports.kafka}`]
+  const brokers = kafkaNodes.map((n) => `127.0.0.1:${n.port}`)
+  const nodeRecords: KafkaNodeRecord[] = kafkaNodes.map((n) => ({
+    nodeId: n.nodeId,
+    pid: n.child.pid ?? -1,
+    port: n.port,
+    controllerPort: n.controllerPort,
+    logFile: n.logFile,
+    propertiesFile: n.propertiesFile,
+  }))
   const registryUrl = `http://127.0.0.1:${ports.registry}/apis/ccompat/v7`
   const record: StackRecord = {
     version: 1,
@@ -211,6 +276,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     brokers,
     registryUrl,
     kafkaPid: kafka.pid ?? -1,
+    kafkaNodes: nodeRecords,
     registryPid: registry.pid ?? -1,
     ownerPid: options.ownerPid !== undefined ? options.ownerPid : detached ? null : process.pid,
     startedAt: new Date().toISOString(),
@@ -220,7 +286,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
 
   // Last resort for attached stacks: if this process exits without stop(), take the JVMs with it.
   const killOnExit = () => {
-    for (const child of [kafka, registry]) if (child.exitCode === null) child.kill('SIGKILL')
+    for (const child of [...kafkaNodes.map((n) => n.child), registry]) if (child.exitCode === null) child.kill('SIGKILL')
   }
   if (!detached) process.once('exit', killOnExit)
 
@@ -228,7 +294,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       process.removeListener('exit', killOnExit)
-      await Promise.all([terminateChild(kafka), terminateChild(registry)])
+      await Promise.all([...kafkaNodes.map((n) => terminateChild(n.child)), terminateChild(registry)])
       // Children are gone; this also removes the state dir (and is a no-op for the pids).
       await stopRecordedStack(stateDir)
     })()
@@ -239,14 +305,17 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const timings = { kafkaReadyMs: 0, registryReadyMs: 0 }
   try {
     await Promise.all([
-      (async () => {
-        const exited = exitCheck(kafka)
-        await waitForLogLine(files.kafkaLog, KAFKA_STARTED_LINE, deadline, exited)
-        await waitForBroker(brokers, deadline, exited)
-        timings.kafkaReadyMs = Date.now() - spawnedAt
-      })().catch(async (err) => {
-        throw await notReady(err, `Kafka broker (${brokers[0]})`, files.kafkaLog, timeoutMs, kafka)
-      }),
+      ...kafkaNodes.map((node) =>
+        (async () => {
+          const exited = exitCheck(node.child)
+          await waitForLogLine(node.logFile, KAFKA_STARTED_LINE, deadline, exited)
+          // Every node registered: a client bootstrapped now sees the whole cluster.
+          await waitForBroker([`127.0.0.1:${node.port}`], deadline, exited, kafkaNodes.length)
+          timings.kafkaReadyMs = Math.max(timings.kafkaReadyMs, Date.now() - spawnedAt)
+        })().catch(async (err) => {
+          throw await notReady(err, `Kafka broker ${node.nodeId} (127.0.0.1:${node.port})`, node.logFile, timeoutMs, node.child)
+        }),
+      ),
       (async () => {
         await waitForRegistry(registryUrl, deadline, exitCheck(registry))
         timings.registryReadyMs = Date.now() - spawnedAt
@@ -257,13 +326,13 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   } catch (err) {
     // Keep the logs for a post-mortem, stop the processes; the message already has the tail.
     process.removeListener('exit', killOnExit)
-    await Promise.all([terminateChild(kafka), terminateChild(registry)])
-    await rm(dataDir, { recursive: true, force: true })
+    await Promise.all([...kafkaNodes.map((n) => terminateChild(n.child)), terminateChild(registry)])
+    for (const node of nodeSpecs) await rm(node.dataDir, { recursive: true, force: true })
     throw err
   }
 
   if (detached) {
-    kafka.unref()
+    for (const n of kafkaNodes) n.child.unref()
     registry.unref()
   }
   return {
@@ -271,6 +340,15 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     registryUrl,
     ports,
     pids: { kafka: record.kafkaPid, registry: record.registryPid },
+    nodes: nodeRecords.map((n) => ({
+      nodeId: n.nodeId,
+      broker: `127.0.0.1:${n.port}`,
+      port: n.port,
+      controllerPort: n.controllerPort,
+      pid: n.pid,
+      logFile: n.logFile,
+    })),
+    replication: replicationFor(brokerCount),
     stateDir,
     timings,
     ...(secure === undefined
@@ -287,6 +365,33 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         }),
     stop,
   }
+}
+
+/** Client and controller ports of nodes 2..count: the given client ports, free ones otherwise, none repeated. */
+async function extraNodePorts(
+  count: number,
+  given: number[],
+  taken: StackPorts,
+): Promise<Array<{ kafka: number; controller: number }>> {
+  const used = new Set<number>(Object.values(taken))
+  const out: Array<{ kafka: number; controller: number }> = []
+  const pick = async (preferred?: number): Promise<number> => {
+    if (preferred !== undefined) {
+      used.add(preferred)
+      return preferred
+    }
+    for (;;) {
+      const { kafka, controller } = await choosePorts({ registry: 1, registryManagement: 2 })
+      for (const p of [kafka, controller]) {
+        if (!used.has(p)) {
+          used.add(p)
+          return p
+        }
+      }
+    }
+  }
+  for (let i = 0; i < count - 1; i++) out.push({ kafka: await pick(given[i]), controller: await pick() })
+  return out
 }
 
 interface LaunchOptions {

@@ -57,6 +57,17 @@ export class TopicConfigMismatchError extends KafkaLibError {
   }
 }
 
+/**
+ * An existing topic has fewer replicas than configured, or min.insync.replicas
+ * below 2 on a cluster of three or more brokers: one broker loss would stall it
+ * or leave acknowledged records on a single copy.
+ */
+export class UnderReplicatedTopicError extends KafkaLibError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super(message, { code: 'TOPIC_UNDER_REPLICATED', retriable: false, details })
+  }
+}
+
 /** Invalid options passed to a function of this library (a programming or configuration error). */
 export class KafkaConfigError extends KafkaLibError {
   constructor(message: string, details?: Record<string, unknown>) {

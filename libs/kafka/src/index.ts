@@ -13,6 +13,8 @@ export type { KafkaLogger } from './logger.ts'
 export { DEFAULT_PARTITIONS, TOPIC_CATALOG, TOPICS, topicCatalog, topicSpec } from './topic-catalog.ts'
 export type { CatalogOptions, CleanupPolicy, TopicName, TopicSpec } from './topic-catalog.ts'
 export { ensureTopics } from './ensure-topics.ts'
+export { TOPIC_REPLICATION_VARIABLES, topicReplicationFromEnv } from './topic-replication.ts'
+export type { ReplicationFinding, TopicReplication } from './topic-replication.ts'
 export type { EnsureTopicsOptions, EnsureTopicsReport } from './ensure-topics.ts'
 export { createSchemaRegistry, isRegistryUnavailable, registerSubjectSchema } from './schema-registry.ts'
 export type { RegisterOptions, SchemaRegistryConfig } from './schema-registry.ts'
@@ -74,6 +76,7 @@ export {
   SchemaRegistryUnavailableError,
   TopicConfigMismatchError,
   TopicScanTimeoutError,
+  UnderReplicatedTopicError,
   UNDECODABLE_CODES,
   UndecodableRecordError,
 } from './errors.ts'

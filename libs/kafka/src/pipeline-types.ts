@@ -89,15 +89,22 @@ export interface PipelineHooks {
   onResumed?(event: TopicPartition & { attempt: number }): void
   onAborted?(event: AbortedEvent): void
   onAssigned?(event: { partitions: TopicPartition[] }): void
-  /** The consumer crashed (KafkaJS restarts it when the error is retriable). */
+  /**
+   * The consumer failed. `restart: true`: it is being re-created in place (a fetch or
+   * group rejoin the client gave up on, e.g. during a broker failover) and
+   * `onRecovered` follows once a new one consumes; `restart: false`: the loop itself
+   * crashed and consumes nothing any more (the process should exit).
+   */
   onCrash?(event: { error: unknown; restart: boolean }): void
+  /** A failed consumer was replaced by a new one, which now joins the group. */
+  onRecovered?(event: { reason: string; attempts: number; downMs: number }): void
 }
 
 export interface PipelineStatus {
   state: 'created' | 'starting' | 'running' | 'stopping' | 'stopped'
   assigned: TopicPartition[]
   paused: (TopicPartition & { since: number; attempt: number; code: string })[]
-  /** Set when the consumer crashed and KafkaJS will not restart it: the pipeline consumes nothing any more. */
+  /** Set while the consumer is being re-created after a failure, or for good when the loop itself crashed. */
   crashed?: { message: string; at: number }
 }
 

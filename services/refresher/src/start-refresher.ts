@@ -241,6 +241,13 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
         )
       },
       onResumed: () => readiness?.set(PIPELINE_CHECK, true),
+      onCrash: (e) =>
+        readiness?.set(
+          PIPELINE_CHECK,
+          false,
+          `${e.restart ? 'Kafka consumer being re-created after' : 'consumer stopped after'}: ${e.error instanceof Error ? e.error.message : String(e.error)}`,
+        ),
+      onRecovered: () => readiness?.set(PIPELINE_CHECK, true),
     },
   })
 

@@ -118,6 +118,11 @@ const ingest = await startTransactionIngest({
   logger,
   metricsRegistry,
   readiness,
+  onFatal: (err) => {
+    // Staying alive and idle would never be noticed by a supervisor: end, so that it starts a new instance.
+    logger.fatal({ err }, 'the exactly-once pipeline stopped for good; exiting so that the supervisor restarts the instance')
+    void shutdown.shutdown().finally(() => process.exit(70))
+  },
 })
 shutdown.add('transaction-ingest', () => ingest.stop())
 logger.info(

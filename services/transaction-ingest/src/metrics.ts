@@ -22,6 +22,8 @@ export interface IngestMetrics {
   retries: Counter<string>
   /** Consumer pauses, by reason (error code). */
   pauses: Counter<string>
+  /** Consumers re-created after the client gave up on a fetch or a group rejoin (broker failovers). */
+  consumerRecoveries: Counter<string>
   consumerLag: Gauge<string>
   /** table: shops, merchants; reason: absent, stale. */
   tableMisses: Counter<string>
@@ -50,6 +52,11 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       'ingest_api_request_duration_seconds',
       'Enrichment API call latency by operation and result',
       ['operation', 'result'],
+    ),
+    consumerRecoveries: counter(
+      registry,
+      'ingest_consumer_recoveries_total',
+      'Consumers re-created in place after the Kafka client gave up (a fetch or group rejoin failing through a broker failover)',
     ),
     batchSize: histogram(
       registry,

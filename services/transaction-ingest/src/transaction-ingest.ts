@@ -84,6 +84,11 @@ export interface TransactionIngestOptions {
   lagIntervalMs?: number
   /** How long stop() lets in-flight API calls finish before aborting them, ms; default 5 000. */
   stopGraceMs?: number
+  /**
+   * Called when the pipeline crashed in a way it does not recover from in place
+   * (its loop failed): the process should end so that its supervisor starts a new one.
+   */
+  onFatal?: (error: unknown) => void
   logger?: KafkaLogger
   metricsRegistry?: Registry
   readiness?: Readiness
@@ -166,8 +171,11 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   let stopping: Promise<void> | undefined
   const outcomes = new OutcomeTracker()
   const paused = new Map<string, string>()
+  /** Why the consumer is not consuming while the pipeline re-creates it. */
+  let consumerDown: string | undefined
   const updateConsumerCheck = (): void => {
-    if (paused.size === 0) readiness.set(CONSUMER_CHECK, true, 'consuming')
+    if (consumerDown !== undefined) readiness.set(CONSUMER_CHECK, false, consumerDown)
+    else if (paused.size === 0) readiness.set(CONSUMER_CHECK, true, 'consuming')
     else
       readiness.set(CONSUMER_CHECK, false, `paused by a systemic failure: ${[...paused.values()].join('; ')}`)
   }
@@ -237,10 +245,23 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
         updateConsumerCheck()
       },
       onCrash: (e) => {
-        // A crash KafkaJS does not recover from leaves the instance consuming nothing.
-        if (e.restart || stopping !== undefined) return
+        if (stopping !== undefined) return
         const reason = e.error instanceof Error ? e.error.message : String(e.error)
+        if (e.restart) {
+          // The pipeline replaces the consumer itself; readiness says so until it consumes again.
+          metrics.consumerRecoveries.inc()
+          consumerDown = `Kafka consumer being re-created after: ${reason}`
+          updateConsumerCheck()
+          return
+        }
+        // The loop itself crashed and consumes nothing any more: an instance that stays alive
+        // idle is never restarted by its supervisor, so it asks to end.
         readiness.set(CONSUMER_CHECK, false, `consumer stopped after an error: ${reason}`)
+        options.onFatal?.(e.error)
+      },
+      onRecovered: () => {
+        consumerDown = undefined
+        updateConsumerCheck()
       },
       onAssigned: (e) => {
         outcomes.retain(e.partitions)

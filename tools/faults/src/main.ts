@@ -5,8 +5,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { SCENARIOS } from './scenarios.ts'
-import { ALL_ROWS, renderTable, runSuite } from './run-suite.ts'
+import { ALL_ROWS, ALL_SCENARIOS, defaultRows, renderTable, runSuite, topologyProblem } from './run-suite.ts'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 
@@ -20,14 +19,17 @@ and DLQ topics are read with read_committed by the independent checker
 (npm run check-topics) and compared by key. Prints a table and writes
 fault-results/latest.json. Exit status 0 when every row passed.
 
-rows (--scenarios, comma-separated; default all):
-${SCENARIOS.map((s) => `  ${s.name.padEnd(22)}${s.describe}`).join('\n')}
+rows (--scenarios, comma-separated; default: every row of the chosen topology;
+[cluster] rows need --brokers 3, [single] rows --brokers 1):
+${ALL_SCENARIOS.map((s) => `  ${s.name.padEnd(22)}${s.topology === 'cluster' ? '[cluster] ' : s.topology === 'single' ? '[single] ' : ''}${s.describe}`).join('\n')}
   ${'oauth-state'.padEnd(22)}the consent gateway refuses a replayed, expired or forged state; error=access_denied
   ${'bank-401-first'.padEnd(22)}bank API calls without a valid token get 401 before any other check
   ${'secrets-not-logged'.padEnd(22)}no log line holds a secret, token, authorization code or card number of the run
 
 options:
-  --scenarios LIST   rows to run (default: all)
+  --brokers N        Kafka nodes: 1 (default) or 3, a KRaft cluster with replication
+                     factor 3 and min.insync.replicas 2 (default rows: the cluster ones)
+  --scenarios LIST   rows to run (default: every row of that topology)
   --events N         raw events over the whole suite (default 200000), shared by the rows
   --rate N           raw events per second while a row runs (default 600)
   --seed N           seed of the fault moments (default: random, printed)
@@ -38,16 +40,26 @@ options:
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { help: { type: 'boolean', short: 'h' }, scenarios: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, quick: { type: 'boolean' } },
+    options: { help: { type: 'boolean', short: 'h' }, brokers: { type: 'string' }, scenarios: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, quick: { type: 'boolean' } },
   })
   if (values.help) {
     process.stdout.write(`${HELP}\n`)
     return 0
   }
-  const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()).filter(Boolean) : ALL_ROWS
+  const brokers = Number(values.brokers ?? '1')
+  if (brokers !== 1 && brokers !== 3) {
+    process.stderr.write(`faults: --brokers must be 1 or 3, got ${values.brokers}\n`)
+    return 2
+  }
+  const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()).filter(Boolean) : defaultRows(brokers)
   const unknown = scenarios.filter((s) => !ALL_ROWS.includes(s))
   if (unknown.length > 0 || scenarios.length === 0) {
     process.stderr.write(`faults: unknown scenario ${unknown.join(', ')}; known: ${ALL_ROWS.join(', ')}\n`)
+    return 2
+  }
+  const misplaced = scenarios.map((s) => topologyProblem(s, brokers)).filter((p) => p !== undefined)
+  if (misplaced.length > 0) {
+    process.stderr.write(`faults: ${misplaced.join('; ')}\n`)
     return 2
   }
   const events = Number(values.events ?? '200000')
@@ -61,8 +73,8 @@ async function main(): Promise<number> {
   }
   const outFile = path.resolve(values.out ?? path.join(repoRoot, 'fault-results', 'latest.json'))
   const say = (line: string) => process.stderr.write(`${line}\n`)
-  say(`fault suite: ${scenarios.join(', ')}; ${events} raw events at ${rate}/s; seed ${seed}`)
-  const rows = await runSuite({ repoRoot, scenarios, events, ratePerSecond: rate, seed, quick: values.quick ?? false, outFile, say })
+  say(`fault suite on ${brokers === 1 ? 'one broker' : `${brokers} brokers`}: ${scenarios.join(', ')}; ${events} raw events at ${rate}/s; seed ${seed}`)
+  const rows = await runSuite({ repoRoot, brokers, scenarios, events, ratePerSecond: rate, seed, quick: values.quick ?? false, outFile, say })
   process.stdout.write(`\n${renderTable(rows)}\n\n`)
   for (const r of rows.filter((x) => !x.passed)) process.stdout.write(`${r.scenario} FAILED: ${r.failures.join('; ')}\n`)
   process.stdout.write(`results: ${path.relative(process.cwd(), outFile)}\n`)

@@ -4,12 +4,15 @@ import path from 'node:path'
 import { compareTopics, readCommitted, type CompareSummary } from '@tep/check-topics'
 import { TOPICS } from '@tep/kafka'
 import { FlowMonitor } from './flow-monitor.ts'
+import { CLUSTER_SCENARIOS } from './cluster-scenarios.ts'
 import { SCENARIOS, advanceBankClock, type Scenario } from './scenarios.ts'
 import { checkBank401First, checkOAuthState, scanLogsForSecrets, type SecurityResult } from './security.ts'
 import { FaultSystem } from './system.ts'
 
 export interface RowResult {
   scenario: string
+  /** Kafka nodes the row ran on (1, or 3 for the cluster rows). */
+  brokers: number
   events: number
   faultsInjected: number
   lost: number
@@ -33,10 +36,28 @@ export interface SuiteOptions {
   quick?: boolean
   outFile: string
   say: (line: string) => void
+  /** Kafka nodes of the private stack. Default 1. */
+  brokers?: number
 }
 
 export const SECURITY_ROWS = ['secrets-not-logged', 'oauth-state', 'bank-401-first'] as const
-export const ALL_ROWS = [...SCENARIOS.map((s) => s.name), ...SECURITY_ROWS]
+/** Every fault row, single-broker and cluster ones. */
+export const ALL_SCENARIOS: Scenario[] = [...SCENARIOS, ...CLUSTER_SCENARIOS]
+export const ALL_ROWS = [...ALL_SCENARIOS.map((s) => s.name), ...SECURITY_ROWS]
+
+/** The rows a run with `brokers` nodes does by default: the single-broker suite, or the cluster rows. */
+export function defaultRows(brokers: number): string[] {
+  if (brokers === 1) return [...SCENARIOS.map((s) => s.name), ...SECURITY_ROWS]
+  return CLUSTER_SCENARIOS.map((s) => s.name)
+}
+
+/** Why `name` cannot run on `brokers` nodes, or undefined when it can. */
+export function topologyProblem(name: string, brokers: number): string | undefined {
+  const topology = ALL_SCENARIOS.find((s) => s.name === name)?.topology ?? 'any'
+  if (topology === 'cluster' && brokers < 3) return `${name} needs a replicated cluster (--brokers 3)`
+  if (topology === 'single' && brokers !== 1) return `${name} restarts the only broker; it runs with --brokers 1`
+  return undefined
+}
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0
@@ -109,6 +130,9 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   if (summary.duplicated > 0) failures.push(`duplicated: ${summary.samples.duplicated.slice(0, 5).join(', ')}`)
   if (summary.dlqFromFaults > 0) failures.push(`dlq from faults: ${summary.samples.dlqFromFaults.slice(0, 5).map((d) => `${d.key} ${d.code}`).join(', ')}`)
   if (summary.unexpected > 0) failures.push(`outcomes without a raw record: ${summary.samples.unexpected.slice(0, 5).join(', ')}`)
+  const maxPauseSeconds = monitor.maxPauseSeconds(from, drainedAt ?? Date.now())
+  if (scenario.maxPauseSeconds !== undefined && maxPauseSeconds > scenario.maxPauseSeconds)
+    failures.push(`output paused ${maxPauseSeconds} s, more than the ${scenario.maxPauseSeconds} s this row allows`)
   if (scenario.name !== 'bank-api-chaos') {
     // Only the customer or time may end a consent; a fault that does is a failure of this row.
     const ended = await system.endedConsents()
@@ -126,12 +150,13 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   const fuzzCount = extra?.count() ?? 0
   const row: RowResult = {
     scenario: scenario.name,
+    brokers: system.brokerCount,
     events: summary.raw.inWindow,
     faultsInjected: injected.faultsInjected + fuzzCount,
     lost: summary.lost,
     duplicated: summary.duplicated,
     dlqFromFaults: summary.dlqFromFaults,
-    maxPauseSeconds: monitor.maxPauseSeconds(from, drainedAt ?? Date.now()),
+    maxPauseSeconds,
     recoverySeconds: drainedAt === undefined ? null : Math.max(0, Math.round((drainedAt - Math.max(injected.lastFaultEndedAt, to)) / 100) / 10),
     passed: failures.length === 0,
     failures,
@@ -162,6 +187,7 @@ async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line
   say(`  ${failures.length === 0 ? 'PASSED' : 'FAILED'}: ${summary.raw.inWindow} checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ${summary.dlqFromFaults} dlq from faults`)
   return {
     scenario: 'whole-run',
+    brokers: system.brokerCount,
     events: summary.raw.inWindow,
     faultsInjected: kills,
     lost: summary.lost,
@@ -175,13 +201,13 @@ async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line
   }
 }
 
-function securityRow(name: string, result: SecurityResult): RowResult {
-  return { scenario: name, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
+function securityRow(name: string, brokers: number, result: SecurityResult): RowResult {
+  return { scenario: name, brokers, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
 }
 
 export function renderTable(rows: RowResult[]): string {
-  const head = ['scenario', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'recovery s', 'passed']
-  const body = rows.map((r) => [r.scenario, String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
+  const head = ['scenario', 'brokers', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'recovery s', 'passed']
+  const body = rows.map((r) => [r.scenario, String(r.brokers), String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
   return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...body.map(line)].join('\n')
@@ -191,10 +217,10 @@ export function renderTable(rows: RowResult[]): string {
 export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
   const { say } = options
   const runDir = path.join(options.repoRoot, '.local', 'faults', `run-${Date.now().toString(36)}`)
-  const system = new FaultSystem({ repoRoot: options.repoRoot, runDir, say })
+  const system = new FaultSystem({ repoRoot: options.repoRoot, runDir, say, brokers: options.brokers ?? 1 })
   const rows: RowResult[] = []
   const random = mulberry32(options.seed)
-  const chosen = SCENARIOS.filter((s) => options.scenarios.includes(s.name))
+  const chosen = ALL_SCENARIOS.filter((s) => options.scenarios.includes(s.name))
   const totalWeight = chosen.reduce((s, c) => s + c.weight, 0)
   const startedAt = new Date()
   let monitor: FlowMonitor | undefined
@@ -208,9 +234,9 @@ export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
       rows.push(await runScenario(system, monitor, scenario, events, options, random))
     }
     if (chosen.length > 0) rows.push(await wholeRunRow(system, monitor, say))
-    if (options.scenarios.includes('oauth-state')) rows.push(securityRow('oauth-state', await checkOAuthState(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
-    if (options.scenarios.includes('bank-401-first')) rows.push(securityRow('bank-401-first', await checkBank401First(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
-    if (options.scenarios.includes('secrets-not-logged')) rows.push(securityRow('secrets-not-logged', await scanLogsForSecrets(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
+    if (options.scenarios.includes('oauth-state')) rows.push(securityRow('oauth-state', system.brokerCount, await checkOAuthState(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
+    if (options.scenarios.includes('bank-401-first')) rows.push(securityRow('bank-401-first', system.brokerCount, await checkBank401First(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
+    if (options.scenarios.includes('secrets-not-logged')) rows.push(securityRow('secrets-not-logged', system.brokerCount, await scanLogsForSecrets(system).catch((err: Error) => ({ passed: false, checks: 0, failures: [err.message], notes: [] }))))
   } finally {
     await monitor?.stop()
     say('stopping the system ...')
@@ -219,7 +245,7 @@ export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
   mkdirSync(path.dirname(options.outFile), { recursive: true })
   writeFileSync(
     options.outFile,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: machineLine(), options: { events: options.events, rate: options.ratePerSecond, seed: options.seed, quick: options.quick ?? false, scenarios: options.scenarios }, logs: path.relative(options.repoRoot, system.logDir), passed: rows.every((r) => r.passed), rows }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: machineLine(), options: { brokers: options.brokers ?? 1, events: options.events, rate: options.ratePerSecond, seed: options.seed, quick: options.quick ?? false, scenarios: options.scenarios }, logs: path.relative(options.repoRoot, system.logDir), passed: rows.every((r) => r.passed), rows }, null, 2)}\n`,
   )
   return rows
 }

@@ -26,6 +26,10 @@ export interface InjectResult {
 
 export interface Scenario {
   name: string
+  /** Where the row can run: a single broker, a replicated cluster (3+ brokers), or either (default 'any'). */
+  topology?: 'single' | 'cluster' | 'any'
+  /** A row whose longest output pause exceeds this fails (cluster rows: 60 s while two brokers stay up). */
+  maxPauseSeconds?: number
   /** Share of the suite's raw events this row produces. */
   weight: number
   describe: string
@@ -78,6 +82,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'broker-restarts',
     weight: 0.2,
+    topology: 'single',
     describe: 'the broker killed with SIGKILL and restarted twice, and one clean (SIGTERM) restart',
     async inject(ctx) {
       const kinds: Array<'SIGKILL' | 'SIGTERM'> = ctx.quick ? ['SIGKILL'] : ['SIGKILL', 'SIGTERM', 'SIGKILL']

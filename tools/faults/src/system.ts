@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { mintCustomerToken } from '@tep/bank-sync'
-import { distinctPortPicker, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
+import { distinctPortPicker, kafkaNodesOf, readRecord, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
 import { createKafka, ensureTopics, TOPIC_CATALOG } from '@tep/kafka'
 import type { Kafka } from 'kafkajs'
+import { ClusterProbe } from './cluster-probe.ts'
 import { grantConsent } from './security.ts'
 import { SupervisedProcess } from './supervised-process.ts'
 import { Traffic } from './traffic.ts'
@@ -52,12 +53,19 @@ export class FaultSystem {
   private readonly runDir: string
   private readonly repoRoot: string
   private readonly say: (line: string) => void
+  /** Kafka nodes of the private stack: 1, or a three-broker cluster (replication 3, min ISR 2). */
+  readonly brokerCount: number
+  probe!: ClusterProbe
+  /** Environment of every service process, kept for the instances scale-out adds. */
+  private serviceEnv: Record<string, NodeJS.ProcessEnv> = {}
+  private pickPort!: (preferred?: number) => Promise<number>
 
-  constructor(options: { repoRoot: string; runDir: string; say: (line: string) => void }) {
+  constructor(options: { repoRoot: string; runDir: string; say: (line: string) => void; brokers?: number }) {
     this.repoRoot = options.repoRoot
     this.runDir = options.runDir
     this.logDir = path.join(options.runDir, 'logs')
     this.say = options.say
+    this.brokerCount = options.brokers ?? 1
   }
 
   service(name: string): SupervisedProcess {
@@ -68,15 +76,17 @@ export class FaultSystem {
 
   async start(): Promise<void> {
     mkdirSync(this.logDir, { recursive: true })
-    this.stack = await startStack({ stateDir: path.join(this.runDir, 'stack'), cacheDir: path.join(this.repoRoot, '.cache') })
-    this.say(`stack: Kafka ${this.stack.brokers.join(',')}, registry ${this.stack.registryUrl}`)
+    this.stack = await startStack({ stateDir: path.join(this.runDir, 'stack'), cacheDir: path.join(this.repoRoot, '.cache'), brokers: this.brokerCount })
+    this.say(`stack: Kafka ${this.stack.brokers.join(',')} (replication factor ${this.stack.replication.replicationFactor}, min ISR ${this.stack.replication.minInsyncReplicas}), registry ${this.stack.registryUrl}`)
+    this.probe = new ClusterProbe(this.stack.brokers)
     this.kafka = createKafka({ brokers: this.stack.brokers, clientId: 'tep-faults' })
-    await ensureTopics(this.kafka, TOPIC_CATALOG, { replicationFactor: 1 })
+    await ensureTopics(this.kafka, TOPIC_CATALOG)
 
     const base: NodeJS.ProcessEnv = { ...process.env, KAFKA_BROKERS: this.stack.brokers.join(','), SCHEMA_REGISTRY_URL: this.stack.registryUrl, LOG_LEVEL: 'info' }
     const clientId = 'tep-faults-client'
     // Every server's port is picked before the later ones listen: no port twice.
     const freePort = distinctPortPicker()
+    this.pickPort = freePort
     const enrichmentPort = await freePort()
     this.enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
     await this.add('enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(enrichmentPort), '--mutations', '30'], { ...base, SIM_CLIENT_ID: clientId, SIM_CLIENT_SECRET: this.secrets.enrichmentClientSecret }, `${this.enrichmentUrl}/__admin/stats`)
@@ -99,8 +109,20 @@ export class FaultSystem {
     // A shorter session than the default 30 s: a killed instance's partitions move on sooner.
     // A stable instance id, as a pod keeps its name across container restarts: the restarted
     // ingest's transactional producer aborts its predecessor's open transaction at once.
-    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INGEST_SESSION_TIMEOUT: '10s', INGEST_INSTANCE_ID: 'transaction-ingest-0' }, `http://127.0.0.1:${port}/healthz`)
+    this.serviceEnv['transaction-ingest'] = { ...base, ...enrichmentEnv, INGEST_SESSION_TIMEOUT: '10s' }
+    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: port, INGEST_INSTANCE_ID: 'transaction-ingest-0' }, `http://127.0.0.1:${port}/healthz`)
     port = await metrics()
+    this.serviceEnv['bank-sync'] = {
+      ...base,
+      BANK_API_URL: this.bankUrl,
+      BANK_CLIENT_ID: bankClientId,
+      BANK_CLIENT_SECRET: this.secrets.bankClientSecret,
+      BANK_REDIRECT_URI: redirectUri,
+      TOKEN_ENCRYPTION_KEY: this.secrets.tokenEncryptionKey,
+      CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: this.secrets.customerTokenKey,
+      SYNC_INTERVAL: '5s',
+      SYNC_JITTER: '1s',
+    }
     await this.add(
       'bank-sync',
       'services/bank-sync/src/main.ts',
@@ -135,6 +157,56 @@ export class FaultSystem {
     for (const username of ['user1', 'user2'])
       this.consentIds.push((await grantConsent(this, username, `faults-${username}-${round}`)).consentId)
     this.say(`bank consents granted: ${this.consentIds.join(', ')}`)
+  }
+
+  /**
+   * Another instance of a scaled service (scale-out rows): `transaction-ingest-<n>`
+   * with its own instance id (own transactional id, dynamic group member), or
+   * `bank-sync-<n>` with its own gateway port and static member id.
+   */
+  async addInstance(service: 'transaction-ingest' | 'bank-sync', n: number): Promise<string> {
+    const env = this.serviceEnv[service]
+    if (env === undefined) throw new Error(`${service} is not running`)
+    const name = `${service}-${n}`
+    const metricsPort = String(await this.pickPort())
+    if (service === 'transaction-ingest') {
+      await this.add(name, 'services/transaction-ingest/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, INGEST_INSTANCE_ID: name }, `http://127.0.0.1:${metricsPort}/healthz`)
+    } else {
+      const gatewayPort = await this.pickPort()
+      await this.add(name, 'services/bank-sync/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, CONSENT_GATEWAY_PORT: String(gatewayPort), BANK_SYNC_INSTANCE_ID: name }, `http://127.0.0.1:${gatewayPort}/healthz`)
+    }
+    return name
+  }
+
+  /** Stops an instance scale-out added (SIGTERM: a clean scale-in) and forgets it. */
+  async removeInstance(name: string): Promise<void> {
+    await this.service(name).stop()
+    this.processes.delete(name)
+  }
+
+  /** The current pid of Kafka node `nodeId` (restarts change it). */
+  async brokerPid(nodeId: number): Promise<number> {
+    const record = await readRecord(this.stack.stateDir)
+    const node = record === undefined ? undefined : kafkaNodesOf(record).find((n) => n.nodeId === nodeId)
+    if (node === undefined) throw new Error(`no Kafka node ${nodeId} in ${this.stack.stateDir}`)
+    return node.pid
+  }
+
+  /** Kafka node `nodeId` killed (SIGKILL) or stopped cleanly (SIGTERM), down for `downMs`, started again on its data. */
+  async restartBrokerNode(nodeId: number, signal: 'SIGKILL' | 'SIGTERM', downMs = 0): Promise<number> {
+    const report = await restartStackProcess(this.stack.stateDir, 'kafka', { signal, nodeId, downMs })
+    return report.outageMs
+  }
+
+  /** Kafka node `nodeId` frozen (SIGSTOP) for `ms`, then continued: a stalled broker that comes back as a zombie. */
+  async pauseBroker(nodeId: number, ms: number): Promise<void> {
+    const pid = await this.brokerPid(nodeId)
+    process.kill(pid, 'SIGSTOP')
+    try {
+      await new Promise((r) => setTimeout(r, ms))
+    } finally {
+      process.kill(pid, 'SIGCONT')
+    }
   }
 
   private async add(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, healthUrl: string): Promise<void> {

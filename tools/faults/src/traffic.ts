@@ -15,20 +15,31 @@ export interface ExtraRecord {
  * producer. A batch that fails (broker down) is sent again until it goes
  * through: the harness never drops input, and a batch written twice by such a
  * retry is two raw records that each need an outcome, which the check counts.
+ * After a failed send the producer is replaced: KafkaJS's idempotent producer
+ * keeps its sequence numbers after a partition's leader moved, and the new
+ * leader then refuses every later batch with OUT_OF_ORDER_SEQUENCE_NUMBER
+ * (seen on the three-broker cluster: the same batch retried for minutes). A new
+ * producer gets a new producer id and starts its sequences at 0.
  */
 export class Traffic {
   produced = 0
   sendFailures = 0
-  private readonly producer: Producer
+  private producer: Producer
+  private readonly kafka: Kafka
   readonly codec: TopicCodec<RawTransaction>
   private readonly dataset = new SimDataset()
   private round = 0
   private readonly runId: string
 
   constructor(kafka: Kafka, registryUrl: string, runId: string) {
-    this.producer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true, retry: { retries: 8, maxRetryTime: 5_000 } })
+    this.kafka = kafka
+    this.producer = this.newProducer()
     this.codec = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) }).topic(TOPICS.transactionsRaw, 'RawTransaction')
     this.runId = runId
+  }
+
+  private newProducer(): Producer {
+    return this.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true, retry: { retries: 8, maxRetryTime: 5_000 } })
   }
 
   async connect(): Promise<void> {
@@ -73,6 +84,10 @@ export class Traffic {
       } catch {
         this.sendFailures++
         await new Promise((r) => setTimeout(r, 1_000))
+        const old = this.producer
+        this.producer = this.newProducer()
+        await old.disconnect().catch(() => {})
+        await this.producer.connect().catch(() => {})
       }
     }
   }

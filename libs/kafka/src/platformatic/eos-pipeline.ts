@@ -24,6 +24,7 @@ import {
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
 import { readStableOffsets } from './stable-offsets.ts'
 import { TxnOffsetCommitter } from './txn-offset-commit.ts'
+import { ConsumerRecovery } from './consumer-recovery.ts'
 
 /**
  * The exactly-once consume-transform-produce loop on @platformatic/kafka.
@@ -39,6 +40,14 @@ import { TxnOffsetCommitter } from './txn-offset-commit.ts'
  * commit seeks every partition in it back. Before records of a partition are
  * taken after an assignment or a failure, its committed offset is read with
  * require_stable, which waits out any transaction still deciding it.
+ *
+ * The client gives up on a fetch or a group rejoin after its own retries (about
+ * 5 s), which a broker failover outlasts (a dead leader is noticed after the
+ * broker session timeout, 9 s by default). Then the consumer is re-created in
+ * place (consumer-recovery.ts): everything uncommitted is dropped, the new
+ * consumer joins the group and reads from the committed offsets, retried with
+ * backoff until the cluster answers. Nothing is committed outside a
+ * transaction, so this costs a redo, never a duplicate.
  */
 export function createPlatformaticPipeline(
   options: TransactionalPipelineOptions,
@@ -70,6 +79,30 @@ export function createPlatformaticPipeline(
   /** Where pumpAll starts, so that freed budget goes round the partitions. */
   let pumpRotation = 0
   const currentState = (): PipelineStatus['state'] => state
+  /** The transaction being committed, awaited before the consumer it belongs to is replaced. */
+  let committing: Promise<void> | undefined
+  const recovery = new ConsumerRecovery({
+    logger,
+    policy,
+    random,
+    signal: stopController.signal,
+    isRunning: () => state === 'running',
+    quiesce: async () => {
+      await committing?.catch(() => undefined)
+      // Partitions first, synchronously: nothing of the old assignment can be taken into a transaction once the consumer is gone.
+      revokeAll()
+      await closeConsumer()
+    },
+    reopen: () => openConsumer(),
+    onFailed: (reason, error) => {
+      crashed = { message: `${reason}: ${error instanceof Error ? error.message : String(error)}`, at: Date.now() }
+      emit('onCrash', { error, restart: true })
+    },
+    onRecovered: (event) => {
+      crashed = undefined
+      emit('onRecovered', event)
+    },
+  })
 
   const emit = hookEmitter(hooks, logger)
 
@@ -175,6 +208,20 @@ export function createPlatformaticPipeline(
     assignmentWaiters = []
     for (const w of waiters) w(now)
     void refreshFloors([...parts.values()])
+  }
+
+  /** Every partition given up (the consumer is being replaced): in-flight work is dropped, nothing of it is committed. */
+  function revokeAll(): void {
+    fetchControl.invalidateAll()
+    for (const s of parts.values()) {
+      if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
+      s.epoch += 1
+    }
+    parts.clear()
+    if (assigned.length > 0) {
+      assigned = []
+      emit('onAssigned', { partitions: [] })
+    }
   }
 
   function onMessage(message: Message): void {
@@ -293,11 +340,12 @@ export function createPlatformaticPipeline(
   async function commitTaken(taken: Taken[]): Promise<void> {
     const started = Date.now()
     const live = taken.filter((t) => parts.get(t.state.key) === t.state && t.state.epoch === t.epoch)
-    if (live.length === 0) return
+    // No consumer: it is being replaced and its partitions were given up (not live any more).
+    if (live.length === 0 || consumer === undefined) return
     const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId)
     try {
       const p = await ensureProducer()
-      await commitTransaction(p, consumer!, offsetCommitter, writes, live.map((t) => t.done[t.done.length - 1]!.message))
+      await commitTransaction(p, consumer, offsetCommitter, writes, live.map((t) => t.done[t.done.length - 1]!.message))
     } catch (error) {
       await dropProducer()
       for (const t of live) emit('onAborted', { topic: t.state.topic, partition: t.state.partition, reason: 'commit failed', error })
@@ -351,7 +399,9 @@ export function createPlatformaticPipeline(
         if (state !== 'running' && inflight === 0) return
         continue
       }
-      await commitTaken(taken)
+      committing = commitTaken(taken)
+      await committing
+      committing = undefined
     }
   }
 
@@ -399,49 +449,87 @@ export function createPlatformaticPipeline(
   }
 
   async function startClients(): Promise<void> {
-      consumer = new Consumer(eosConsumerOptions(connection, groupId, options.consumer))
-      fetchControl.install(consumer)
-      consumer.on('consumer:group:join', (payload) => onAssignment(payload.assignments))
-      try {
-        await ensureProducer()
-        const metadata = await consumer.metadata({ topics: options.topics })
-        for (const [topic, t] of metadata.topics) if (t?.id !== undefined) fetchControl.setTopicId(topic, t.id)
-        if (currentState() !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
-        state = 'running'
-        stream = await consumer.consume({
-          topics: options.topics,
-          mode: 'committed',
-          fallbackMode: options.fromBeginning === false ? 'latest' : 'earliest',
-          autocommit: false,
-          highWaterMark: 1_024,
-        })
-        fetchControl.attach(stream.offsetsToFetch)
-        stream.on('data', onMessage)
-        stream.on('error', (error: Error) => {
-          if (state !== 'running') return
-          logger.error({ err: error }, 'consumer stream failed')
-          crashed = { message: error.message, at: Date.now() }
-          emit('onCrash', { error, restart: false })
-        })
-        if (currentState() !== 'running') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
-        loop = runLoop().catch((error: unknown) => {
-          crashed = { message: error instanceof Error ? error.message : String(error), at: Date.now() }
-          logger.error({ err: error }, 'pipeline loop crashed')
-          emit('onCrash', { error, restart: false })
-        })
-      } catch (err) {
-        const stoppedMeanwhile = currentState() === 'stopping' || currentState() === 'stopped'
-        if (stoppedMeanwhile && err instanceof PipelineStoppedError) return
-        await closeClients()
-        state = 'stopped'
-        throw err
-      }
+    try {
+      await ensureProducer()
+      if (currentState() !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
+      state = 'running'
+      await openConsumer()
+      if (currentState() !== 'running') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
+      loop = runLoop().catch((error: unknown) => {
+        crashed = { message: error instanceof Error ? error.message : String(error), at: Date.now() }
+        logger.error({ err: error }, 'pipeline loop crashed')
+        emit('onCrash', { error, restart: false })
+      })
+    } catch (err) {
+      const stoppedMeanwhile = currentState() === 'stopping' || currentState() === 'stopped'
+      if (stoppedMeanwhile && err instanceof PipelineStoppedError) return
+      await closeClients()
+      state = 'stopped'
+      throw err
+    }
+  }
+
+  /**
+   * A new consumer joins the group and its stream starts at the committed offsets.
+   * Its failures (a fetch or a rejoin the client gave up on, heartbeats stalled)
+   * hand it to the recovery, which replaces it; events of a replaced consumer are ignored.
+   */
+  async function openConsumer(): Promise<void> {
+    const c = new Consumer(eosConsumerOptions(connection, groupId, options.consumer))
+    consumer = c
+    fetchControl.install(c)
+    c.on('consumer:group:join', (payload) => {
+      if (consumer === c) onAssignment(payload.assignments)
+    })
+    // A rejoin the client gave up on is an 'error' event of the consumer, and no more
+    // heartbeats follow: without this listener it would end the process.
+    c.on('error', (error: Error) => {
+      if (consumer === c && state === 'running') recovery.failed('consumer group membership failed', error)
+    })
+    c.on('consumer:heartbeat:stalled', (payload: { lastError?: unknown }) => {
+      if (consumer === c && state === 'running')
+        recovery.failed('consumer heartbeats stalled', payload.lastError ?? new Error('no heartbeat answered within the rebalance timeout'))
+    })
+    const metadata = await c.metadata({ topics: options.topics })
+    for (const [topic, t] of metadata.topics) if (t?.id !== undefined) fetchControl.setTopicId(topic, t.id)
+    const s = await c.consume({
+      topics: options.topics,
+      mode: 'committed',
+      fallbackMode: options.fromBeginning === false ? 'latest' : 'earliest',
+      autocommit: false,
+      highWaterMark: 1_024,
+    })
+    stream = s
+    fetchControl.attach(s.offsetsToFetch)
+    s.on('data', (message: Message) => {
+      if (stream === s) onMessage(message)
+    })
+    s.on('error', (error: Error) => {
+      if (stream === s && state === 'running') recovery.failed('consumer stream failed', error)
+    })
+  }
+
+  /** Closes the stream and the consumer (leaving the group when the coordinator answers), bounded in time. */
+  async function closeConsumer(): Promise<void> {
+    const s = stream
+    const c = consumer
+    stream = undefined
+    consumer = undefined
+    await s?.close().catch((err: unknown) => logger.warn({ err }, 'stream close failed'))
+    // Leaving the group lets the next member in at once; a dead coordinator must not hold the recovery.
+    if (c !== undefined) {
+      const left = await Promise.race([
+        c.close().then(() => true, () => false),
+        new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref()),
+      ])
+      if (!left) await c.close(true).catch(() => undefined)
+    }
   }
 
   async function closeClients(): Promise<void> {
-    await stream?.close().catch((err: unknown) => logger.warn({ err }, 'stream close failed'))
+    await recovery.settled()
     // close() leaves the group, so the partitions move at once instead of after the session timeout.
-    await consumer?.close().catch((err: unknown) => logger.warn({ err }, 'consumer close failed'))
+    await closeConsumer()
     await dropProducer()
     await offsetCommitter.close()
   }

@@ -1,0 +1,157 @@
+import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
+
+/**
+ * Rows that need a replicated cluster (`npm run faults -- --brokers 3`): the
+ * routine faults of production Kafka, during which partition leaders and the
+ * transaction and group coordinators move between brokers. Every broker fault
+ * hits the broker that matters most at that moment (found with Metadata and
+ * FindCoordinator), and every row waits for the full ISR before the next fault,
+ * as an operator would.
+ */
+
+/** The ingest's transactional id in the fault system (prefix + stable instance id). */
+const INGEST_TRANSACTIONAL_ID = 'transaction-ingest-transaction-ingest-0'
+const INGEST_GROUP = 'transaction-ingest'
+const RAW_TOPIC = 'transactions.raw.v1'
+
+/** Longest pause a row may show while two of three brokers stay up (the issue's bound). */
+export const CLUSTER_MAX_PAUSE_SECONDS = 60
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
+
+/** `n` random moments within [lo, hi] of the planned run, in order. */
+function moments(ctx: InjectContext, n: number, lo = 0.05, hi = 0.8): number[] {
+  return Array.from({ length: n }, () => ctx.startedAt + ctx.plannedMs * (lo + (hi - lo) * ctx.random())).sort((a, b) => a - b)
+}
+
+/**
+ * Kills (SIGKILL) the broker `target` picks, keeps it down for `downMs`, starts it
+ * again and waits for the full ISR; `times` times at random moments.
+ */
+async function brokerKills(
+  ctx: InjectContext,
+  times: number,
+  downMs: number,
+  target: () => Promise<{ nodeId: number; why: string }>,
+): Promise<InjectResult> {
+  const at = moments(ctx, times)
+  const notes: string[] = []
+  let last = Date.now()
+  for (let i = 0; i < times; i++) {
+    await sleep(at[i]! - Date.now())
+    const { nodeId, why } = await target()
+    ctx.say(`  kill -9 of broker ${nodeId} (${why}), down ${downMs / 1000} s (${i + 1}/${times})`)
+    const outage = await ctx.system.restartBrokerNode(nodeId, 'SIGKILL', downMs)
+    const isrMs = await ctx.system.probe.waitFullIsr()
+    last = Date.now()
+    notes.push(`broker ${nodeId} (${why}): answering ${(outage / 1000).toFixed(1)} s after the kill, full ISR ${(isrMs / 1000).toFixed(1)} s later`)
+    ctx.say(`  broker ${nodeId} back after ${(outage / 1000).toFixed(1)} s, full ISR after ${(isrMs / 1000).toFixed(1)} s more`)
+  }
+  return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes }
+}
+
+export const CLUSTER_SCENARIOS: Scenario[] = [
+  {
+    name: 'leader-kill',
+    weight: 0.2,
+    topology: 'cluster',
+    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    describe: 'kill -9 of the broker leading most partitions of transactions.raw.v1, down 20 s, restarted; 3 times',
+    inject: (ctx) =>
+      brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, async () => {
+        const l = await ctx.system.probe.leaderOfMostPartitions(RAW_TOPIC)
+        return { nodeId: l.nodeId, why: `leader of ${l.partitions}/${l.of} raw partitions` }
+      }),
+  },
+  {
+    name: 'txn-coordinator-kill',
+    weight: 0.15,
+    topology: 'cluster',
+    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    describe: "kill -9 of the transaction coordinator of the ingest's transactional id while transactions are open, down 15 s; twice",
+    inject: (ctx) =>
+      brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, async () => ({
+        nodeId: await ctx.system.probe.coordinatorOf('transaction', INGEST_TRANSACTIONAL_ID),
+        why: `transaction coordinator of ${INGEST_TRANSACTIONAL_ID}`,
+      })),
+  },
+  {
+    name: 'group-coordinator-kill',
+    weight: 0.15,
+    topology: 'cluster',
+    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    describe: "kill -9 of the ingest's consumer group coordinator, down 15 s; twice",
+    inject: (ctx) =>
+      brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, async () => ({
+        nodeId: await ctx.system.probe.coordinatorOf('group', INGEST_GROUP),
+        why: `group coordinator of ${INGEST_GROUP}`,
+      })),
+  },
+  {
+    name: 'rolling-restart',
+    weight: 0.2,
+    topology: 'cluster',
+    describe: 'every broker restarted cleanly (SIGTERM) one after another, waiting for the full ISR between them; twice, traffic at full rate',
+    async inject(ctx) {
+      const rounds = ctx.quick ? 1 : 2
+      const notes: string[] = []
+      let restarts = 0
+      await sleep(ctx.startedAt + ctx.plannedMs * 0.05 - Date.now())
+      for (let round = 1; round <= rounds; round++) {
+        for (let nodeId = 1; nodeId <= ctx.system.brokerCount; nodeId++) {
+          const outage = await ctx.system.restartBrokerNode(nodeId, 'SIGTERM')
+          const isrMs = await ctx.system.probe.waitFullIsr()
+          restarts++
+          notes.push(`round ${round}, broker ${nodeId}: down ${(outage / 1000).toFixed(1)} s, full ISR ${(isrMs / 1000).toFixed(1)} s later`)
+          ctx.say(`  rolling restart ${round}/${rounds}: broker ${nodeId} back after ${(outage / 1000).toFixed(1)} s, full ISR after ${(isrMs / 1000).toFixed(1)} s`)
+        }
+      }
+      return { faultsInjected: restarts, lastFaultEndedAt: Date.now(), failures: [], notes }
+    },
+  },
+  {
+    name: 'broker-pause',
+    weight: 0.1,
+    topology: 'cluster',
+    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    describe: 'the raw topic\'s main leader frozen (SIGSTOP) for 20 s, longer than its session timeout (9 s), then continued (SIGCONT): a zombie leader',
+    async inject(ctx) {
+      await sleep(ctx.startedAt + ctx.plannedMs * 0.2 - Date.now())
+      const l = await ctx.system.probe.leaderOfMostPartitions(RAW_TOPIC)
+      const ms = ctx.quick ? 14_000 : 20_000
+      ctx.say(`  broker ${l.nodeId} (leader of ${l.partitions}/${l.of} raw partitions) frozen for ${ms / 1000} s`)
+      await ctx.system.pauseBroker(l.nodeId, ms)
+      const isrMs = await ctx.system.probe.waitFullIsr()
+      ctx.say(`  broker ${l.nodeId} continued; full ISR after ${(isrMs / 1000).toFixed(1)} s`)
+      return { faultsInjected: 1, lastFaultEndedAt: Date.now(), failures: [], notes: [`broker ${l.nodeId} frozen ${ms / 1000} s; full ISR ${(isrMs / 1000).toFixed(1)} s after SIGCONT`] }
+    },
+  },
+  {
+    name: 'scale-out',
+    weight: 0.2,
+    topology: 'any',
+    describe: 'transaction-ingest scaled 1 -> 3 -> 1 and bank-sync 1 -> 2 -> 1 while traffic flows (rebalances under load, dynamic and static members)',
+    async inject(ctx) {
+      const { system } = ctx
+      const at = moments(ctx, 4, 0.05, 0.75)
+      const notes: string[] = []
+      const ingestExtra = ctx.quick ? [1] : [1, 2]
+      await sleep(at[0]! - Date.now())
+      const added: string[] = []
+      for (const n of ingestExtra) added.push(await system.addInstance('transaction-ingest', n))
+      ctx.say(`  transaction-ingest scaled out to ${1 + added.length} instances`)
+      await sleep(at[1]! - Date.now())
+      for (const name of added) await system.removeInstance(name)
+      ctx.say('  transaction-ingest scaled back to 1')
+      notes.push(`transaction-ingest 1 -> ${1 + added.length} -> 1`)
+      await sleep(at[2]! - Date.now())
+      const bank = await system.addInstance('bank-sync', 1)
+      ctx.say('  bank-sync scaled out to 2 instances')
+      await sleep(at[3]! - Date.now())
+      await system.removeInstance(bank)
+      ctx.say('  bank-sync scaled back to 1')
+      notes.push('bank-sync 1 -> 2 -> 1')
+      return { faultsInjected: added.length * 2 + 2, lastFaultEndedAt: Date.now(), failures: [], notes }
+    },
+  },
+]
