@@ -37,6 +37,8 @@ list (see README, Operations).
 
 options:
   --rate N          raw events per second of sample traffic (default 20; 0 = none)
+  --brokers N       Kafka nodes of the private stack: 1 (default) or 3, a KRaft cluster
+                    with replication factor 3 and min.insync.replicas 2
   --duration S      stop after S seconds (default: run until Ctrl-C)
   --expect-flow     with --duration: exit 1 unless enriched events flowed and every
                     service was ready at the end (used by the test suite)
@@ -70,6 +72,7 @@ async function main(): Promise<number> {
     options: {
       help: { type: 'boolean', short: 'h' },
       rate: { type: 'string' },
+      brokers: { type: 'string' },
       duration: { type: 'string' },
       'expect-flow': { type: 'boolean' },
       'no-ui': { type: 'boolean' },
@@ -83,6 +86,8 @@ async function main(): Promise<number> {
     return 0
   }
   const rate = Number(values.rate ?? '20')
+  const brokerCount = Number(values.brokers ?? '1')
+  if (brokerCount !== 1 && brokerCount !== 3) throw new Error(`--brokers must be 1 or 3, got ${values.brokers}`)
   const duration = values.duration === undefined ? undefined : Number(values.duration)
   if (!Number.isFinite(rate) || rate < 0) throw new Error(`--rate must be a non-negative number, got ${values.rate}`)
   if (duration !== undefined && !(duration > 0)) throw new Error(`--duration must be a positive number of seconds, got ${values.duration}`)
@@ -114,7 +119,7 @@ async function main(): Promise<number> {
   process.on('SIGTERM', onSignal)
 
   try {
-    const stack = await obtainStack(repoRoot, say)
+    const stack = await obtainStack(repoRoot, say, brokerCount)
     cleanups.push(() => stack.stop())
     say(`Kafka ${stack.brokers.join(',')} · registry ${stack.registryUrl} (${stack.origin})`)
 

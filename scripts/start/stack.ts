@@ -23,7 +23,7 @@ function parseEnvFile(file: string): Record<string, string> {
  * by KAFKA_BROKERS and SCHEMA_REGISTRY_URL; a healthy `npm run stack:up` stack;
  * otherwise a private stack on free ports that lives as long as this process.
  */
-export async function obtainStack(repoRoot: string, say: (line: string) => void): Promise<PipelineStack> {
+export async function obtainStack(repoRoot: string, say: (line: string) => void, brokerCount = 1): Promise<PipelineStack> {
   const fromEnv = { brokers: process.env.KAFKA_BROKERS, registry: process.env.SCHEMA_REGISTRY_URL }
   if (fromEnv.brokers && fromEnv.registry) {
     return { brokers: fromEnv.brokers.split(','), registryUrl: fromEnv.registry, origin: 'KAFKA_BROKERS / SCHEMA_REGISTRY_URL', stop: async () => {} }
@@ -40,8 +40,8 @@ export async function obtainStack(repoRoot: string, say: (line: string) => void)
   }
   say('fetching Kafka and Apicurio if needed (first run: ~200 MB from Maven Central) ...')
   await fetchRuntime({ log: (line: string) => say(`  ${line}`) })
-  say('starting a private Kafka broker and schema registry ...')
-  const stack = await startStack({ stateDir: path.join(repoRoot, '.local', 'start', 'stack') })
-  say(`  broker ready in ${(stack.timings.kafkaReadyMs / 1000).toFixed(1)} s, registry in ${(stack.timings.registryReadyMs / 1000).toFixed(1)} s`)
+  say(`starting a private Kafka ${brokerCount === 1 ? 'broker' : `cluster of ${brokerCount} brokers (replication factor 3, min ISR 2)`} and schema registry ...`)
+  const stack = await startStack({ stateDir: path.join(repoRoot, '.local', 'start', 'stack'), brokers: brokerCount })
+  say(`  ${brokerCount === 1 ? 'broker' : 'brokers'} ready in ${(stack.timings.kafkaReadyMs / 1000).toFixed(1)} s, registry in ${(stack.timings.registryReadyMs / 1000).toFixed(1)} s`)
   return { brokers: stack.brokers, registryUrl: stack.registryUrl, origin: 'private stack (stopped on exit)', stop: () => stack.stop() }
 }

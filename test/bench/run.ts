@@ -46,6 +46,8 @@ options:
   --memory-shops N      shops in the table for the memory run, merchants = N/10 (default 1000000;
                         --memory-shops 5000000 for the 5M goal: seeding alone takes long)
   --api-latency-ms N    simulated enrichment API latency (default 3)
+  --brokers N           Kafka nodes of the private stack: 1 (default) or 3, a KRaft cluster with
+                        replication factor 3 and min.insync.replicas 2 (the cost of replication)
   --out DIR             where results go (default bench-results)
   -h, --help            this text
 
@@ -83,6 +85,7 @@ async function main(): Promise<number> {
       kills: { type: 'string' },
       'memory-shops': { type: 'string' },
       'api-latency-ms': { type: 'string' },
+      brokers: { type: 'string' },
       out: { type: 'string' },
     },
   })
@@ -100,6 +103,8 @@ async function main(): Promise<number> {
   const kills = num(values.kills, 3, 'kills')
   const memoryShops = num(values['memory-shops'], 1_000_000, 'memory-shops')
   const apiLatency = Number(values['api-latency-ms'] ?? '3')
+  const brokerCount = num(values.brokers, 1, 'brokers')
+  if (brokerCount !== 1 && brokerCount !== 3) throw new Error(`--brokers must be 1 or 3, got ${values.brokers}`)
   const outDir = path.resolve(repoRoot, values.out ?? 'bench-results')
 
   let stopStack = async () => {}
@@ -107,8 +112,8 @@ async function main(): Promise<number> {
   let registryUrl = process.env.SCHEMA_REGISTRY_URL
   if (!brokers || !registryUrl) {
     await fetchRuntime({ log: say })
-    say('starting a private Kafka broker and schema registry ...')
-    const stack = await startStack({ stateDir: path.join(repoRoot, '.local', 'bench', 'stack') })
+    say(`starting a private Kafka ${brokerCount === 1 ? 'broker' : `cluster of ${brokerCount} brokers`} and schema registry ...`)
+    const stack = await startStack({ stateDir: path.join(repoRoot, '.local', 'bench', 'stack'), brokers: brokerCount })
     brokers = stack.brokers
     registryUrl = stack.registryUrl
     stopStack = () => stack.stop()
@@ -143,7 +148,7 @@ async function main(): Promise<number> {
       startedAt: started.toISOString(),
       complete,
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) },
-      settings: { events, naiveEvents, latencyRate, latencySeconds, latencyWarmupSeconds: latencyWarmup, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
+      settings: { brokers: process.env.KAFKA_BROKERS ? brokers.length : brokerCount, events, naiveEvents, latencyRate, latencySeconds, latencyWarmupSeconds: latencyWarmup, crashEvents, kills, memoryShops, apiLatencyMs: apiLatency },
       results,
       failures,
       table: rows,

@@ -64,7 +64,7 @@ export interface KafkaTestKit {
   producer(config?: ProducerConfig): Producer
   /** Needs a `groupId`; test timings filled in unless given. */
   consumer(config: ConsumerConfig): Consumer
-  /** Creates the topics (replication 1) and waits until each partition has a leader. */
+  /** Creates the topics (the broker's replication factor) and waits until each partition has a leader. */
   createTopics(names: string[], partitions?: number, configEntries?: Record<string, string>): Promise<void>
   /**
    * Reads `topic` from the beginning with a fresh consumer group and resolves with

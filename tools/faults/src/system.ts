@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { cpSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { mintCustomerToken } from '@tep/bank-sync'
 import { distinctPortPicker, kafkaNodesOf, readRecord, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
@@ -254,6 +254,9 @@ export class FaultSystem {
   }
 
   async stop(): Promise<void> {
+    // For a post-mortem with kafka.tools.DumpLogSegments: the broker data outlives the run.
+    if (process.env.FAULTS_KEEP_DATA === 'true' && this.stack !== undefined)
+      cpSync(this.stack.stateDir, path.join(this.runDir, 'stack-data'), { recursive: true })
     await this.traffic?.close()
     for (const p of [...this.processes.values()].reverse()) await p.stop().catch(() => {})
     await this.stack?.stop().catch(() => {})
