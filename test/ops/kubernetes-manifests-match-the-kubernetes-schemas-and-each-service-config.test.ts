@@ -29,7 +29,19 @@ const manifests: Manifest[] = readdirSync(dir)
 // Secrets are created out of band (deploy/k8s/README.md): stand-ins with the right shape.
 const SECRETS: Record<string, Record<string, string>> = {
   'enrichment-credentials': { ENRICHMENT_CLIENT_ID: 'id', ENRICHMENT_CLIENT_SECRET: 'secret' },
-  'bank-credentials': { BANK_CLIENT_ID: 'id', BANK_CLIENT_SECRET: 'secret', TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') },
+  'bank-credentials': {
+    BANK_CLIENT_ID: 'id',
+    BANK_CLIENT_SECRET: 'secret',
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: Buffer.alloc(32, 8).toString('base64'),
+  },
+}
+
+/** The keys deploy/k8s/README.md creates in each secret (one file per key under secrets/<dir>/). */
+function documentedSecretKeys(): Record<string, string[]> {
+  const readme = readFileSync(path.join(dir, 'README.md'), 'utf8')
+  const keysOf = (folder: string) => [...readme.matchAll(new RegExp(`> secrets/${folder}/([A-Z_]+)`, 'g'))].map((m) => m[1]!).sort()
+  return { 'enrichment-credentials': keysOf('enrichment'), 'bank-credentials': keysOf('bank') }
 }
 
 function validateKind(m: unknown): string | undefined {
@@ -48,6 +60,11 @@ describe('deploy/k8s manifests', () => {
   it('are valid against the Kubernetes schemas', () => {
     expect(manifests.length).toBeGreaterThanOrEqual(5)
     expect(manifests.map(validateKind).filter((p) => p !== undefined)).toEqual([])
+  })
+
+  it('stand in for exactly the secrets deploy/k8s/README.md creates (a key missing there is missing in the cluster)', () => {
+    const stand = Object.fromEntries(Object.entries(SECRETS).map(([name, data]) => [name, Object.keys(data).sort()]))
+    expect(documentedSecretKeys()).toEqual(stand)
   })
 
   it('would be refused with a wrong type or a missing required field', () => {

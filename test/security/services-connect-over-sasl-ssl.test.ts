@@ -105,6 +105,8 @@ describe('Kafka over SASL_SSL', () => {
         KAFKA_BROKERS: secure.brokers.join(','),
         SCHEMA_REGISTRY_URL: stack.registryUrl,
         BANK_API_URL: 'http://127.0.0.1:9',
+        // No keys: the test is about Kafka, the public development keys will do.
+        BANK_SYNC_DEVELOPMENT_KEYS: 'true',
         METRICS_PORT: String(metricsPort),
         CONSENT_GATEWAY_PORT: '0',
         BANK_CONSENTS_TOPIC: `sasl.bank.consents.${suffix}`,

@@ -44,12 +44,12 @@ const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
 if (keys.development) {
   logger.warn(
     { keyId: 'dev-insecure' },
-    'TOKEN_ENCRYPTION_KEY is not set: using the fixed DEVELOPMENT key (allowed only because BANK_API_URL is loopback); never use this against a real bank',
+    'TOKEN_ENCRYPTION_KEY is not set: using the fixed, public DEVELOPMENT key (BANK_SYNC_DEVELOPMENT_KEYS=true); never use this against a real bank',
   )
 }
 if (customerKey.development) {
   logger.warn(
-    'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is not set: customer tokens are checked with the fixed DEVELOPMENT key (allowed only because BANK_API_URL is loopback); anyone can mint them'
+    'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is not set: customer tokens are checked with the fixed, public DEVELOPMENT key (BANK_SYNC_DEVELOPMENT_KEYS=true); anyone can mint them',
   )
 }
 const registry = createMetricsRegistry({ service: SERVICE })
