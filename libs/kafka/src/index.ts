@@ -15,7 +15,7 @@ export { DEFAULT_PARTITIONS, TOPIC_CATALOG, TOPICS, topicCatalog, topicSpec } fr
 export type { CatalogOptions, CleanupPolicy, TopicName, TopicSpec } from './topic-catalog.ts'
 export { ensureTopics } from './ensure-topics.ts'
 export type { EnsureTopicsOptions, EnsureTopicsReport } from './ensure-topics.ts'
-export { createSchemaRegistry, isRegistryUnavailable, registerSubjectSchema } from './schema-registry.ts'
+export { checkRegistryTransport, createSchemaRegistry, isRegistryUnavailable, registerSubjectSchema } from './schema-registry.ts'
 export type { RegisterOptions, SchemaRegistryConfig } from './schema-registry.ts'
 export {
   AvroSerde,

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { loadConfig } from '@tep/config'
 import { describe, expect, it } from 'vitest'
-import { bankSyncEnv, DEVELOPMENT_CUSTOMER_TOKEN_KEY, DEVELOPMENT_KEY_ID, resolveCustomerTokenKey, resolveKeyring } from './config.ts'
+import {
+  bankSyncEnv,
+  DEVELOPMENT_CUSTOMER_TOKEN_KEY,
+  DEVELOPMENT_KEY_ID,
+  resolveCustomerTokenKey,
+  resolveKeyring,
+} from './config.ts'
 import { BankSyncConfigError } from './errors.ts'
 
 const key = () => randomBytes(32).toString('base64')
@@ -15,7 +21,9 @@ describe('the development keys of bank-sync', () => {
       const cfg = config({ BANK_API_URL: url })
       expect(() => resolveKeyring(cfg)).toThrow(BankSyncConfigError)
       expect(() => resolveKeyring(cfg)).toThrow(/TOKEN_ENCRYPTION_KEY.*BANK_SYNC_DEVELOPMENT_KEYS=true/)
-      expect(() => resolveCustomerTokenKey(cfg)).toThrow(/CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY.*BANK_SYNC_DEVELOPMENT_KEYS=true/)
+      expect(() => resolveCustomerTokenKey(cfg)).toThrow(
+        /CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY.*BANK_SYNC_DEVELOPMENT_KEYS=true/,
+      )
     },
   )
 
@@ -34,8 +42,12 @@ describe('the development keys of bank-sync', () => {
 
   it('are refused even with the switch when the bank is not on loopback', () => {
     const cfg = config({ BANK_API_URL: 'https://bank.example.com', BANK_SYNC_DEVELOPMENT_KEYS: 'true' })
-    expect(() => resolveKeyring(cfg)).toThrow(/TOKEN_ENCRYPTION_KEY is required when BANK_API_URL is not a loopback/)
-    expect(() => resolveCustomerTokenKey(cfg)).toThrow(/CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is required when BANK_API_URL is not a loopback/)
+    expect(() => resolveKeyring(cfg)).toThrow(
+      /TOKEN_ENCRYPTION_KEY is required when BANK_API_URL is not a loopback/,
+    )
+    expect(() => resolveCustomerTokenKey(cfg)).toThrow(
+      /CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is required when BANK_API_URL is not a loopback/,
+    )
   })
 
   it('never replace keys that are set, switch or not', () => {

@@ -76,7 +76,7 @@ await ensureTopics(
 
 const sync = await startBankSync({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv(), logger }), logger }),
   bank: {
     baseUrl: cfg.BANK_API_URL,
     clientId: cfg.BANK_CLIENT_ID,

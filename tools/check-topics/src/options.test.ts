@@ -35,6 +35,7 @@ describe('check-topics options', () => {
     if (o === 'help') throw new Error('unexpected help')
     expect(o.security).toEqual({ tls: true, sasl: { mechanism: 'scram-sha-512', username: 'u', password: 'p' } })
     expect(o.registrySecurity).toEqual({ auth: { username: 'r', password: 'rp' } })
+    expect(() => parseOptions(['--registry', 'http://registry.internal:8081'], { SCHEMA_REGISTRY_USERNAME: 'r', SCHEMA_REGISTRY_PASSWORD: 'rp' })).toThrow(/in clear over http/)
     expect(() => parseOptions([], { KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT', KAFKA_SASL_MECHANISM: 'PLAIN', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' })).toThrow(
       /KAFKA_ALLOW_INSECURE=true/,
     )

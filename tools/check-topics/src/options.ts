@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { KafkaConfigError, kafkaSecurityFromEnv, schemaRegistrySecurityFromEnv, type KafkaSecurity, type SchemaRegistrySecurity } from '@tep/kafka'
+import { checkRegistryTransport, KafkaConfigError, kafkaSecurityFromEnv, schemaRegistrySecurityFromEnv, type KafkaSecurity, type SchemaRegistrySecurity } from '@tep/kafka'
 
 export const DEFAULT_TOPICS = { raw: 'transactions.raw.v1', enriched: 'transactions.enriched.v1', dlq: 'transactions.dlq.v1' } as const
 
@@ -116,6 +116,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   try {
     security = kafkaSecurityFromEnv(env)
     registrySecurity = schemaRegistrySecurityFromEnv(env)
+    // Credentials never over http:// off loopback, as in every service.
+    if (registryUrl !== undefined) checkRegistryTransport(registryUrl, registrySecurity.auth !== undefined)
   } catch (err) {
     if (err instanceof KafkaConfigError) throw new OptionsError(err.message)
     throw err
