@@ -315,7 +315,14 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       version: 1,
       updatedAt: now,
     }
-    await write(o, consent)
+    try {
+      await write(o, consent)
+    } catch (err) {
+      // Nothing records the grant, so nothing would ever use or end it: revoke it.
+      o.signer.complete(claims)
+      await revokeGrant(code, secret, claims.consentId)
+      throw err
+    }
     o.signer.complete(claims)
     void reply.header('set-cookie', clearCookie(claims.consentId, { secure: o.secure }))
     count('callback', 'granted')
@@ -334,6 +341,27 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
         )
     }
     return reply.code(201).send(publicConsent(consent))
+  }
+
+  /**
+   * The bank API has no revocation endpoint. RFC 6749 §4.1.2 has the bank revoke the
+   * tokens issued from a code used twice, and the bank spec says it does (ASSUMPTION
+   * in schemas/openapi/bank-open-banking.yaml, implemented by the simulator): the code
+   * is exchanged once more and the bank's refusal is the revocation.
+   */
+  const revokeGrant = async (code: string, verifier: string, consentId: string): Promise<void> => {
+    try {
+      // The same request as the first exchange, so nothing but the reuse can refuse it.
+      await o.callbackBudget.run(() =>
+        o.bank.authorization.exchangeCode(code, { scope: 'AISP', ...(pkce ? { codeVerifier: verifier } : {}) }),
+      )
+      o.logger.error({ consentId }, 'consent not recorded, and replaying its code did not revoke the bank grant: it stays live at the bank until it expires')
+    } catch (err) {
+      const revoked = err instanceof BankOAuthError || err instanceof BankConsentRevokedError
+      if (revoked) o.logger.warn({ consentId }, 'consent not recorded; its bank grant was revoked (authorization code replayed)')
+      else o.logger.error({ consentId, code: errorCode(err) }, 'consent not recorded, and its bank grant could not be revoked: it stays live at the bank until it expires')
+    }
+    count('callback', 'not_recorded')
   }
 
   // Another customer's consent is "not found": its existence is not theirs to learn.
