@@ -62,6 +62,24 @@ export const bankSyncEnv = {
     'consent callbacks waiting for an exchange slot; beyond this the callback is answered 503 with Retry-After',
     { default: '16' },
   ),
+  CONSENT_GATEWAY_REQUEST_TIMEOUT: envVar(
+    parse.duration,
+    'a request (headers and body) must arrive within this, else 408 and the connection is closed (slow clients); headers within 5 s at most',
+    { default: '10s' },
+  ),
+  CONSENT_GATEWAY_MAX_CONNECTIONS: envVar(parse.integer(1, 100_000), 'open connections to the consent gateway at once; beyond, new ones are dropped', {
+    default: '256',
+  }),
+  CONSENT_GATEWAY_CUSTOMER_LIMIT: envVar(
+    parse.integer(1, 10_000),
+    'consent starts, and callbacks, per customer and 10 minutes on one instance; beyond, 429 with Retry-After',
+    { default: '10' },
+  ),
+  BANK_SYNC_REPLICAS: envVar(
+    parse.integer(1, 64),
+    "instances running with this BANK_CLIENT_ID: each takes 1/replicas of the bank's token endpoint budget (900 calls per 6 min per client id), callbacks and refreshes alike",
+    { default: '1' },
+  ),
   BANK_PKCE: envVar(
     z.enum(['S256', 'off']),
     'PKCE for the authorization code (S256, or off for a bank that refuses it)',

@@ -104,7 +104,13 @@ const sync = await startBankSync({
       maxQueued: cfg.CONSENT_GATEWAY_CALLBACK_QUEUE,
     },
     pkce: cfg.BANK_PKCE === 'S256',
+    limits: {
+      requestTimeoutMs: cfg.CONSENT_GATEWAY_REQUEST_TIMEOUT,
+      maxConnections: cfg.CONSENT_GATEWAY_MAX_CONNECTIONS,
+      perCustomer: { max: cfg.CONSENT_GATEWAY_CUSTOMER_LIMIT, windowMs: 10 * 60_000 },
+    },
   },
+  replicas: cfg.BANK_SYNC_REPLICAS,
   sync: {
     overlapDays: cfg.BANK_OVERLAP_DAYS,
     pageSize: cfg.BANK_PAGE_SIZE,
