@@ -58,7 +58,11 @@ export interface GatewayLimits {
   requestTimeoutMs: number
   /** Headers received within this (at most requestTimeoutMs). */
   headersTimeoutMs: number
-  /** An idle socket is closed after this. */
+  /**
+   * A socket with no traffic at all is closed after this, even while its answer is
+   * pending: longer than a callback can wait for its code exchange (queue and
+   * running slots, each exchange bounded by the bank client's timeout).
+   */
   idleTimeoutMs: number
   /** Open connections at once; beyond, new ones are dropped. */
   maxConnections: number
@@ -71,7 +75,7 @@ export interface GatewayLimits {
 export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
   requestTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
-  idleTimeoutMs: 30_000,
+  idleTimeoutMs: 120_000,
   maxConnections: 256,
   bodyLimitBytes: 4096,
   perCustomer: { max: 10, windowMs: 10 * 60_000 },
