@@ -35,22 +35,12 @@ type CodeAt = (index: number) => number | undefined
 const isDigit = (c: number | undefined): c is number => c !== undefined && c >= ZERO && c <= NINE
 const isSeparator = (c: number | undefined) => c === SPACE || c === DASH
 
-function luhnValid(codeAt: CodeAt, positions: readonly number[]): boolean {
-  let sum = 0
-  for (let i = 0; i < positions.length; i++) {
-    let d = codeAt(positions[positions.length - 1 - i]!)! - ZERO
-    if (i % 2 === 1) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return sum % 10 === 0
-}
+const DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]
 
 /**
  * Positions (indexes for `codeAt`) of the digits to mask, and how many card numbers
- * they belong to. Linear: a window never spans more than 19 digits.
+ * they belong to. Linear: a window never spans more than 19 digits, and each
+ * window's Luhn sum comes from two prefix sums in constant time.
  */
 export function findPanDigits(length: number, codeAt: CodeAt): { positions: Set<number>; found: number } {
   const positions = new Set<number>()
@@ -62,29 +52,43 @@ export function findPanDigits(length: number, codeAt: CodeAt): { positions: Set<
       i++
       continue
     }
-    // The chain's groups as [start, end) ranges.
+    // The chain: its digits' positions, and its groups as [first, end) digit indexes.
+    const digitAt: number[] = []
     const groups: Array<[number, number]> = []
     let j = i
     for (;;) {
-      const start = j
-      while (j < length && isDigit(codeAt(j))) j++
-      groups.push([start, j])
+      const first = digitAt.length
+      for (let c = codeAt(j); isDigit(c); c = codeAt(++j)) digitAt.push(j)
+      groups.push([first, digitAt.length])
       if (isSeparator(codeAt(j)) && isDigit(codeAt(j + 1))) j++
       else break
     }
+    i = j
+    const n = digitAt.length
+    if (n < MIN_DIGITS) continue
+    // Luhn: the rightmost digit is kept, every second one to its left doubled. Prefix
+    // sums for both parities: `evenKept` keeps digits at even indexes and doubles the
+    // odd ones, `oddKept` the other way round; a window ending at e uses the one whose
+    // kept parity is that of e - 1.
+    const evenKept = new Int32Array(n + 1)
+    const oddKept = new Int32Array(n + 1)
+    for (let k = 0; k < n; k++) {
+      const d = codeAt(digitAt[k]!)! - ZERO
+      evenKept[k + 1] = evenKept[k]! + (k % 2 === 0 ? d : DOUBLED[d]!)
+      oddKept[k + 1] = oddKept[k]! + (k % 2 === 1 ? d : DOUBLED[d]!)
+    }
     for (let a = 0; a < groups.length; a++) {
-      const window: number[] = []
+      const s = groups[a]![0]
       for (let b = a; b < groups.length; b++) {
-        const [start, end] = groups[b]!
-        if (window.length + (end - start) > MAX_DIGITS) break
-        for (let p = start; p < end; p++) window.push(p)
-        if (window.length >= MIN_DIGITS && luhnValid(codeAt, window)) {
-          found++
-          for (const p of window.slice(6, window.length - 4)) positions.add(p)
-        }
+        const e = groups[b]![1]
+        if (e - s > MAX_DIGITS) break
+        if (e - s < MIN_DIGITS) continue
+        const sums = (e - 1) % 2 === 0 ? evenKept : oddKept
+        if ((sums[e]! - sums[s]!) % 10 !== 0) continue
+        found++
+        for (let k = s + 6; k < e - 4; k++) positions.add(digitAt[k]!)
       }
     }
-    i = j
   }
   return { positions, found }
 }
