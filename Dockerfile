@@ -1,8 +1,10 @@
-# One image for every service; the container command picks the service:
-#   docker run IMAGE services/transaction-ingest/src/main.ts
+# Two targets from one file; the container command picks the service:
+#   docker build -t tep:0.1.0 .                          production (the default, last stage)
+#   docker build --target demo -t tep-demo:0.1.0 .       + the simulators (docker-compose)
+#   docker run tep:0.1.0 services/transaction-ingest/src/main.ts
 # Node 24 runs the TypeScript sources directly (type stripping), so there is no
 # build stage. Not exercised by CI (no Docker engine on our machines).
-FROM node:24-bookworm-slim
+FROM node:24-bookworm-slim AS base
 ENV NODE_ENV=production NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
@@ -10,10 +12,22 @@ COPY schemas/package.json schemas/
 COPY deploy/local/package.json deploy/local/
 COPY libs libs
 COPY services services
-# The simulators are never deployed in production; the demo (compose) runs them from this image.
-COPY simulators simulators
 COPY test/package.json test/
 COPY scripts/patch-kafkajs.mjs scripts/
+
+# The demo image (docker-compose): the production code plus the simulators and their
+# dependencies. Never deployed: simulators hold fixed, public credentials.
+FROM base AS demo
+COPY simulators simulators
+RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulators \
+ && node scripts/patch-kafkajs.mjs \
+ && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
+ && npm cache clean --force
+COPY schemas schemas
+USER node
+ENTRYPOINT ["node"]
+
+# The production image (default target): no simulators in it.
 # The node@24 devDependency is only for machines whose system Node is older; the
 # base image already is Node 24, so dev dependencies are left out. Only the
 # workspaces the image runs are installed (-w with a folder selects every
@@ -21,10 +35,12 @@ COPY scripts/patch-kafkajs.mjs scripts/
 # Install scripts stay off (no third-party code runs at build time), so the
 # project's own KafkaJS patch is applied explicitly, and the build fails if it
 # did not take (a KafkaJS bump that the patch no longer matches).
-RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulators \
+FROM base AS production
+RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
  && node scripts/patch-kafkajs.mjs \
  && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
  && npm cache clean --force
 COPY schemas schemas
-USER node
+# uid 1000 (the image's `node` user) by number, so Kubernetes' runAsNonRoot can verify it.
+USER 1000:1000
 ENTRYPOINT ["node"]

@@ -1,42 +1,64 @@
 /**
- * Static checks of the Dockerfile (no Docker engine on these machines): the image
- * installs production dependencies of the deployed workspaces only (the dependency
- * tree npm would install for exactly that selection holds no test tooling), and
- * applies the project's KafkaJS patch explicitly, failing the build if it did not take.
+ * Static checks of the Dockerfile (no Docker engine on these machines): the
+ * production image (the default, last target) installs production dependencies of
+ * the deployed workspaces only (the dependency tree npm would install for exactly
+ * that selection holds no test tooling) and holds no simulators; the demo target
+ * adds them for docker-compose; both apply the project's KafkaJS patch explicitly,
+ * failing the build if it did not take.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 
 const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8')
-const install = dockerfile
-  .replaceAll('\\\n', ' ')
-  .split('\n')
-  .find((l) => l.startsWith('RUN npm ci'))
+/** Each stage's text by name (`FROM ... AS name`), joined continuation lines. */
+const stages = new Map(
+  dockerfile
+    .replaceAll('\\\n', ' ')
+    .split(/^(?=FROM )/m)
+    .filter((s) => s.startsWith('FROM '))
+    .map((s) => [/^FROM \S+ AS (\S+)/.exec(s)?.[1] ?? '', s] as const),
+)
+const lastStage = [...stages.keys()].at(-1)
+const installOf = (stage: string) => stages.get(stage)?.split('\n').find((l) => l.startsWith('RUN npm ci'))
+const selectedBy = (install: string | undefined) => [...(install ?? '').matchAll(/-w (\S+)/g)].map((m) => m[1] as string).sort()
 
 describe('Dockerfile', () => {
-  it('installs production dependencies of the deployed workspaces only', () => {
-    expect(install).toBeDefined()
+  it('builds the production image by default, from the deployed workspaces only, without the simulators', () => {
+    expect(lastStage).toBe('production')
+    const install = installOf('production')
     expect(install).toContain('--omit=dev')
-    const selected = [...(install ?? '').matchAll(/-w (\S+)/g)].map((m) => m[1] as string)
-    expect(selected.sort()).toEqual(['libs', 'schemas', 'services', 'simulators'])
-    const tree = execFileSync(
-      'npm',
-      ['ls', '--omit=dev', '--all', '--parseable', ...selected.flatMap((w) => ['-w', w])],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
-    )
+    const selected = selectedBy(install)
+    expect(selected).toEqual(['libs', 'schemas', 'services'])
+    for (const stage of ['base', 'production']) expect(stages.get(stage), stage).not.toMatch(/COPY simulators|-w simulators/)
+    const tree = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable', ...selected.flatMap((w) => ['-w', w])], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
     expect(tree).toMatch(/node_modules\/kafkajs$/m)
-    for (const tooling of ['testcontainers', 'playwright-core', 'vitest', 'eslint', 'typescript']) {
+    for (const tooling of ['testcontainers', 'playwright-core', 'vitest', 'eslint', 'typescript', 'fast-check']) {
       expect(tree, tooling).not.toMatch(new RegExp(`node_modules/${tooling}$`, 'm'))
     }
+    // A numeric user, so Kubernetes' runAsNonRoot can check it.
+    expect(stages.get('production')).toMatch(/^USER 1000:1000$/m)
   })
 
-  it('applies the KafkaJS patch and fails the build when it did not take', () => {
-    expect(dockerfile).toContain('COPY scripts/patch-kafkajs.mjs scripts/')
-    expect(install).toContain('node scripts/patch-kafkajs.mjs')
+  it('has a demo target with the simulators for docker-compose', () => {
+    expect(stages.get('demo')).toContain('COPY simulators simulators')
+    expect(selectedBy(installOf('demo'))).toEqual(['libs', 'schemas', 'services', 'simulators'])
+    const compose = readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8')
+    expect(compose).toMatch(/target: demo/)
+  })
+
+  it('applies the KafkaJS patch in both targets and fails the build when it did not take', () => {
+    expect(stages.get('base')).toContain('COPY scripts/patch-kafkajs.mjs scripts/')
     const patch = readFileSync(new URL('./patch-kafkajs.mjs', import.meta.url), 'utf8')
     const mark = /const MARK = '\/\* (tep-patch: [^*]+) \*\/'/.exec(patch)?.[1]
     expect(mark).toBeDefined()
-    expect(install).toContain(`grep -qF '${mark!.trim()}' node_modules/kafkajs/src/network/requestQueue/index.js`)
+    for (const stage of ['demo', 'production']) {
+      const install = installOf(stage)
+      expect(install, stage).toContain('node scripts/patch-kafkajs.mjs')
+      expect(install, stage).toContain(`grep -qF '${mark!.trim()}' node_modules/kafkajs/src/network/requestQueue/index.js`)
+    }
   })
 })

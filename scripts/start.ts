@@ -189,8 +189,9 @@ async function main(): Promise<number> {
       const bankSync = spawnService({
         name: 'bank-sync',
         script: 'services/bank-sync/src/main.ts',
-        // No TOKEN_ENCRYPTION_KEY: bank-sync uses its logged DEVELOPMENT key because the bank is the loopback simulator.
-        env: { ...base, METRICS_PORT: String(port), BANK_API_URL: bankUrl, BANK_REDIRECT_URI: bankRedirectUri, CONSENT_GATEWAY_PORT: String(gatewayPort), SYNC_INTERVAL: '30s', SYNC_JITTER: '5s', BANK_SYNC_INSTANCE_ID: 'bank-sync-0' },
+        // No TOKEN_ENCRYPTION_KEY / CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: the explicit switch lets bank-sync use its
+        // public, logged DEVELOPMENT keys against the loopback simulator (never inferred from the address).
+        env: { ...base, BANK_SYNC_DEVELOPMENT_KEYS: 'true', METRICS_PORT: String(port), BANK_API_URL: bankUrl, BANK_REDIRECT_URI: bankRedirectUri, CONSENT_GATEWAY_PORT: String(gatewayPort), SYNC_INTERVAL: '30s', SYNC_JITTER: '5s', BANK_SYNC_INSTANCE_ID: 'bank-sync-0' },
         logDir,
         cwd: repoRoot,
       })

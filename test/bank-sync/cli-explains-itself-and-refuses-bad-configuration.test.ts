@@ -35,6 +35,29 @@ describe('bank-sync CLI', () => {
       TOKEN_ENCRYPTION_KEY: '',
     })
     expect(code).toBe(2)
+    expect(stderr).toMatch(/TOKEN_ENCRYPTION_KEY is not set/)
+  })
+
+  it('refuses the public development keys for a loopback bank (a sidecar looks the same) without BANK_SYNC_DEVELOPMENT_KEYS', async () => {
+    const { code, stderr } = await run([], {
+      BANK_API_URL: 'http://127.0.0.1:15001',
+      TOKEN_ENCRYPTION_KEY: '',
+      CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: '',
+      BANK_SYNC_DEVELOPMENT_KEYS: '',
+    })
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/TOKEN_ENCRYPTION_KEY/)
+    expect(stderr).toMatch(/CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY/)
+    expect(stderr).toMatch(/BANK_SYNC_DEVELOPMENT_KEYS=true/)
+  })
+
+  it('refuses the development switch against a bank that is not on loopback', async () => {
+    const { code, stderr } = await run([], {
+      BANK_API_URL: 'https://bank.example.com',
+      TOKEN_ENCRYPTION_KEY: '',
+      BANK_SYNC_DEVELOPMENT_KEYS: 'true',
+    })
+    expect(code).toBe(2)
     expect(stderr).toMatch(/TOKEN_ENCRYPTION_KEY is required when BANK_API_URL is not a loopback simulator/)
   })
 

@@ -40,10 +40,13 @@ describe('forged consent callbacks', () => {
     await h.waitForSync(instance, real.consentId, 0, 'synced')
     const issuedBefore = instance.sync.ownedConsent(real.consentId)?.tokenIssuedAt
 
-    // The attacker's flows: valid states and their cookies, junk codes.
+    // The attacker's flows: valid states and their cookies, junk codes. One customer
+    // is held to CONSENT_GATEWAY_CUSTOMER_LIMIT starts and callbacks
+    // (consent-gateway-limits.test.ts), so this attacker holds many customers' tokens,
+    // which only the budget can stop.
     const flows: Array<Awaited<ReturnType<Harness['startConsent']>>> = []
     for (let i = 0; i < FORGED; i += 50) {
-      flows.push(...(await Promise.all(Array.from({ length: 50 }, () => h.startConsent(gatewayUrl, 'attacker')))))
+      flows.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => h.startConsent(gatewayUrl, `attacker-${i + j}`)))))
     }
     // Every token request takes 6 s at the bank (under the client's 10 s timeout): the
     // forged exchanges the budget lets through hold it for 9 rounds of 6 s, and the

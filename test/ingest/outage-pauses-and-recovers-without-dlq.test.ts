@@ -191,6 +191,22 @@ describe('transaction-ingest during an enrichment API outage', () => {
     await nothingWrittenBeyond(240)
   })
 
+  it.each([431, 413])(
+    'pauses when a proxy refuses even small requests as too large (%i), instead of dead-lettering the stream',
+    async (status) => {
+      const before = produced
+      // A proxy's header limit or an oversized bearer token: every request is refused alike.
+      await setFaults({ errorRate: 1, errorStatus: status, pathPrefix: '/v5' })
+      await produce(60)
+      const reason = await pausedBy('ENRICHMENT_REQUEST_TOO_LARGE')
+      expect(reason).toMatch(/paused by a systemic failure/)
+      await nothingWrittenBeyond(before)
+      await setFaults(null)
+      await recovers()
+      await nothingWrittenBeyond(before + 60)
+    },
+  )
+
   it('in the end every record was enriched exactly once and the lag is zero', async () => {
     const outcomes = await readOutcomes(kit.kafka, serde, topics)
     expect(outcomes.duplicatePositions).toEqual({})

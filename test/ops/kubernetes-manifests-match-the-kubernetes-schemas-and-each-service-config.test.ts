@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { Deployment } from 'kubernetes-models/apps/v1'
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1'
 import { ConfigMap, Service } from 'kubernetes-models/v1'
 import { describe, expect, it } from 'vitest'
 import { parseAllDocuments } from 'yaml'
@@ -10,7 +11,7 @@ import { configProblems, DEPLOYABLES } from './service-configs.ts'
 // Kubernetes schemas: the npm package kubernetes-models (Apache-2.0), whose
 // classes validate an object against the Kubernetes OpenAPI definitions they
 // were generated from (Ajv). Kinds used by deploy/k8s only.
-const KINDS = { 'apps/v1/Deployment': Deployment, 'v1/ConfigMap': ConfigMap, 'v1/Service': Service } as const
+const KINDS = { 'apps/v1/Deployment': Deployment, 'v1/ConfigMap': ConfigMap, 'v1/Service': Service, 'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy } as const
 
 interface Manifest {
   apiVersion: string
@@ -29,7 +30,19 @@ const manifests: Manifest[] = readdirSync(dir)
 // Secrets are created out of band (deploy/k8s/README.md): stand-ins with the right shape.
 const SECRETS: Record<string, Record<string, string>> = {
   'enrichment-credentials': { ENRICHMENT_CLIENT_ID: 'id', ENRICHMENT_CLIENT_SECRET: 'secret' },
-  'bank-credentials': { BANK_CLIENT_ID: 'id', BANK_CLIENT_SECRET: 'secret', TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') },
+  'bank-credentials': {
+    BANK_CLIENT_ID: 'id',
+    BANK_CLIENT_SECRET: 'secret',
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: Buffer.alloc(32, 8).toString('base64'),
+  },
+}
+
+/** The keys deploy/k8s/README.md creates in each secret (one file per key under secrets/<dir>/). */
+function documentedSecretKeys(): Record<string, string[]> {
+  const readme = readFileSync(path.join(dir, 'README.md'), 'utf8')
+  const keysOf = (folder: string) => [...readme.matchAll(new RegExp(`> secrets/${folder}/([A-Z_]+)`, 'g'))].map((m) => m[1]!).sort()
+  return { 'enrichment-credentials': keysOf('enrichment'), 'bank-credentials': keysOf('bank') }
 }
 
 function validateKind(m: unknown): string | undefined {
@@ -48,6 +61,37 @@ describe('deploy/k8s manifests', () => {
   it('are valid against the Kubernetes schemas', () => {
     expect(manifests.length).toBeGreaterThanOrEqual(5)
     expect(manifests.map(validateKind).filter((p) => p !== undefined)).toEqual([])
+  })
+
+  it('stand in for exactly the secrets deploy/k8s/README.md creates (a key missing there is missing in the cluster)', () => {
+    const stand = Object.fromEntries(Object.entries(SECRETS).map(([name, data]) => [name, Object.keys(data).sort()]))
+    expect(documentedSecretKeys()).toEqual(stand)
+  })
+
+  it('run every container non-root, read-only, without privilege escalation, from a version tag', () => {
+    const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version
+    const problems: string[] = []
+    for (const d of manifests.filter((m) => m.kind === 'Deployment')) {
+      const pod = (d.spec!.template!.spec as unknown as { securityContext?: { runAsNonRoot?: boolean; runAsUser?: number }; automountServiceAccountToken?: boolean })
+      if (pod.securityContext?.runAsNonRoot !== true || !(Number(pod.securityContext.runAsUser) > 0)) problems.push(`${d.metadata.name}: pod not runAsNonRoot with a numeric user`)
+      if (pod.automountServiceAccountToken !== false) problems.push(`${d.metadata.name}: service account token mounted`)
+      for (const c of d.spec!.template!.spec.containers as unknown as Array<{ name: string; image: string; securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } } }>) {
+        if (c.image !== `tep:${version}`) problems.push(`${d.metadata.name}: image ${c.image} is not tep:${version}`)
+        const sc = c.securityContext
+        if (sc?.allowPrivilegeEscalation !== false || sc.readOnlyRootFilesystem !== true || !sc.capabilities?.drop?.includes('ALL'))
+          problems.push(`${d.metadata.name}/${c.name}: securityContext must forbid privilege escalation, make the root filesystem read-only and drop ALL capabilities`)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('deny ingress by default, open the consent gateway to browsers, and run bank-sync reachable with its replica count', () => {
+    const policies = manifests.filter((m) => m.kind === 'NetworkPolicy') as unknown as Array<{ metadata: { name: string }; spec: { podSelector: object; policyTypes: string[]; ingress?: unknown[] } }>
+    expect(policies.some((p) => Object.keys(p.spec.podSelector).length === 0 && p.spec.policyTypes.includes('Ingress') && p.spec.ingress === undefined)).toBe(true)
+    const bankSync = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === 'bank-sync')!
+    const env = Object.fromEntries((bankSync.spec!.template!.spec.containers[0]!.env ?? []).map((e) => [e.name, e.value]))
+    expect(env.CONSENT_GATEWAY_HOST).toBe('0.0.0.0')
+    expect(Number(env.BANK_SYNC_REPLICAS)).toBe((bankSync.spec as { replicas?: number }).replicas)
   })
 
   it('would be refused with a wrong type or a missing required field', () => {

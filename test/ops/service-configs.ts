@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig, resolveEnrichmentAuth, type EnvSpec } from '@tep/config'
-import { bankSyncEnv, resolveKeyring } from '@tep/bank-sync'
+import { bankSyncEnv, resolveCustomerTokenKey, resolveKeyring } from '@tep/bank-sync'
 import { pollerEnv } from '@tep/invalidation-poller'
 import { refresherEnv } from '@tep/refresher'
 import { INGEST_ENV } from '@tep/transaction-ingest'
@@ -18,7 +18,9 @@ export const DEPLOYABLES: Record<string, { script: string; env: EnvSpec; crossCh
     env: bankSyncEnv,
     crossChecks: (cfg) => {
       try {
+        // Both keys, as main.ts resolves them: a deployment without one exits at start.
         resolveKeyring(cfg as Parameters<typeof resolveKeyring>[0])
+        resolveCustomerTokenKey(cfg as Parameters<typeof resolveCustomerTokenKey>[0])
         return undefined
       } catch (err) {
         return (err as Error).message

@@ -45,6 +45,33 @@ function statusError(status: number, body: unknown, headers: Record<string, stri
   })
 }
 
+describe('413, 414 and 431: the record\'s fault only when its request is large', () => {
+  const sized = (status: number, sent: { targetBytes: number; bodyBytes: number }) =>
+    toEnrichmentError(
+      new HttpStatusError({ ...context, sent }, { status, retriable: false, bodySnippet: '', bodyText: '', headers: {} }),
+      context.operation,
+    ) as EnrichmentRequestTooLargeError
+
+  it('a minimal request refused (a proxy\'s limit) is not record-scoped: the pipeline pauses', () => {
+    for (const status of [413, 414, 431]) {
+      const err = sized(status, { targetBytes: 120, bodyBytes: 400 })
+      expect(err).toBeInstanceOf(EnrichmentRequestTooLargeError)
+      expect(err.recordScoped).toBe(false)
+      expect(err.message).toMatch(/refuses even this small request \(URL 120 bytes, body 400 bytes\).*not the record's fault/)
+    }
+  })
+
+  it('a large body (413) or URL (414) is the request\'s own content: record-scoped', () => {
+    expect(sized(413, { targetBytes: 120, bodyBytes: 40_000 }).recordScoped).toBe(true)
+    expect(sized(414, { targetBytes: 9_000, bodyBytes: 0 }).recordScoped).toBe(true)
+    // Servers count the request line in the header limit (Node: 431 for a 20 kB query).
+    expect(sized(431, { targetBytes: 20_000, bodyBytes: 0 }).recordScoped).toBe(true)
+    // The other part being large does not count: a 413 is about the body, a 414/431 about the URL.
+    expect(sized(413, { targetBytes: 9_000, bodyBytes: 300 }).recordScoped).toBe(false)
+    expect(sized(431, { targetBytes: 300, bodyBytes: 40_000 }).recordScoped).toBe(false)
+  })
+})
+
 describe('toEnrichmentError', () => {
   it.each([
     [400, EnrichmentBadRequestError, 'ENRICHMENT_BAD_REQUEST', false, true],

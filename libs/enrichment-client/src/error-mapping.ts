@@ -53,6 +53,32 @@ function describeApiError(api: ApiErrorBody | undefined, snippet: string): strin
 }
 
 /**
+ * Below these sizes a 413 (body) or 414 (URL) cannot be the record's fault: one
+ * record's request is a few hundred bytes (the raw event rules bound every field,
+ * schemas/src/raw-transaction-rules.ts), RFC 9110 asks servers to take URIs of at
+ * least 8000 octets, and API gateways take bodies of megabytes. A batch of a
+ * hundred records is above the body size, so a batch 413 still falls back to
+ * single calls, and a single call refused below it pauses the pipeline.
+ */
+export const MINIMAL_REQUEST = { bodyBytes: 16 * 1024, targetBytes: 2048 } as const
+
+/**
+ * Whether a 413/414/431 is about the request's own content: the part the status
+ * names is larger than a minimal request. For 431 that is the URL too: no record's
+ * data goes into a header, but servers count the request line in their header limit
+ * (Node answers a 20 kB query string with 431). Unknown sizes count as the content's
+ * fault (the old rule).
+ */
+export function ownContentTooLarge(status: number, sent: { targetBytes: number; bodyBytes: number } | undefined): boolean {
+  if (sent === undefined) return true
+  return status === 413 ? sent.bodyBytes > MINIMAL_REQUEST.bodyBytes : sent.targetBytes > MINIMAL_REQUEST.targetBytes
+}
+
+function describeSent(sent: { targetBytes: number; bodyBytes: number } | undefined): string {
+  return sent === undefined ? 'size unknown' : `URL ${sent.targetBytes} bytes, body ${sent.bodyBytes} bytes`
+}
+
+/**
  * Maps an error of the HTTP core to the enrichment error for its status or
  * failure. `operation` is the client operation (e.g. `enrichment.getShop`).
  * Anything that is not an HttpRequestError is returned unchanged.
@@ -105,9 +131,19 @@ export function toEnrichmentError(err: unknown, operation: string): unknown {
       case 413:
       case 414:
       case 431:
+        if (ownContentTooLarge(status, err.sent)) {
+          return new EnrichmentRequestTooLargeError(
+            `${what}; the request is too large for the API (${status === 413 ? 'body' : status === 414 ? 'URL' : 'headers with the request line'}) because of its input (a retry will not help)`,
+            options,
+          )
+        }
+        // A limit no sane API has for a request this small (a proxy's limit, an oversized
+        // bearer token in the headers, which no record fills): every record would be
+        // refused alike, so this must pause the pipeline, not dead-letter the stream.
         return new EnrichmentRequestTooLargeError(
-          `${what}; the request is too large for the API (${status === 413 ? 'body' : status === 414 ? 'URL' : 'headers'}) because of its input (a retry will not help)`,
-          options,
+          `${what}; a ${status === 413 ? 'body' : status === 414 ? 'URL' : 'header'} limit refuses even this small request ` +
+            `(${describeSent(err.sent)}): a proxy or the API is misconfigured, or the credential is too large; not the record's fault: the pipeline pauses until it is fixed (a retry will not help)`,
+          { ...options, recordScoped: false },
         )
       case 415:
         return new EnrichmentUnsupportedMediaTypeError(

@@ -78,9 +78,12 @@ export class EnrichmentBadRequestError extends EnrichmentApiError {
 
 /**
  * 413, 414 or 431: the request was too large for the API (body, URL or
- * headers). Only the input of this request made it so, so it is record-scoped
- * and not retriable: a batch is split into single calls, a single call ends its
- * record. Treating it as an outage would redo the same record forever.
+ * headers). When the request's own content is large (error-mapping.ts
+ * `ownContentTooLarge`) it is record-scoped and not retriable: a batch is split
+ * into single calls, a single call ends its record; treating it as an outage
+ * would redo the same record forever. When even a minimal request is refused (or
+ * the headers, which no record fills), `recordScoped` is false: a proxy's limit or
+ * an oversized bearer token would otherwise dead-letter the whole stream.
  */
 export class EnrichmentRequestTooLargeError extends EnrichmentApiError {
   constructor(message: string, options: Omit<EnrichmentErrorOptions, 'retriable'>) {

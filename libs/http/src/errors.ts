@@ -15,6 +15,12 @@ export interface RequestContext {
   url: string
   /** 1-based attempt number that produced this error. */
   attempt: number
+  /**
+   * Sizes of what was sent: the request target (path and query) and the body, in
+   * bytes. A 413/414 is only about the request's own content when these are large
+   * (error mappings tell a proxy's limit from an oversized record by them).
+   */
+  sent?: { targetBytes: number; bodyBytes: number }
 }
 
 /** Invalid client or policy configuration, raised when the client is built. Never retriable. */
@@ -41,6 +47,8 @@ export class HttpRequestError extends PipelineError {
   readonly method: string
   readonly url: string
   readonly attempt: number
+  /** Sizes of what was sent (RequestContext.sent); undefined for a request never built. */
+  readonly sent: RequestContext['sent']
 
   constructor(
     message: string,
@@ -62,6 +70,7 @@ export class HttpRequestError extends PipelineError {
     this.method = options.context.method
     this.url = options.context.url
     this.attempt = options.context.attempt
+    this.sent = options.context.sent
   }
 }
 

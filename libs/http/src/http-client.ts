@@ -162,9 +162,10 @@ export class HttpClient {
     if (req.headers !== undefined)
       for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value
     if (contentType !== undefined) headers['content-type'] = contentType
+    const sent = { targetBytes: Buffer.byteLength(target.path), bodyBytes: body === undefined ? 0 : Buffer.byteLength(body) }
 
     for (let attempt = 1; ; attempt++) {
-      const context: RequestContext = { operation: req.operation, method: req.method, url: safeUrl, attempt }
+      const context: RequestContext = { operation: req.operation, method: req.method, url: safeUrl, attempt, sent }
       if (req.signal?.aborted) throw new HttpAbortedError(context, req.signal.reason)
       // A retry has already waited out its own Retry-After; a new request honours
       // the credential-wide pause another request was told about.

@@ -1,4 +1,9 @@
 import { PipelineError } from '@tep/errors'
+// The card-number generators of the masking's own property tests, so the DLQ is held to
+// the same cases; a test-only entry point (fast-check is a devDependency), never in src code.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports
+import { hiddenIndexes, prefix, suffix, writtenPan } from '@tep/observability/testing'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   buildDlqHeaders,
@@ -98,6 +103,47 @@ describe('card numbers on the DLQ', () => {
     expect(headers.masked).toBe('2')
     expect(headers.errorMessage).toBe('cardBin must be at most 8 digits, got 16 (411111******1111)')
     expect(JSON.stringify(record)).not.toContain(PAN)
+  })
+
+  it('are masked in the source headers too, and counted', () => {
+    const record = createDlqRecord('transactions.dlq.v1', {
+      ...source,
+      headers: { note: `card ${PAN} 12/27`, refs: [Buffer.from(`ref 7 ${PAN}`), 'none'] },
+    }, { error: new Error('x'), attempts: 1, failedAt })
+    expect(record.headers.note).toBe('card 411111******1111 12/27')
+    expect((record.headers.refs as Buffer[])[0]!.toString()).toBe('ref 7 411111******1111')
+    expect((record.headers.refs as unknown[])[1]).toBe('none')
+    expect(readDlqHeaders(record.headers).masked).toBe('2')
+  })
+
+  it('never survive in a DLQ record, wherever they are and however they are written (property)', () => {
+    fc.assert(
+      fc.property(prefix, writtenPan, suffix, fc.constantFrom('key', 'value', 'header', 'reason'), (before, { digits, text }, after, where) => {
+        const payload = Buffer.from(before + text + after)
+        const record = createDlqRecord(
+          'transactions.dlq.v1',
+          {
+            ...source,
+            key: where === 'key' ? payload : source.key,
+            value: where === 'value' ? payload : source.value,
+            headers: where === 'header' ? { description: payload.toString() } : {},
+          },
+          { error: new Error(where === 'reason' ? payload.toString() : 'x'), attempts: 1, failedAt },
+        )
+        const headers = readDlqHeaders(record.headers)
+        const out =
+          where === 'key' ? record.key!.toString() :
+          where === 'value' ? record.value!.toString() :
+          where === 'header' ? String(record.headers.description) :
+          headers.errorMessage!
+        const start = Buffer.byteLength(before)
+        const masked = Buffer.from(out).subarray(start, start + text.length).toString()
+        for (const i of hiddenIndexes(text)) expect(masked[i], `${where}: ${out}`).toBe('*')
+        expect(out.replace(/[ -]/g, '')).not.toContain(digits)
+        if (where !== 'reason') expect(Number(headers.masked)).toBeGreaterThanOrEqual(1)
+      }),
+      { numRuns: 1000 },
+    )
   })
 
   it('leave other digit runs alone (offsets, amounts, ids that fail the Luhn check)', () => {

@@ -4,7 +4,7 @@ import { maskPans, maskPansInText } from './pan-masking.ts'
 
 /**
  * Names of the headers that say why a record is on the DLQ. The record's own key,
- * value and headers are kept, except that card numbers in the key and value are
+ * value and headers are kept, except that card numbers in the key, value and headers are
  * masked in place (pan-masking.ts; `dlq.masked` then says how many); these are added (replacing any earlier
  * dlq.* headers, so a record that went through the DLQ twice tells the latest story).
  */
@@ -19,7 +19,7 @@ export const DLQ_HEADERS = {
   consumerGroup: 'dlq.consumer.group',
   attempts: 'dlq.attempts',
   failedAt: 'dlq.failed.at',
-  /** Present when card numbers were masked in the key or value: how many. */
+  /** Present when card numbers were masked in the key, value or source headers: how many. */
   masked: 'dlq.masked.pans',
 } as const
 
@@ -68,7 +68,7 @@ export function buildDlqHeaders(
   const headers: Record<string, string> = {
     [DLQ_HEADERS.errorCode]: failure.code ?? errorCode(failure.error),
     [DLQ_HEADERS.errorMessage]: messageOf(failure.error),
-    [DLQ_HEADERS.errorName]: failure.error instanceof Error ? failure.error.name : typeof failure.error,
+    [DLQ_HEADERS.errorName]: failure.error instanceof Error ? maskPansInText(failure.error.name) : typeof failure.error,
     [DLQ_HEADERS.sourceTopic]: source.topic,
     [DLQ_HEADERS.sourcePartition]: String(source.partition),
     [DLQ_HEADERS.sourceOffset]: source.offset,
@@ -85,14 +85,29 @@ export function buildDlqHeaders(
  * same length), original headers kept, dlq.* headers added.
  */
 export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: DlqFailure): DlqRecord {
+  // The source's own headers are copied too, so they are masked like the key and value:
+  // a producer may put a card reference or a description in one.
   const kept: IHeaders = {}
+  let headersMasked = 0
+  const maskHeader = (v: Buffer | string): Buffer | string => {
+    if (typeof v === 'string') {
+      const masked = maskPans(Buffer.from(v, 'utf8'))
+      headersMasked += masked.masked
+      return masked.masked === 0 ? v : masked.bytes.toString('utf8')
+    }
+    const masked = maskPans(v)
+    headersMasked += masked.masked
+    return masked.bytes
+  }
   for (const [name, value] of Object.entries(source.headers ?? {})) {
-    if (!name.startsWith('dlq.') && value !== undefined) kept[name] = value
+    if (name.startsWith('dlq.') || value === undefined) continue
+    kept[name] = Array.isArray(value) ? value.map(maskHeader) : maskHeader(value)
   }
   const key = source.key === null ? { bytes: null, masked: 0 } : maskPans(source.key)
   const value = source.value === null ? { bytes: null, masked: 0 } : maskPans(source.value)
   const headers: IHeaders = { ...kept, ...buildDlqHeaders(source, failure) }
-  if (key.masked + value.masked > 0) headers[DLQ_HEADERS.masked] = String(key.masked + value.masked)
+  const masked = key.masked + value.masked + headersMasked
+  if (masked > 0) headers[DLQ_HEADERS.masked] = String(masked)
   return { topic: dlqTopic, key: key.bytes, value: value.bytes, headers }
 }
 

@@ -4,7 +4,6 @@ import {
   Partitioners,
   type KafkaConfig,
   type ProducerConfig,
-  type SASLOptions,
 } from 'kafkajs'
 import { KafkaConfigError } from './errors.ts'
 import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
@@ -15,9 +14,6 @@ export interface KafkaClientConfig {
   /** host:port list. */
   brokers: string[]
   clientId: string
-  /** TLS to the brokers: `true` for the system CAs, or Node TLS options. */
-  ssl?: KafkaConfig['ssl']
-  sasl?: SASLOptions
   connectionTimeoutMs?: number
   requestTimeoutMs?: number
   /** KafkaJS log level routed to the logger; default INFO. */
@@ -25,9 +21,12 @@ export interface KafkaClientConfig {
   /** Retry of KafkaJS requests (not of records); KafkaJS defaults otherwise. */
   retry?: KafkaConfig['retry']
   /**
-   * Client-neutral TLS/SASL. When neither this nor `ssl`/`sasl` is given, it is read
+   * TLS and SASL, the one way to pass them: they reach the KafkaJS client and every
+   * @platformatic/kafka client made from it (the data path). Unset, they are read
    * from the KAFKA_SECURITY_PROTOCOL/SASL/SSL variables (kafkaSecurityFromEnv), so
-   * every service, tool and child process honours them.
+   * every service, tool and child process honours them. (KafkaJS-style `ssl`/`sasl`
+   * options are gone: they secured the KafkaJS admin only and left the data path in
+   * plaintext.)
    */
   security?: KafkaSecurity
 }
@@ -85,14 +84,20 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
   if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
   // KafkaJS's own read-committed filter can let aborted records through.
   installReadCommittedFix()
-  const security =
-    config.security ?? (config.ssl === undefined && config.sasl === undefined ? kafkaSecurityFromEnv() : undefined)
-  const kafkajs = security === undefined ? {} : toKafkaJsSecurity(security)
+  if ('ssl' in config || 'sasl' in config) {
+    throw new KafkaConfigError(
+      'createKafka takes TLS and SASL as `security` (a KafkaSecurity, e.g. kafkaSecurityFromEnv()), not `ssl`/`sasl`: those would not reach the @platformatic/kafka clients',
+    )
+  }
+  const security = config.security ?? kafkaSecurityFromEnv()
+  // Accepted only with KAFKA_ALLOW_INSECURE=true; said on every start so it is never forgotten.
+  for (const what of security.insecure ?? []) logger.warn({ clientId: config.clientId }, `INSECURE Kafka setting accepted (KAFKA_ALLOW_INSECURE=true): ${what}`)
+  const kafkajs = toKafkaJsSecurity(security)
   const kafka = new Kafka({
     brokers: config.brokers,
     clientId: config.clientId,
-    ssl: config.ssl ?? kafkajs.ssl,
-    sasl: config.sasl ?? kafkajs.sasl,
+    ssl: kafkajs.ssl,
+    sasl: kafkajs.sasl,
     connectionTimeout: config.connectionTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     retry: config.retry,
@@ -103,7 +108,7 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
     brokers: [...config.brokers],
     clientId: config.clientId,
   }
-  if (security !== undefined && (security.tls !== undefined || security.sasl !== undefined)) info.security = security
+  if (security.tls !== undefined || security.sasl !== undefined) info.security = security
   if (config.connectionTimeoutMs !== undefined) info.connectionTimeoutMs = config.connectionTimeoutMs
   if (config.requestTimeoutMs !== undefined) info.requestTimeoutMs = config.requestTimeoutMs
   connections.set(kafka, info)

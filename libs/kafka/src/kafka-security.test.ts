@@ -51,7 +51,7 @@ describe('kafkaSecurityFromEnv', () => {
     })
   })
 
-  it('reads SSL with the system CAs, mutual TLS and PLAIN over SASL_PLAINTEXT', () => {
+  it('reads SSL with the system CAs, mutual TLS and an SNI name', () => {
     expect(kafkaSecurityFromEnv({ KAFKA_SECURITY_PROTOCOL: 'SSL' }, read)).toEqual({ tls: true })
     expect(
       kafkaSecurityFromEnv(
@@ -59,17 +59,42 @@ describe('kafkaSecurityFromEnv', () => {
           KAFKA_SECURITY_PROTOCOL: 'SSL',
           KAFKA_SSL_CERT_FILE: '/etc/kafka/client.pem',
           KAFKA_SSL_KEY_FILE: '/etc/kafka/client.key',
-          KAFKA_SSL_REJECT_UNAUTHORIZED: 'false',
+          KAFKA_SSL_SERVER_NAME: 'kafka.internal.example',
         },
         read,
       ),
-    ).toEqual({ tls: { cert: 'CERT-PEM', key: 'KEY-PEM', rejectUnauthorized: false } })
-    expect(
-      kafkaSecurityFromEnv(
-        { KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' },
-        read,
-      ),
-    ).toEqual({ sasl: { mechanism: 'plain', username: 'u', password: 'p' } })
+    ).toEqual({ tls: { cert: 'CERT-PEM', key: 'KEY-PEM', servername: 'kafka.internal.example' } })
+    expect(problemsOf(() => kafkaSecurityFromEnv({ KAFKA_SECURITY_PROTOCOL: 'SSL', KAFKA_SSL_SERVER_NAME: '10.0.0.1' }, read))[0]).toMatch(
+      /KAFKA_SSL_SERVER_NAME must be a DNS host name/,
+    )
+  })
+
+  const saslPlaintext = { KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' }
+  const noCertificateCheck = { KAFKA_SECURITY_PROTOCOL: 'SSL', KAFKA_SSL_REJECT_UNAUTHORIZED: 'false' }
+
+  it('refuses SASL_PLAINTEXT (PLAIN sends the password in clear) and an unchecked certificate without KAFKA_ALLOW_INSECURE', () => {
+    expect(problemsOf(() => kafkaSecurityFromEnv(saslPlaintext, read))).toEqual([
+      expect.stringMatching(/^KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT .*refused unless KAFKA_ALLOW_INSECURE=true/),
+    ])
+    expect(problemsOf(() => kafkaSecurityFromEnv({ ...saslPlaintext, KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512' }, read))).toHaveLength(1)
+    expect(problemsOf(() => kafkaSecurityFromEnv(noCertificateCheck, read))).toEqual([
+      expect.stringMatching(/^KAFKA_SSL_REJECT_UNAUTHORIZED=false .*refused unless KAFKA_ALLOW_INSECURE=true/),
+    ])
+    expect(problemsOf(() => kafkaSecurityFromEnv({ ...noCertificateCheck, KAFKA_ALLOW_INSECURE: 'false' }, read))).toHaveLength(1)
+    expect(problemsOf(() => kafkaSecurityFromEnv({ KAFKA_ALLOW_INSECURE: 'yes please' }, read))).toEqual([
+      'KAFKA_ALLOW_INSECURE must be true or false, got "yes please"',
+    ])
+  })
+
+  it('accepts them with KAFKA_ALLOW_INSECURE=true, naming each so createKafka can warn', () => {
+    const plain = kafkaSecurityFromEnv({ ...saslPlaintext, KAFKA_ALLOW_INSECURE: 'true' }, read)
+    expect(plain.sasl).toEqual({ mechanism: 'plain', username: 'u', password: 'p' })
+    expect(plain.insecure).toEqual([expect.stringMatching(/^KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT/)])
+    const unchecked = kafkaSecurityFromEnv({ ...noCertificateCheck, KAFKA_ALLOW_INSECURE: 'true' }, read)
+    expect(unchecked.tls).toEqual({ rejectUnauthorized: false })
+    expect(unchecked.insecure).toEqual([expect.stringMatching(/^KAFKA_SSL_REJECT_UNAUTHORIZED=false/)])
+    // The switch alone changes nothing about a secure setting.
+    expect(kafkaSecurityFromEnv({ KAFKA_SECURITY_PROTOCOL: 'SSL', KAFKA_ALLOW_INSECURE: 'true' }, read)).toEqual({ tls: true })
   })
 
   it('reports every problem at once, by variable name, never a password', () => {

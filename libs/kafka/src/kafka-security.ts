@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import type { KafkaConfig, SASLOptions } from 'kafkajs'
 import { KafkaConfigError } from './errors.ts'
 
@@ -9,9 +10,18 @@ import { KafkaConfigError } from './errors.ts'
  * `kafkaSecurityFromEnv`, which every service and tool reads at start-up.
  */
 export interface KafkaSecurity {
-  /** `true`: TLS with the system CAs. PEM text (not paths) otherwise. */
-  tls?: { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean } | true
+  /**
+   * `true`: TLS with the system CAs. PEM text (not paths) otherwise. `servername`:
+   * the SNI name sent to every broker (KAFKA_SSL_SERVER_NAME); unset, each broker's
+   * host name is sent (never an IP address, which SNI does not allow).
+   */
+  tls?: { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean; servername?: string } | true
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
+  /**
+   * Settings that expose credentials or data, accepted only because
+   * KAFKA_ALLOW_INSECURE=true: createKafka logs each at warn level on every start.
+   */
+  insecure?: string[]
 }
 
 /**
@@ -24,14 +34,17 @@ export interface SchemaRegistrySecurity {
 }
 
 export const KAFKA_SECURITY_VARIABLES = {
-  KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT (default), SSL, SASL_PLAINTEXT or SASL_SSL',
+  KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT (default), SSL, SASL_SSL, or SASL_PLAINTEXT (only with KAFKA_ALLOW_INSECURE=true)',
   KAFKA_SASL_MECHANISM: 'PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (required with SASL_*)',
   KAFKA_SASL_USERNAME: 'SASL user (required with SASL_*)',
   KAFKA_SASL_PASSWORD: 'SASL password (or KAFKA_SASL_PASSWORD_FILE: a file holding it)',
   KAFKA_SSL_CA_FILE: 'PEM file of the CA(s) that signed the brokers (default: the system CAs)',
   KAFKA_SSL_CERT_FILE: 'PEM client certificate for mutual TLS (with KAFKA_SSL_KEY_FILE)',
   KAFKA_SSL_KEY_FILE: 'PEM private key of KAFKA_SSL_CERT_FILE',
-  KAFKA_SSL_REJECT_UNAUTHORIZED: 'true (default); false only for a throw-away test broker',
+  KAFKA_SSL_REJECT_UNAUTHORIZED: 'true (default); false (no certificate check) only with KAFKA_ALLOW_INSECURE=true, for a throw-away test broker',
+  KAFKA_SSL_SERVER_NAME: 'SNI name sent to the brokers (default: each broker\'s host name; none for an IP address)',
+  KAFKA_ALLOW_INSECURE:
+    'true accepts SASL_PLAINTEXT (credentials and data in clear) and KAFKA_SSL_REJECT_UNAUTHORIZED=false, with a warning on every start; otherwise both are refused',
   SCHEMA_REGISTRY_USERNAME: 'HTTP basic auth user of the schema registry',
   SCHEMA_REGISTRY_PASSWORD: 'its password (or SCHEMA_REGISTRY_PASSWORD_FILE)',
 } as const
@@ -84,6 +97,22 @@ export function kafkaSecurityFromEnv(env: Env = process.env, read: ReadFile = de
   if (protocol === undefined) {
     problems.push(`KAFKA_SECURITY_PROTOCOL must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(protocolRaw)}`)
   }
+  const allowInsecureRaw = value(env, 'KAFKA_ALLOW_INSECURE')?.toLowerCase()
+  if (allowInsecureRaw !== undefined && !['true', 'false'].includes(allowInsecureRaw)) {
+    problems.push(`KAFKA_ALLOW_INSECURE must be true or false, got ${JSON.stringify(allowInsecureRaw)}`)
+  }
+  const allowInsecure = allowInsecureRaw === 'true'
+  const insecure: string[] = []
+  /** A setting that exposes credentials or data: refused unless KAFKA_ALLOW_INSECURE=true says it is meant. */
+  const insecureSetting = (what: string) => {
+    if (allowInsecure) insecure.push(what)
+    else problems.push(`${what}: refused unless KAFKA_ALLOW_INSECURE=true (never against a production cluster)`)
+  }
+  if (protocol === 'SASL_PLAINTEXT') {
+    insecureSetting(
+      'KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT sends the SASL credentials (in clear with PLAIN) and every record unencrypted; use SASL_SSL',
+    )
+  }
   const useTls = protocol === 'SSL' || protocol === 'SASL_SSL'
   const useSasl = protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL'
   const security: KafkaSecurity = {}
@@ -92,7 +121,8 @@ export function kafkaSecurityFromEnv(env: Env = process.env, read: ReadFile = de
   const certFile = value(env, 'KAFKA_SSL_CERT_FILE')
   const keyFile = value(env, 'KAFKA_SSL_KEY_FILE')
   const rejectRaw = value(env, 'KAFKA_SSL_REJECT_UNAUTHORIZED')
-  if (!useTls && protocol !== undefined && (caFile ?? certFile ?? keyFile ?? rejectRaw) !== undefined) {
+  const serverName = value(env, 'KAFKA_SSL_SERVER_NAME')
+  if (!useTls && protocol !== undefined && (caFile ?? certFile ?? keyFile ?? rejectRaw ?? serverName) !== undefined) {
     problems.push(`KAFKA_SSL_* variables are set but KAFKA_SECURITY_PROTOCOL is ${protocol}; use SSL or SASL_SSL`)
   }
   if (useTls) {
@@ -107,7 +137,16 @@ export function kafkaSecurityFromEnv(env: Env = process.env, read: ReadFile = de
     if (rejectRaw !== undefined) {
       if (!['true', 'false'].includes(rejectRaw.toLowerCase())) {
         problems.push(`KAFKA_SSL_REJECT_UNAUTHORIZED must be true or false, got ${JSON.stringify(rejectRaw)}`)
-      } else tls.rejectUnauthorized = rejectRaw.toLowerCase() === 'true'
+      } else {
+        tls.rejectUnauthorized = rejectRaw.toLowerCase() === 'true'
+        if (!tls.rejectUnauthorized)
+          insecureSetting('KAFKA_SSL_REJECT_UNAUTHORIZED=false accepts any certificate, so anyone on the path can read and change the traffic')
+      }
+    }
+    if (serverName !== undefined) {
+      if (!/^[A-Za-z0-9.-]+$/.test(serverName) || isIP(serverName) !== 0)
+        problems.push(`KAFKA_SSL_SERVER_NAME must be a DNS host name (SNI allows no IP address), got ${JSON.stringify(serverName)}`)
+      else tls.servername = serverName
     }
     security.tls = Object.keys(tls).length === 0 ? true : tls
   }
@@ -136,6 +175,7 @@ export function kafkaSecurityFromEnv(env: Env = process.env, read: ReadFile = de
   if (problems.length > 0) {
     throw new KafkaConfigError(`Kafka security configuration is invalid:\n  - ${problems.join('\n  - ')}`, { problems })
   }
+  if (insecure.length > 0) security.insecure = insecure
   return security
 }
 

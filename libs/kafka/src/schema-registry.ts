@@ -1,6 +1,6 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry'
 import type { AvroSchemaJson } from '@tep/schemas'
-import { SchemaRegistrationError, SchemaRegistryUnavailableError } from './errors.ts'
+import { KafkaConfigError, SchemaRegistrationError, SchemaRegistryUnavailableError } from './errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from './logger.ts'
 
 export interface SchemaRegistryConfig {
@@ -9,9 +9,43 @@ export interface SchemaRegistryConfig {
   auth?: { username: string; password: string }
   /** HTTP retries of the registry client per call; default 2. */
   retries?: number
+  /** Where the plain-http warning goes (see checkRegistryTransport). */
+  logger?: KafkaLogger
+}
+
+/** Loopback hosts, where plain http never leaves the machine. */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
+}
+
+/**
+ * The registry's transport rule: basic-auth credentials are never sent over
+ * http:// to a host off loopback (refused: anyone on the path would read them);
+ * plain http without credentials is allowed, since many internal registries serve
+ * it, but warned about: a writer schema can be altered on the path. Returns the
+ * warning, if any.
+ */
+export function checkRegistryTransport(url: string, hasCredentials: boolean): string | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new KafkaConfigError(`SCHEMA_REGISTRY_URL is not a URL: ${JSON.stringify(url)}`)
+  }
+  if (parsed.protocol === 'https:' || isLoopback(parsed.hostname)) return undefined
+  if (parsed.protocol !== 'http:') throw new KafkaConfigError(`SCHEMA_REGISTRY_URL must be http(s)://, got ${parsed.protocol}`)
+  if (hasCredentials) {
+    throw new KafkaConfigError(
+      `SCHEMA_REGISTRY_USERNAME/PASSWORD would be sent in clear over http:// to ${parsed.host}: use an https:// SCHEMA_REGISTRY_URL (or a registry on loopback)`,
+    )
+  }
+  return `schema registry ${parsed.host} over plain http: schemas can be read and altered on the path; use https:// where you can`
 }
 
 export function createSchemaRegistry(config: SchemaRegistryConfig): SchemaRegistry {
+  const warning = checkRegistryTransport(config.url, config.auth !== undefined)
+  if (warning !== undefined) (config.logger ?? SILENT_LOGGER).warn({ registry: new URL(config.url).host }, warning)
   return new SchemaRegistry({
     host: config.url.replace(/\/+$/, ''),
     auth: config.auth,

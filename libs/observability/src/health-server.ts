@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 import type { Logger } from 'pino'
 import type { Readiness } from './readiness.ts'
+import { redactDeep } from './redaction.ts'
 
 export interface HealthServer {
   port: number
@@ -31,8 +32,10 @@ export async function startHealthServer(options: {
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}')
     } else if (path === '/readyz') {
+      // Check details hold error texts (API answer snippets): masked like log lines,
+      // since /readyz listens on every interface without authentication.
       const snap = options.readiness.snapshot()
-      res.writeHead(snap.ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(snap))
+      res.writeHead(snap.ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(redactDeep(snap)))
     } else if (path === '/metrics') {
       options.registry
         .metrics()

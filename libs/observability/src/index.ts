@@ -1,6 +1,7 @@
 export { createLogger, REDACTED_PATHS } from './logger.ts'
 export type { Logger, CreateLoggerOptions } from './logger.ts'
 export { CENSOR, isSensitiveKey, maskSensitiveText, redactDeep } from './redaction.ts'
+export { findPanDigits, maskPans, maskPansInText } from './pan-masking.ts'
 export { createMetricsRegistry, counter, gauge, histogram, LATENCY_BUCKETS, Counter, Gauge, Histogram, Registry } from './metrics.ts'
 export { Readiness } from './readiness.ts'
 export type { CheckState } from './readiness.ts'

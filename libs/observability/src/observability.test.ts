@@ -49,6 +49,16 @@ describe('health server', () => {
     expect(metrics).toContain('tep_test_total{service="t"} 3')
     expect((await fetch(`${server.url}/nope`)).status).toBe(404)
   })
+
+  it('masks card numbers and IBANs in the readiness details, like log lines', async () => {
+    const readiness = new Readiness()
+    readiness.set('enrichment-api', false, 'GET /v5/shops answered 400: cardBin 4111111111111111 12/27 invalid; debtor CZ6508000000192000145399')
+    server = await startHealthServer({ port: 0, host: '127.0.0.1', registry: createMetricsRegistry({ service: 't', defaultMetrics: false }), readiness })
+    const text = await (await fetch(`${server.url}/readyz`)).text()
+    expect(text).not.toContain('4111111111111111')
+    expect(text).not.toContain('CZ6508000000192000145399')
+    expect(text).toContain('411111******1111 12/27')
+  })
 })
 
 describe('GracefulShutdown', () => {

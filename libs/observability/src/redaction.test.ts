@@ -1,7 +1,9 @@
 import { PassThrough } from 'node:stream'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from './logger.ts'
 import { maskSensitiveText, redactDeep } from './redaction.ts'
+import { prefix, suffix, writtenPan } from './testing/pan-arbitraries.ts'
 
 // A Luhn-valid test PAN and a checksum-valid Czech IBAN.
 const PAN = '4111111111111111'
@@ -17,7 +19,10 @@ function capture() {
 describe('maskSensitiveText', () => {
   it('masks a PAN to its BIN and last four, grouped or not', () => {
     expect(maskSensitiveText(`card ${PAN} declined`)).toBe('card 411111******1111 declined')
-    expect(maskSensitiveText('card 4111 1111 1111 1111.')).toBe('card 411111******1111.')
+    // In place: the groups stay, so the length and the rest of the line do too.
+    expect(maskSensitiveText('card 4111 1111 1111 1111.')).toBe('card 4111 11** **** 1111.')
+    expect(maskSensitiveText('4111111111111111 12/27')).toBe('411111******1111 12/27')
+    expect(maskSensitiveText('ref 7 4111111111111111')).toBe('ref 7 411111******1111')
   })
   it('masks an IBAN to its country and last four', () => {
     expect(maskSensitiveText(`to ${IBAN}`)).toBe('to CZ******************5399')
@@ -57,5 +62,26 @@ describe('createLogger', () => {
     for (const secret of [PAN, IBAN, 'rt-secret']) expect(text).not.toContain(secret)
     expect(text).toContain('411111******1111')
     expect(text).toContain('paid from CZ******************5399')
+  })
+})
+
+describe('log lines (property)', () => {
+  it('never hold a card number, whether it is in the message, a format argument, a field or an error', () => {
+    const { logger, lines } = capture()
+    fc.assert(
+      fc.property(prefix, writtenPan, suffix, fc.integer({ min: 0, max: 3 }), (before, { digits, text }, after, where) => {
+        const t = before + text + after
+        lines.length = 0
+        if (where === 0) logger.warn(t)
+        else if (where === 1) logger.warn('record %s sent to the DLQ', t)
+        else if (where === 2) logger.warn({ record: { description: t, list: [t] } }, 'record sent to the DLQ')
+        else logger.error(new Error(t, { cause: new Error(t) }))
+        logger.flush()
+        expect(lines).toHaveLength(1)
+        // JSON keeps digits, spaces and dashes as they are; the escapes of the noise do not matter.
+        expect(lines[0]!.replace(/[ -]/g, ''), lines[0]).not.toContain(digits)
+      }),
+      { numRuns: 500 },
+    )
   })
 })

@@ -7,6 +7,8 @@
  * country and last four).
  */
 
+import { maskPansInText } from './pan-masking.ts'
+
 export const CENSOR = '[REDACTED]'
 
 /** Keys (compared lower-case, without '-' and '_') whose values never reach a log. */
@@ -45,23 +47,8 @@ export function isSensitiveKey(key: string): boolean {
   return SENSITIVE_KEYS.has(normalizeKey(key))
 }
 
-/** 13-19 digits, optionally grouped by single spaces or dashes, not part of a longer number. */
-const PAN_CANDIDATE = /(?<![\d])\d(?:[ -]?\d){12,18}(?![\d])/g
 /** An IBAN: country, check digits, 10-30 alphanumerics (optionally grouped by spaces). */
 const IBAN_CANDIDATE = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){10,30}\b/g
-
-function luhnValid(digits: string): boolean {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48
-    if (i % 2 === 1) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return sum % 10 === 0
-}
 
 /** ISO 13616 check: the first four characters moved to the end, letters as 10..35, mod 97 = 1. */
 function ibanValid(iban: string): boolean {
@@ -76,22 +63,20 @@ function ibanValid(iban: string): boolean {
 }
 
 /**
- * Masks card numbers (Luhn-valid 13-19 digit runs: BIN and last four kept, as
- * PCI DSS allows) and IBANs (country and last four kept) inside a string.
+ * Masks card numbers (Luhn-valid 13-19 digits, grouped or not: BIN and last four
+ * kept in place, as PCI DSS allows) and IBANs (country and last four kept) inside a string.
  */
 export function maskSensitiveText(text: string): string {
   if (text.length < 13) return text
-  let out = text.replace(PAN_CANDIDATE, (match) => {
-    const digits = match.replace(/[ -]/g, '')
-    if (!luhnValid(digits)) return match
-    return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`
-  })
-  out = out.replace(IBAN_CANDIDATE, (match) => {
+  // IBANs first: their digit groups may hold a Luhn-valid run, which would leave
+  // the IBAN half masked and no longer recognised.
+  const out = text.replace(IBAN_CANDIDATE, (match) => {
     const compact = match.replace(/ /g, '')
     if (!ibanValid(compact)) return match
     return `${compact.slice(0, 2)}**${'*'.repeat(compact.length - 8)}${compact.slice(-4)}`
   })
-  return out
+  // Card numbers in place, however they are surrounded (pan-masking.ts).
+  return maskPansInText(out)
 }
 
 const MAX_DEPTH = 10

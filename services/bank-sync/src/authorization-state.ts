@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
 import { ConsentStateError } from './errors.ts'
 
 /** What the gateway binds to one authorization redirect. */
@@ -20,6 +20,8 @@ export interface AuthorizationStateClaims {
 }
 
 export const DEFAULT_STATE_TTL_MS = 10 * 60_000
+const IV_BYTES = 12
+const TAG_BYTES = 16
 
 /**
  * Derives the state-signing key from the token encryption key, so every gateway
@@ -33,7 +35,9 @@ export function deriveStateKey(tokenKey: Buffer): Buffer {
 }
 
 /**
- * OAuth `state` values: `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`.
+ * OAuth `state` values: `<base64url(iv | AES-256-GCM(JSON claims) | tag)>.<base64url(HMAC-SHA256)>`.
+ * Encrypted, not only signed: the state travels to the bank and stays in the
+ * browser's history, and the claims name the customer and the consent.
  *
  * Signed rather than stored so that the callback may land on any instance; the
  * single-use rule is an in-memory set of nonces per instance (a replay on another
@@ -41,6 +45,8 @@ export function deriveStateKey(tokenKey: Buffer): Buffer {
  */
 export class AuthorizationStateSigner {
   readonly #key: Buffer
+  /** Encrypts the claims; derived from the signing key, so no second secret is configured. */
+  readonly #encryptionKey: Buffer
   readonly #ttlMs: number
   readonly #now: () => number
   /** nonce → expiresAt, pruned as they expire so the set stays bounded by the TTL. */
@@ -51,6 +57,7 @@ export class AuthorizationStateSigner {
   constructor(options: { key: Buffer; ttlMs?: number; now?: () => number }) {
     if (options.key.length < 32) throw new RangeError('authorization state key must have at least 32 bytes')
     this.#key = options.key
+    this.#encryptionKey = Buffer.from(hkdfSync('sha256', options.key, Buffer.alloc(0), 'tep bank-sync authorization state encryption v1', 32))
     this.#ttlMs = options.ttlMs ?? DEFAULT_STATE_TTL_MS
     this.#now = options.now ?? Date.now
   }
@@ -68,7 +75,13 @@ export class AuthorizationStateSigner {
       expiresAt: this.#now() + this.#ttlMs,
       nonce: randomBytes(16).toString('base64url'),
     }
-    const body = Buffer.from(JSON.stringify(full)).toString('base64url')
+    const iv = randomBytes(IV_BYTES)
+    const cipher = createCipheriv('aes-256-gcm', this.#encryptionKey, iv)
+    // An array, not an object: the bank takes states of at most 500 characters, and a
+    // customer id may have 128 (keys would cost ~70 of them after sealing and base64).
+    const packed = [full.consentId, full.customerId, full.scope, full.binding, full.expiresAt, full.nonce]
+    const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(packed), 'utf8'), cipher.final(), cipher.getAuthTag()])
+    const body = sealed.toString('base64url')
     return { state: `${body}.${this.#sign(body)}`, claims: full }
   }
 
@@ -92,7 +105,12 @@ export class AuthorizationStateSigner {
     }
     let claims: AuthorizationStateClaims
     try {
-      claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as AuthorizationStateClaims
+      const sealed = Buffer.from(body, 'base64url')
+      const decipher = createDecipheriv('aes-256-gcm', this.#encryptionKey, sealed.subarray(0, IV_BYTES))
+      decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES))
+      const json = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()])
+      const [consentId, customerId, scope, binding, expiresAt, nonce] = JSON.parse(json.toString('utf8')) as unknown[]
+      claims = { consentId, customerId, scope, binding, expiresAt, nonce } as AuthorizationStateClaims
     } catch {
       throw new ConsentStateError(
         'MALFORMED',

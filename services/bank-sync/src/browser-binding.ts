@@ -36,36 +36,35 @@ export function matches(secret: string | undefined, hash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-export function cookieName(consentId: string): string {
-  return `${COOKIE_PREFIX}${consentId}`
+/**
+ * The cookie's name. Over TLS it has the `__Host-` prefix: browsers accept such a
+ * cookie only from this exact host over https, with Secure, Path=/ and no Domain, so
+ * a sibling subdomain cannot plant one (the planted flow would record the victim's
+ * accounts under the attacker's customer). Plain HTTP on loopback (development,
+ * `npm start`) cannot use the prefix; there the unprefixed name scoped to the
+ * callback path is the documented fallback.
+ */
+export function cookieName(consentId: string, secure: boolean): string {
+  return `${secure ? '__Host-' : ''}${COOKIE_PREFIX}${consentId}`
 }
 
 /**
  * The Set-Cookie of a new flow: HttpOnly (no script reads it), SameSite=Lax (sent
- * on the bank's top-level redirect, not on cross-site subrequests), Secure unless
- * the gateway is plain HTTP on loopback (development), Path = the callback only.
+ * on the bank's top-level redirect, not on cross-site subrequests); over TLS
+ * `__Host-` with Secure and Path=/ (the prefix requires both), on plain-HTTP
+ * loopback Path = the callback only.
  */
 export function setCookie(consentId: string, secret: string, options: { secure: boolean; maxAgeS: number }): string {
-  return [
-    `${cookieName(consentId)}=${secret}`,
-    `Path=${CALLBACK_PATH}`,
-    `Max-Age=${options.maxAgeS}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    ...(options.secure ? ['Secure'] : []),
-  ].join('; ')
+  return [`${cookieName(consentId, options.secure)}=${secret}`, ...attributes(options.secure), `Max-Age=${options.maxAgeS}`].join('; ')
 }
 
 /** Expires the cookie of a finished flow. */
 export function clearCookie(consentId: string, options: { secure: boolean }): string {
-  return [
-    `${cookieName(consentId)}=`,
-    `Path=${CALLBACK_PATH}`,
-    'Max-Age=0',
-    'HttpOnly',
-    'SameSite=Lax',
-    ...(options.secure ? ['Secure'] : []),
-  ].join('; ')
+  return [`${cookieName(consentId, options.secure)}=`, ...attributes(options.secure), 'Max-Age=0'].join('; ')
+}
+
+function attributes(secure: boolean): string[] {
+  return secure ? ['Path=/', 'Secure', 'HttpOnly', 'SameSite=Lax'] : [`Path=${CALLBACK_PATH}`, 'HttpOnly', 'SameSite=Lax']
 }
 
 /** The value of cookie `name` in a Cookie header (undefined when absent). */

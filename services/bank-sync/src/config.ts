@@ -11,8 +11,14 @@ export const bankSyncEnv = {
   TOKEN_ENCRYPTION_KEY: envVar(
     z.string().min(1),
     'base64 of 32 bytes: AES-256-GCM key for tokens at rest (or id1:BASE64,id2:BASE64 for rotation, first active). ' +
-      'Required unless BANK_API_URL is loopback, where a fixed DEVELOPMENT key is used and logged as such',
+      'Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then a public DEVELOPMENT key, logged)',
     { optional: true, secret: true },
+  ),
+  BANK_SYNC_DEVELOPMENT_KEYS: envVar(
+    parse.boolean,
+    'true: an unset TOKEN_ENCRYPTION_KEY or CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY falls back to a fixed, PUBLIC development key (npm start, tests, the loopback simulator only; refused for a non-loopback BANK_API_URL). ' +
+      'Never inferred: without it, both keys are required',
+    { default: 'false' },
   ),
   TOKEN_ENCRYPTION_KEY_ID: envVar(
     z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'expected 1-32 letters, digits, - or _'),
@@ -32,7 +38,7 @@ export const bankSyncEnv = {
   CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: envVar(
     z.string().min(1),
     'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (README "Security"). ' +
-      'Required unless BANK_API_URL is loopback, where a fixed DEVELOPMENT key is used and logged as such',
+      'Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then a public DEVELOPMENT key, logged)',
     { optional: true, secret: true },
   ),
   CONSENT_GATEWAY_TOKEN_AUDIENCE: envVar(z.string().min(1), '`aud` the customer tokens must carry', {
@@ -55,6 +61,24 @@ export const bankSyncEnv = {
     parse.integer(0, 1000),
     'consent callbacks waiting for an exchange slot; beyond this the callback is answered 503 with Retry-After',
     { default: '16' },
+  ),
+  CONSENT_GATEWAY_REQUEST_TIMEOUT: envVar(
+    parse.duration,
+    'a request (headers and body) must arrive within this, else 408 and the connection is closed (slow clients); headers within 5 s at most',
+    { default: '10s' },
+  ),
+  CONSENT_GATEWAY_MAX_CONNECTIONS: envVar(parse.integer(1, 100_000), 'open connections to the consent gateway at once; beyond, new ones are dropped', {
+    default: '256',
+  }),
+  CONSENT_GATEWAY_CUSTOMER_LIMIT: envVar(
+    parse.integer(1, 10_000),
+    'consent starts, and callbacks, per customer and 10 minutes on one instance; beyond, 429 with Retry-After',
+    { default: '10' },
+  ),
+  BANK_SYNC_REPLICAS: envVar(
+    parse.integer(1, 64),
+    "instances running with this BANK_CLIENT_ID: each takes 1/replicas of the bank's token endpoint budget (900 calls per 6 min per client id), callbacks and refreshes alike",
+    { default: '1' },
   ),
   BANK_PKCE: envVar(
     z.enum(['S256', 'off']),
@@ -137,8 +161,9 @@ export const bankSyncEnv = {
 
 /**
  * A fixed key for `npm start` against the loopback simulator only. It is public
- * (it is in the source), so tokens sealed with it are not protected: never use it
- * against a real bank, which this refuses by checking BANK_API_URL.
+ * (it is in the source), so tokens sealed with it are not protected. Used only when
+ * BANK_SYNC_DEVELOPMENT_KEYS=true says so: never inferred from BANK_API_URL, since a
+ * loopback address is also what a bank's egress sidecar or proxy looks like.
  */
 export const DEVELOPMENT_TOKEN_KEY = Buffer.from('tep-bank-sync-DEVELOPMENT-ONLY!!', 'utf8')
 export const DEVELOPMENT_KEY_ID = 'dev-insecure'
@@ -146,17 +171,43 @@ export const DEVELOPMENT_KEY_ID = 'dev-insecure'
 /** Public like DEVELOPMENT_TOKEN_KEY: customer tokens for `npm start` against the loopback simulator only. */
 export const DEVELOPMENT_CUSTOMER_TOKEN_KEY = Buffer.from('tep-consent-gateway-DEVELOPMENT-ONLY-customer-token', 'utf8')
 
+interface DevelopmentSwitch {
+  BANK_SYNC_DEVELOPMENT_KEYS?: boolean | undefined
+  BANK_API_URL: string
+}
+
+/**
+ * Whether `name`, unset, may fall back to its public development key: only with the
+ * explicit switch, and even then never for a bank that is not on loopback (a switch
+ * left on by mistake against a real bank must not hand out public keys).
+ */
+function assertDevelopmentKeyAllowed(cfg: DevelopmentSwitch, name: string, how: string): void {
+  if (cfg.BANK_SYNC_DEVELOPMENT_KEYS !== true) {
+    throw new BankSyncConfigError(
+      `${name} is not set: set it to ${how}. ` +
+        'Only for development against the loopback simulator, BANK_SYNC_DEVELOPMENT_KEYS=true uses a fixed, public key instead ' +
+        '(TOKEN_ENCRYPTION_KEY and CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY are then both optional)',
+    )
+  }
+  if (!isLoopbackHost(new URL(cfg.BANK_API_URL).hostname)) {
+    throw new BankSyncConfigError(
+      `${name} is required when BANK_API_URL is not a loopback simulator, even with BANK_SYNC_DEVELOPMENT_KEYS=true: set it to ${how}`,
+    )
+  }
+}
+
 export function resolveCustomerTokenKey(cfg: {
   CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY?: string | undefined
+  BANK_SYNC_DEVELOPMENT_KEYS?: boolean | undefined
   BANK_API_URL: string
 }): { key: Buffer; development: boolean } {
   const raw = cfg.CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY
   if (raw === undefined) {
-    if (!isLoopbackHost(new URL(cfg.BANK_API_URL).hostname)) {
-      throw new BankSyncConfigError(
-        'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is required when BANK_API_URL is not a loopback simulator: set it to base64 of 32 random bytes (openssl rand -base64 32) shared with the bank application that signs customer tokens',
-      )
-    }
+    assertDevelopmentKeyAllowed(
+      cfg,
+      'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY',
+      'base64 of 32 random bytes (openssl rand -base64 32) shared with the bank application that signs customer tokens',
+    )
     return { key: DEVELOPMENT_CUSTOMER_TOKEN_KEY, development: true }
   }
   const text = raw.trim()
@@ -174,15 +225,12 @@ export function resolveCustomerTokenKey(cfg: {
 export function resolveKeyring(cfg: {
   TOKEN_ENCRYPTION_KEY?: string | undefined
   TOKEN_ENCRYPTION_KEY_ID: string
+  BANK_SYNC_DEVELOPMENT_KEYS?: boolean | undefined
   BANK_API_URL: string
 }): { keyring: Keyring; development: boolean } {
   const raw = cfg.TOKEN_ENCRYPTION_KEY
   if (raw === undefined) {
-    if (!isLoopbackHost(new URL(cfg.BANK_API_URL).hostname)) {
-      throw new BankSyncConfigError(
-        'TOKEN_ENCRYPTION_KEY is required when BANK_API_URL is not a loopback simulator: set it to base64 of 32 random bytes (openssl rand -base64 32)',
-      )
-    }
+    assertDevelopmentKeyAllowed(cfg, 'TOKEN_ENCRYPTION_KEY', 'base64 of 32 random bytes (openssl rand -base64 32)')
     return {
       keyring: createKeyring([{ id: DEVELOPMENT_KEY_ID, key: DEVELOPMENT_TOKEN_KEY }]),
       development: true,

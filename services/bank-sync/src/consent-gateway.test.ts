@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createBankClient, type TokenSet } from '@tep/bank-client'
+import { BankOAuthError, createBankClient, type TokenSet } from '@tep/bank-client'
 import { SILENT_LOGGER, type RecordProducer, type TopicCodec } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
@@ -172,6 +172,36 @@ describe('consent gateway', () => {
     const res = await callback(app, state, cookie, 'C')
     expect(res.statusCode).toBe(503)
     expect(res.json()).toMatchObject({ error: 'CONSENT_NOT_RECORDED' })
+  })
+
+  it('revokes the bank grant of a consent it could not record, by replaying its code (RFC 6749 §4.1.2)', async () => {
+    const used = new Set<string>()
+    let revoked = 0
+    const { app, bank, exchanged, verifiers } = setup({
+      failWrite: true,
+      // The bank's rule: a code used twice is refused and what it issued revoked.
+      exchange: async (code) => {
+        if (used.has(code)) {
+          revoked++
+          throw new BankOAuthError('invalid_grant: authorization code was already used', { operation: 'token', oauthError: 'invalid_grant', requestId: 'r-1' })
+        }
+        used.add(code)
+        return { accessToken: 'A', refreshToken: 'R', tokenType: 'Bearer', scope: 'AISP', accessTokenExpiresAt: new Date(NOW + 3_600_000), refreshTokenExpiresAt: new Date(NOW + 90 * 86_400_000), obtainedAt: new Date(NOW), grant: 'authorization_code', consentId: 'b' }
+      },
+    })
+    closers.push(
+      () => bank.close(),
+      () => app.close(),
+    )
+    const { state, cookie } = await startConsent(app)
+    const res = await callback(app, state, cookie, 'CODE-LIVE')
+    expect(res.statusCode).toBe(503)
+    expect(exchanged).toEqual(['CODE-LIVE', 'CODE-LIVE'])
+    // The replay carries the same PKCE verifier: nothing but the reuse can refuse it.
+    expect(verifiers[1]).toBe(verifiers[0])
+    expect(revoked).toBe(1)
+    // The callback cannot be replayed into a second grant either.
+    expect((await callback(app, state, cookie, 'CODE-LIVE')).statusCode).toBe(400)
   })
 
   it('refuses scopes it does not sync and a callback without state', async () => {

@@ -14,6 +14,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { AuthorizationStateClaims, AuthorizationStateSigner } from './authorization-state.ts'
 import { clearCookie, cookieName, createBinding, matches, readCookie, setCookie } from './browser-binding.ts'
 import { CallbackBudgetExceededError, type CallbackBudget } from './callback-budget.ts'
+import { CustomerLimit, CustomerLimitExceededError } from './customer-limit.ts'
 import { CustomerAuthError, type CustomerTokenVerifier } from './customer-token.ts'
 import { isTerminal } from './consent-status.ts'
 import type { SyncLogger } from './consent-syncer.ts'
@@ -43,6 +44,41 @@ export interface ConsentGatewayOptions {
   secure: boolean
   /** PKCE S256 with the bank (default true; turn off only for a bank that refuses it). */
   pkce?: boolean
+  /** Abuse limits of the HTTP server and per customer; DEFAULT_GATEWAY_LIMITS for what is not given. */
+  limits?: Partial<GatewayLimits>
+}
+
+/**
+ * What one client may cost the gateway. Fastify's defaults have no request
+ * timeout and no connection cap, so a slow client (headers or body one byte at a
+ * time) could hold sockets forever.
+ */
+export interface GatewayLimits {
+  /** Whole request (headers and body) received within this, else 408 and closed. */
+  requestTimeoutMs: number
+  /** Headers received within this (at most requestTimeoutMs). */
+  headersTimeoutMs: number
+  /**
+   * A socket with no traffic at all is closed after this, even while its answer is
+   * pending: longer than a callback can wait for its code exchange (queue and
+   * running slots, each exchange bounded by the bank client's timeout).
+   */
+  idleTimeoutMs: number
+  /** Open connections at once; beyond, new ones are dropped. */
+  maxConnections: number
+  /** Largest body (POST /consents takes a tiny JSON). */
+  bodyLimitBytes: number
+  /** Consent starts, and callbacks, per customer and window. */
+  perCustomer: { max: number; windowMs: number }
+}
+
+export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
+  requestTimeoutMs: 10_000,
+  headersTimeoutMs: 5_000,
+  idleTimeoutMs: 120_000,
+  maxConnections: 256,
+  bodyLimitBytes: 4096,
+  perCustomer: { max: 10, windowMs: 10 * 60_000 },
 }
 
 /**
@@ -97,11 +133,32 @@ function sendError(req: FastifyRequest, reply: FastifyReply, e: ApiError): Fasti
  * DELETE /consents/:id.
  */
 export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
-  const app = Fastify({ logger: false })
+  const limits: GatewayLimits = { ...DEFAULT_GATEWAY_LIMITS, ...o.limits }
+  const headersTimeoutMs = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs)
+  const app = Fastify({
+    logger: false,
+    bodyLimit: limits.bodyLimitBytes,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: Math.min(5_000, limits.idleTimeoutMs),
+    // Node checks the request and headers timeouts only every connectionsCheckingInterval (30 s by default).
+    http: { headersTimeout: headersTimeoutMs, connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 2))) },
+  })
+  app.server.maxConnections = limits.maxConnections
   const count = (route: string, outcome: string) => o.metrics.gatewayRequests.inc({ route, outcome })
+  const perCustomer = new CustomerLimit({ ...limits.perCustomer, now: o.now })
 
   const pkce = o.pkce ?? true
-  const customerOf = (req: FastifyRequest): Promise<string> => o.customers.customerOf(req.headers.authorization)
+  // The customer of a request, verified in onRequest: before any body is read or parsed.
+  const customers = new WeakMap<FastifyRequest, string>()
+  const customerOf = (req: FastifyRequest): string => {
+    const customerId = customers.get(req)
+    if (customerId === undefined) throw new CustomerAuthError('MISSING', 'no verified customer token on this request')
+    return customerId
+  }
+  const authenticate = async (req: FastifyRequest): Promise<void> => {
+    customers.set(req, await o.customers.customerOf(req.headers.authorization))
+  }
 
   const begin = (
     customerId: string,
@@ -145,14 +202,25 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       void reply.header('www-authenticate', `Bearer error="invalid_token"`)
       return sendError(req, reply, { status: 401, code: err.code, message: err.message })
     }
-    o.logger.error({ err, route: req.routeOptions.url }, 'consent gateway request failed')
-    count(req.routeOptions.url ?? 'unknown', 'error')
+    if (err instanceof CustomerLimitExceededError) {
+      count(req.routeOptions.url ?? 'unknown', 'customer_limit')
+      o.logger.warn({ route: req.routeOptions.url, code: err.code }, 'consent gateway: customer over its limit')
+      void reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))))
+      return sendError(req, reply, { status: 429, code: err.code, message: err.message })
+    }
     const status =
       typeof (err as { statusCode?: unknown }).statusCode === 'number'
         ? (err as { statusCode: number }).statusCode
         : 503
-    if (status < 500)
+    if (status < 500) {
+      // The client's mistake (a bad or oversized body): warn, and never log what it sent.
+      const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'BAD_REQUEST'
+      o.logger.warn({ route: req.routeOptions.url, status, code }, 'consent gateway refused a request')
+      count(req.routeOptions.url ?? 'unknown', 'refused')
       return sendError(req, reply, { status, code: 'BAD_REQUEST', message: (err as Error).message })
+    }
+    o.logger.error({ err, route: req.routeOptions.url }, 'consent gateway request failed')
+    count(req.routeOptions.url ?? 'unknown', 'error')
     return sendError(req, reply, {
       status: 503,
       code: 'CONSENT_NOT_RECORDED',
@@ -164,8 +232,13 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
   // Liveness of the gateway itself (the service's /healthz and /readyz are on METRICS_PORT).
   app.get('/healthz', async () => ({ status: 'ok' }))
 
-  app.post('/consents', async (req, reply) => {
-    const customerId = await customerOf(req)
+  // The token, then the customer's limit, both before the body is read.
+  const startHook = async (req: FastifyRequest) => {
+    await authenticate(req)
+    perCustomer.take('start', customerOf(req))
+  }
+  app.post('/consents', { onRequest: startHook }, async (req, reply) => {
+    const customerId = customerOf(req)
     const body = (req.body ?? {}) as { customerId?: unknown; scope?: unknown }
     const r = begin(customerId, body.customerId, body.scope)
     if ('status' in r) {
@@ -216,7 +289,7 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       return sendError(req, reply, { status: 400, code: err.code, message: err.message })
     }
     // The browser that started the flow holds the secret whose hash the state names.
-    const secret = readCookie(req.headers.cookie, cookieName(claims.consentId))
+    const secret = readCookie(req.headers.cookie, cookieName(claims.consentId, o.secure))
     if (!matches(secret, claims.binding)) {
       count('callback', 'other_browser')
       o.logger.warn({ consentId: claims.consentId }, 'consent callback from a browser that did not start it')
@@ -227,6 +300,8 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
           'this consent was started in another browser (or its cookie was lost); nothing was recorded. Start the consent again from the bank application in this browser',
       })
     }
+    // Each callback costs a code exchange: the customer the signed state names pays for it.
+    perCustomer.take('callback', claims.customerId)
     try {
       o.signer.begin(state)
     } catch (err) {
@@ -315,7 +390,14 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       version: 1,
       updatedAt: now,
     }
-    await write(o, consent)
+    try {
+      await write(o, consent)
+    } catch (err) {
+      // Nothing records the grant, so nothing would ever use or end it: revoke it.
+      o.signer.complete(claims)
+      await revokeGrant(code, secret, claims.consentId)
+      throw err
+    }
     o.signer.complete(claims)
     void reply.header('set-cookie', clearCookie(claims.consentId, { secure: o.secure }))
     count('callback', 'granted')
@@ -336,9 +418,30 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
     return reply.code(201).send(publicConsent(consent))
   }
 
+  /**
+   * The bank API has no revocation endpoint. RFC 6749 §4.1.2 has the bank revoke the
+   * tokens issued from a code used twice, and the bank spec says it does (ASSUMPTION
+   * in schemas/openapi/bank-open-banking.yaml, implemented by the simulator): the code
+   * is exchanged once more and the bank's refusal is the revocation.
+   */
+  const revokeGrant = async (code: string, verifier: string, consentId: string): Promise<void> => {
+    try {
+      // The same request as the first exchange, so nothing but the reuse can refuse it.
+      await o.callbackBudget.run(() =>
+        o.bank.authorization.exchangeCode(code, { scope: 'AISP', ...(pkce ? { codeVerifier: verifier } : {}) }),
+      )
+      o.logger.error({ consentId }, 'consent not recorded, and replaying its code did not revoke the bank grant: it stays live at the bank until it expires')
+    } catch (err) {
+      const revoked = err instanceof BankOAuthError || err instanceof BankConsentRevokedError
+      if (revoked) o.logger.warn({ consentId }, 'consent not recorded; its bank grant was revoked (authorization code replayed)')
+      else o.logger.error({ consentId, code: errorCode(err) }, 'consent not recorded, and its bank grant could not be revoked: it stays live at the bank until it expires')
+    }
+    count('callback', 'not_recorded')
+  }
+
   // Another customer's consent is "not found": its existence is not theirs to learn.
-  app.get('/consents/:id', async (req, reply) => {
-    const customerId = await customerOf(req)
+  app.get('/consents/:id', { onRequest: authenticate }, async (req, reply) => {
+    const customerId = customerOf(req)
     const { id } = req.params as { id: string }
     const consent = o.view.get(id)
     if (consent === undefined || consent.customerId !== customerId) {
@@ -349,8 +452,8 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
     return reply.send(publicConsent(consent))
   })
 
-  app.delete('/consents/:id', async (req, reply) => {
-    const customerId = await customerOf(req)
+  app.delete('/consents/:id', { onRequest: authenticate }, async (req, reply) => {
+    const customerId = customerOf(req)
     const { id } = req.params as { id: string }
     const consent = o.view.get(id)
     if (consent === undefined || consent.customerId !== customerId) {

@@ -44,12 +44,12 @@ const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
 if (keys.development) {
   logger.warn(
     { keyId: 'dev-insecure' },
-    'TOKEN_ENCRYPTION_KEY is not set: using the fixed DEVELOPMENT key (allowed only because BANK_API_URL is loopback); never use this against a real bank',
+    'TOKEN_ENCRYPTION_KEY is not set: using the fixed, public DEVELOPMENT key (BANK_SYNC_DEVELOPMENT_KEYS=true); never use this against a real bank',
   )
 }
 if (customerKey.development) {
   logger.warn(
-    'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is not set: customer tokens are checked with the fixed DEVELOPMENT key (allowed only because BANK_API_URL is loopback); anyone can mint them'
+    'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is not set: customer tokens are checked with the fixed, public DEVELOPMENT key (BANK_SYNC_DEVELOPMENT_KEYS=true); anyone can mint them',
   )
 }
 const registry = createMetricsRegistry({ service: SERVICE })
@@ -76,7 +76,7 @@ await ensureTopics(
 
 const sync = await startBankSync({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv(), logger }), logger }),
   bank: {
     baseUrl: cfg.BANK_API_URL,
     clientId: cfg.BANK_CLIENT_ID,
@@ -104,7 +104,13 @@ const sync = await startBankSync({
       maxQueued: cfg.CONSENT_GATEWAY_CALLBACK_QUEUE,
     },
     pkce: cfg.BANK_PKCE === 'S256',
+    limits: {
+      requestTimeoutMs: cfg.CONSENT_GATEWAY_REQUEST_TIMEOUT,
+      maxConnections: cfg.CONSENT_GATEWAY_MAX_CONNECTIONS,
+      perCustomer: { max: cfg.CONSENT_GATEWAY_CUSTOMER_LIMIT, windowMs: 10 * 60_000 },
+    },
   },
+  replicas: cfg.BANK_SYNC_REPLICAS,
   sync: {
     overlapDays: cfg.BANK_OVERLAP_DAYS,
     pageSize: cfg.BANK_PAGE_SIZE,

@@ -18,7 +18,7 @@ import type { Consent } from '@tep/schemas'
 import { TokenCipher, type Keyring } from '@tep/token-cipher'
 import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
 import { CallbackBudget } from './callback-budget.ts'
-import { buildConsentGateway } from './consent-gateway.ts'
+import { buildConsentGateway, type GatewayLimits } from './consent-gateway.ts'
 import { CustomerTokenVerifier } from './customer-token.ts'
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings, type UnsavedTokens } from './consent-syncer.ts'
 import { ConsentView } from './consent-view.ts'
@@ -40,6 +40,18 @@ import {
 export const GATEWAY_TOKEN_SHARE = 300
 export const DEFAULT_CALLBACK_BUDGET = { maxConcurrent: 2, maxQueued: 16 }
 
+/**
+ * One instance's shares of the bank's token endpoint (`perClient` calls per window
+ * for the whole client id): the gateway's third and the sync's rest, each divided by
+ * the number of instances so that all of them together stay within the bank's limit.
+ */
+export function tokenEndpointShares(perClient: number, replicas: number): { gateway: number; sync: number } {
+  if (!Number.isInteger(replicas) || replicas < 1) throw new RangeError(`replicas must be a positive integer, got ${replicas}`)
+  const gateway = Math.max(1, Math.floor(GATEWAY_TOKEN_SHARE / replicas))
+  const sync = Math.max(1, Math.floor((perClient - GATEWAY_TOKEN_SHARE) / replicas))
+  return { gateway, sync }
+}
+
 export interface GatewayOptions {
   port?: number
   host?: string
@@ -52,6 +64,8 @@ export interface GatewayOptions {
   callbackBudget?: { maxConcurrent: number; maxQueued: number }
   /** PKCE S256 with the bank. Default true. */
   pkce?: boolean
+  /** Timeouts, connection cap, body limit, per-customer limit (DEFAULT_GATEWAY_LIMITS). */
+  limits?: Partial<GatewayLimits>
 }
 
 export const DEFAULT_SCHEDULE: ScheduleSettings = {
@@ -88,6 +102,12 @@ export interface BankSyncOptions {
    * gets its partitions back at once. Unset: dynamic membership.
    */
   groupInstanceId?: string
+  /**
+   * Instances running with this bank client id (BANK_SYNC_REPLICAS). The bank's token
+   * endpoint budget is per client id, not per instance, so each instance takes
+   * 1/replicas of it (both the callbacks' and the refreshes' share). Default 1.
+   */
+  replicas?: number
   /** The consents group: session timeout [30 000], heartbeat [3 000], long-poll wait [500] (ms). */
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   logger?: KafkaLogger
@@ -150,17 +170,18 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
       now: () => new Date(now()),
     }
     const window = DEFAULT_AUTHORIZATION_LIMITS.perInterval
+    const shares = tokenEndpointShares(window!.requests, options.replicas ?? 1)
     bank = createBankClient({
       ...settings,
       authorizationLimits: {
-        perInterval: { intervalMs: window!.intervalMs, requests: window!.requests - GATEWAY_TOKEN_SHARE },
+        perInterval: { intervalMs: window!.intervalMs, requests: shares.sync },
       },
     })
     gatewayBank = createBankClient({
       ...settings,
       authorizationLimits: {
         maxConcurrent: 2,
-        perInterval: { intervalMs: window!.intervalMs, requests: GATEWAY_TOKEN_SHARE },
+        perInterval: { intervalMs: window!.intervalMs, requests: shares.gateway },
       },
     })
   }
@@ -320,6 +341,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
       // Secure cookies unless the callback (BANK_REDIRECT_URI) is plain HTTP on loopback.
       secure: redirect === undefined || !isPlainLoopback(redirect),
       ...(g.pkce === undefined ? {} : { pkce: g.pkce }),
+      ...(g.limits === undefined ? {} : { limits: g.limits }),
       view,
       producer: gatewayProducer,
       consentsTopic: topics.consents,

@@ -53,7 +53,7 @@ shutdown.add('enrichment client', () => client.close())
 
 const poller = await startInvalidationPoller({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv(), logger }), logger }),
   feed: enrichmentFeed(client),
   levels: cfg.INVALIDATIONS_LEVELS,
   pageSize: cfg.INVALIDATIONS_PAGE_SIZE,

@@ -70,7 +70,7 @@ shutdown.add('enrichment client', () => client.close())
 
 const refresher = await startRefresher({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv(), logger }), logger }),
   client,
   invalidationsEnabled: cfg.INVALIDATIONS_ENABLED,
   maxAgeMs: cfg.REFRESH_MAX_AGE,

@@ -17,7 +17,12 @@ export type LookupFailure =
 const BAD_REQUEST = 'ENRICHMENT_BAD_REQUEST'
 const INPUT_INVALID = 'ENRICHMENT_INPUT_INVALID'
 const NOT_IMPLEMENTED = 'ENRICHMENT_NOT_IMPLEMENTED'
-/** 413/414/431: this record's request is too large; only this record can be at fault. */
+/**
+ * 413/414/431. Record-scoped (the record goes to the DLQ) only when this request's
+ * own content is large (enrichment-client error-mapping.ts); refused even as a
+ * minimal request (`recordScoped: false`: a proxy's limit, an oversized token) it is
+ * systemic and pauses the pipeline like an outage.
+ */
 export const TOO_LARGE = 'ENRICHMENT_REQUEST_TOO_LARGE'
 
 /** Reject reason code for a 501: the variant exists in the product but is not offered to us. */
@@ -46,7 +51,7 @@ export function classifyLookupError(err: unknown): LookupFailure {
       // Refused by the client before sending: the input breaks a rule the API would enforce.
       return { kind: 'rejected', reason: rejectReason(INPUT_INVALID, undefined, err.message, null) }
     }
-    if (err.code === TOO_LARGE) {
+    if (err.code === TOO_LARGE && (err as { recordScoped?: boolean }).recordScoped !== false) {
       // Not a verdict of the API on the content: the record goes to the DLQ with
       // the status, so an operator sees which field grew past what the API takes.
       const status = (err as { status?: number }).status

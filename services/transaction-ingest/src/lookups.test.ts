@@ -209,6 +209,24 @@ describe('Lookups', () => {
     })
   })
 
+  it.each([413, 414, 431])('a %i that even a minimal request gets (recordScoped false) is systemic: no record goes to the DLQ', async (status) => {
+    const api = new FakeEnrichment()
+    const proxyLimit = () => new EnrichmentRequestTooLargeError('limit refuses even this small request', { ...op, status, recordScoped: false })
+    api.single = async () => {
+      throw proxyLimit()
+    }
+    api.batch = async () => {
+      throw proxyLimit()
+    }
+    const single = new Lookups({ client: api, mode: 'single', batchMax: 1, lingerMs: 1 })
+    await expect(single.card({ merchantId: 'x' })).rejects.toBeInstanceOf(SystemicLookupError)
+    // In batch mode it does not fall back to single calls either: they would all be refused alike.
+    const batch = new Lookups({ client: api, mode: 'batch', batchMax: 2, lingerMs: 1 })
+    const settled = await Promise.allSettled([batch.card({ merchantId: 'a' }), batch.card({ merchantId: 'b' })])
+    for (const s of settled) expect((s as PromiseRejectedResult).reason).toBeInstanceOf(SystemicLookupError)
+    expect(api.count('single')).toBe(1)
+  })
+
   it('batch mode: a systemic batch failure fails every record of the batch with a retriable error', async () => {
     const api = new FakeEnrichment()
     api.batch = async () => {

@@ -194,7 +194,9 @@ export class Lookups {
     } catch (err) {
       if (
         err instanceof PipelineError &&
-        (err.code === BAD_REQUEST || err.code === INPUT_INVALID || err.code === TOO_LARGE)
+        (err.code === BAD_REQUEST || err.code === INPUT_INVALID || err.code === TOO_LARGE) &&
+        // A 413/414/431 that even a small request gets is systemic: single calls would all fail too.
+        (err as { recordScoped?: boolean }).recordScoped !== false
       ) {
         // The whole batch was refused (or could not be sent) because of one or more
         // entries, or was too large as a whole (413): single calls isolate them so

@@ -88,7 +88,7 @@ shutdown.add('enrichment client', () => client.close())
 
 const ingest = await startTransactionIngest({
   kafka,
-  schemaRegistry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }),
+  schemaRegistry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv(), logger }),
   client,
   topics,
   lookupMode: cfg.INGEST_LOOKUP_MODE,

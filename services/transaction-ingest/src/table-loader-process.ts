@@ -75,7 +75,7 @@ const kafka = createKafka(
   { brokers: data.loader.brokers, clientId: `${data.loader.clientId}-table-loader`, logLevel: 'warn' },
   logger,
 )
-const serde = new AvroSerde({ registry: createSchemaRegistry({ url: data.loader.registryUrl, ...schemaRegistrySecurityFromEnv() }), logger })
+const serde = new AvroSerde({ registry: createSchemaRegistry({ url: data.loader.registryUrl, ...schemaRegistrySecurityFromEnv(), logger }), logger })
 // Only the encoding matters here; the age rule applies where the table is read.
 const tables = createMerchantTables({ invalidationsEnabled: true })
 const reader = new TableReader({

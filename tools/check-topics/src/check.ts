@@ -20,6 +20,7 @@ export async function checkTopics(options: CheckOptions, onProgress?: (line: str
   let lastReport = 0
   const records = await readCommitted({
     brokers: options.brokers,
+    security: options.security,
     topics: [raw, enriched, dlq],
     timeoutMs: options.timeoutMs,
     onProgress: (read, total) => {
@@ -29,7 +30,7 @@ export async function checkTopics(options: CheckOptions, onProgress?: (line: str
       }
     },
   })
-  const decoder = options.registryUrl ? new ValueDecoder(options.registryUrl) : undefined
+  const decoder = options.registryUrl ? new ValueDecoder(options.registryUrl, options.registrySecurity.auth) : undefined
   let undecodable = 0
   const enrichedRecords: EnrichedRecord[] = []
   for (const r of records.get(enriched) ?? []) {

@@ -21,6 +21,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${HELP}\n`)
     return 0
   }
+  for (const what of options.security.insecure ?? []) process.stderr.write(`check-topics: WARNING insecure Kafka setting accepted (KAFKA_ALLOW_INSECURE=true): ${what}\n`)
   try {
     const summary = await checkTopics(options, (line) => process.stderr.write(`check-topics: ${line}\n`))
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)

@@ -22,4 +22,22 @@ describe('check-topics options', () => {
   it('reads durations as time ago', () => {
     expect(parseTime('30m', '--from', 10_000_000)).toBe(10_000_000 - 1_800_000)
   })
+
+  it('reads the Kafka and registry security variables every service reads, and refuses what they refuse', () => {
+    const o = parseOptions([], {
+      KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+      KAFKA_SASL_USERNAME: 'u',
+      KAFKA_SASL_PASSWORD: 'p',
+      SCHEMA_REGISTRY_USERNAME: 'r',
+      SCHEMA_REGISTRY_PASSWORD: 'rp',
+    })
+    if (o === 'help') throw new Error('unexpected help')
+    expect(o.security).toEqual({ tls: true, sasl: { mechanism: 'scram-sha-512', username: 'u', password: 'p' } })
+    expect(o.registrySecurity).toEqual({ auth: { username: 'r', password: 'rp' } })
+    expect(() => parseOptions(['--registry', 'http://registry.internal:8081'], { SCHEMA_REGISTRY_USERNAME: 'r', SCHEMA_REGISTRY_PASSWORD: 'rp' })).toThrow(/in clear over http/)
+    expect(() => parseOptions([], { KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT', KAFKA_SASL_MECHANISM: 'PLAIN', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' })).toThrow(
+      /KAFKA_ALLOW_INSECURE=true/,
+    )
+  })
 })

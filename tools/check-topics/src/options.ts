@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { checkRegistryTransport, KafkaConfigError, kafkaSecurityFromEnv, schemaRegistrySecurityFromEnv, type KafkaSecurity, type SchemaRegistrySecurity } from '@tep/kafka'
 
 export const DEFAULT_TOPICS = { raw: 'transactions.raw.v1', enriched: 'transactions.enriched.v1', dlq: 'transactions.dlq.v1' } as const
 
@@ -34,7 +35,14 @@ options:
                         counts as a DLQ record caused by a fault
   --samples N           keys listed per finding in the summary (default 20)
   --timeout S           give up reading after S seconds (default 600)
-  -h, --help            this text`
+  -h, --help            this text
+
+Kafka TLS and SASL come from the variables every service reads
+(KAFKA_SECURITY_PROTOCOL, KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME,
+KAFKA_SASL_PASSWORD[_FILE], KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE,
+KAFKA_SSL_KEY_FILE, KAFKA_SSL_REJECT_UNAUTHORIZED, KAFKA_SSL_SERVER_NAME,
+KAFKA_ALLOW_INSECURE), the registry's basic auth from SCHEMA_REGISTRY_USERNAME and
+SCHEMA_REGISTRY_PASSWORD[_FILE]; see README "Kafka and schema registry".`
 
 export interface CheckOptions {
   brokers: string[]
@@ -44,6 +52,10 @@ export interface CheckOptions {
   recordCodes: string[] | undefined
   samples: number
   timeoutMs: number
+  /** From the KAFKA_SECURITY_* variables (kafkaSecurityFromEnv). */
+  security: KafkaSecurity
+  /** From the SCHEMA_REGISTRY_USERNAME/PASSWORD variables. */
+  registrySecurity: SchemaRegistrySecurity
 }
 
 export class OptionsError extends Error {
@@ -99,9 +111,22 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (!Number.isInteger(samples) || samples < 0) throw new OptionsError(`--samples must be a non-negative integer; got "${values.samples}"`)
   const timeout = Number(values.timeout ?? '600')
   if (!(timeout > 0)) throw new OptionsError(`--timeout must be a positive number of seconds; got "${values.timeout}"`)
+  let security: KafkaSecurity
+  let registrySecurity: SchemaRegistrySecurity
+  try {
+    security = kafkaSecurityFromEnv(env)
+    registrySecurity = schemaRegistrySecurityFromEnv(env)
+    // Credentials never over http:// off loopback, as in every service.
+    if (registryUrl !== undefined) checkRegistryTransport(registryUrl, registrySecurity.auth !== undefined)
+  } catch (err) {
+    if (err instanceof KafkaConfigError) throw new OptionsError(err.message)
+    throw err
+  }
   return {
     brokers,
     registryUrl,
+    security,
+    registrySecurity,
     topics: { raw: values.raw ?? DEFAULT_TOPICS.raw, enriched: values.enriched ?? DEFAULT_TOPICS.enriched, dlq: values.dlq ?? DEFAULT_TOPICS.dlq },
     window: from === undefined && to === undefined ? undefined : { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) },
     recordCodes: values['record-codes']?.split(',').map((c) => c.trim()).filter(Boolean),

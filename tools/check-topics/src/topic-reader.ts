@@ -1,4 +1,5 @@
 import { Consumer, FetchIsolationLevels } from '@platformatic/kafka'
+import { platformaticSecurityOptions, type KafkaSecurity } from '@tep/kafka'
 import { committedBatches } from './aborted-filter.ts'
 
 /** One committed record as the checker sees it. */
@@ -15,6 +16,8 @@ export interface TopicRecord {
 
 export interface ReadOptions {
   brokers: string[]
+  /** TLS and SASL to the brokers (the KAFKA_SECURITY_* variables); none: plaintext. */
+  security?: KafkaSecurity
   topics: string[]
   /** Gives up (throws) when the topics are not read to their end within this time. Default 10 min. */
   timeoutMs?: number
@@ -38,6 +41,8 @@ export async function readCommitted(options: ReadOptions): Promise<Map<string, T
     clientId: 'tep-check-topics',
     groupId: `tep-check-topics-${process.pid}-${Date.now()}`,
     bootstrapBrokers: options.brokers,
+    // Only the mapping of the security settings is shared with the pipeline; the reading stays the checker's own.
+    ...platformaticSecurityOptions({ brokers: options.brokers, clientId: 'tep-check-topics', ...(options.security ? { security: options.security } : {}) }),
     timeout: 15_000,
     retries: 5,
   })

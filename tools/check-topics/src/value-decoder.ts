@@ -14,9 +14,12 @@ interface SchemaAnswer {
 export class ValueDecoder {
   private readonly types = new Map<number, Promise<avro.Type>>()
   private readonly registryUrl: string
+  private readonly headers: Record<string, string>
 
-  constructor(registryUrl: string) {
+  /** `auth`: HTTP basic auth of the registry (SCHEMA_REGISTRY_USERNAME/PASSWORD). */
+  constructor(registryUrl: string, auth?: { username: string; password: string }) {
     this.registryUrl = registryUrl.replace(/\/+$/, '')
+    this.headers = auth === undefined ? {} : { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` }
   }
 
   async decode(value: Buffer): Promise<Record<string, unknown>> {
@@ -32,7 +35,7 @@ export class ValueDecoder {
   }
 
   private async get(path: string): Promise<SchemaAnswer> {
-    const res = await fetch(`${this.registryUrl}${path}`, { signal: AbortSignal.timeout(10_000) })
+    const res = await fetch(`${this.registryUrl}${path}`, { headers: this.headers, signal: AbortSignal.timeout(10_000) })
     if (!res.ok) throw new Error(`registry ${path} answered ${res.status}`)
     return (await res.json()) as SchemaAnswer
   }

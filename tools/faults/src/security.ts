@@ -151,9 +151,11 @@ export async function checkOAuthState(system: FaultSystem): Promise<SecurityResu
   const other = await startConsent(system, 'faults-expired')
   expect('expired state', await callback(system, { code: 'any-code', state: expiredState(system, other.consentId) }), 400, 'CONSENT_STATE_EXPIRED')
   // Forged: a real state with its claims altered (signature no longer matches), and a made-up one.
+  // The claims are sealed (AES-GCM): an attacker can only change bytes, not read and edit fields.
   const [body, sig] = other.state.split('.')
-  const claims = JSON.parse(Buffer.from(body ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
-  const altered = `${Buffer.from(JSON.stringify({ ...claims, customerId: 'attacker' })).toString('base64url')}.${sig}`
+  const sealed = Buffer.from(body ?? '', 'base64url')
+  sealed[Math.floor(sealed.length / 2)]! ^= 1
+  const altered = `${sealed.toString('base64url')}.${sig}`
   expect('forged state (claims altered)', await callback(system, { code: 'any-code', state: altered }), 400, 'CONSENT_STATE_BAD_SIGNATURE')
   expect('forged state (made up)', await callback(system, { code: 'any-code', state: 'made-up-state' }), 400, 'CONSENT_STATE_MALFORMED')
   // The user said no at the bank.

@@ -1,4 +1,5 @@
 import { Connection, Producer, type BaseOptions, type SASLMechanismValue } from '@platformatic/kafka'
+import { isIP } from 'node:net'
 import type { KafkaSecurity } from '../kafka-security.ts'
 
 /** What a @platformatic/kafka client needs to reach the cluster; kept by createKafka. */
@@ -43,8 +44,25 @@ export function baseOptions(connection: KafkaConnection, clientIdSuffix = ''): B
   }
   if (connection.connectionTimeoutMs !== undefined) options.connectTimeout = connection.connectionTimeoutMs
   if (connection.requestTimeoutMs !== undefined) options.requestTimeout = connection.requestTimeoutMs
+  Object.assign(options, platformaticSecurityOptions(connection))
+  return options
+}
+
+/**
+ * TLS (with SNI) and SASL of a @platformatic/kafka client or bare Connection. Unlike
+ * KafkaJS, @platformatic/kafka sends no SNI unless told (`tlsServerName`): a broker
+ * behind an SNI-routing proxy or a cloud endpoint would get none. KAFKA_SSL_SERVER_NAME
+ * (`tls.servername`) is passed with the TLS options; otherwise each broker's host is
+ * sent, unless the bootstrap brokers are IP addresses (SNI allows no IP address).
+ */
+export function platformaticSecurityOptions(connection: KafkaConnection): Pick<BaseOptions, 'tls' | 'tlsServerName' | 'sasl'> {
+  const options: Pick<BaseOptions, 'tls' | 'tlsServerName' | 'sasl'> = {}
   const { tls, sasl } = connection.security ?? {}
-  if (tls !== undefined) options.tls = tls === true ? {} : { ...tls }
+  if (tls !== undefined) {
+    options.tls = tls === true ? {} : { ...tls }
+    const hosts = connection.brokers.map((b) => b.slice(0, b.lastIndexOf(':')).replace(/^\[|\]$/g, ''))
+    if ((tls === true || tls.servername === undefined) && hosts.every((h) => isIP(h) === 0)) options.tlsServerName = true
+  }
   if (sasl !== undefined)
     options.sasl = { mechanism: SASL_MECHANISMS[sasl.mechanism], username: sasl.username, password: sasl.password }
   return options
@@ -79,11 +97,7 @@ export async function initTransactions(producer: Producer<Buffer, Buffer, Buffer
 
 /** Options of a bare protocol Connection (requests the clients do not offer), with the cluster's TLS and SASL. */
 export function connectionOptions(connection: KafkaConnection): NonNullable<ConstructorParameters<typeof Connection>[1]> {
-  const options: NonNullable<ConstructorParameters<typeof Connection>[1]> = {}
-  const { tls, sasl } = connection.security ?? {}
-  if (tls !== undefined) options.tls = tls === true ? {} : { ...tls }
-  if (sasl !== undefined)
-    options.sasl = { mechanism: SASL_MECHANISMS[sasl.mechanism], username: sasl.username, password: sasl.password }
+  const options: NonNullable<ConstructorParameters<typeof Connection>[1]> = { ...platformaticSecurityOptions(connection) }
   if (connection.connectionTimeoutMs !== undefined) options.connectTimeout = connection.connectionTimeoutMs
   if (connection.requestTimeoutMs !== undefined) options.requestTimeout = connection.requestTimeoutMs
   return options

@@ -80,7 +80,7 @@ const logger = createLogger({ name: 'reenrich', level: cfg.LOG_LEVEL, destinatio
 const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: 'reenrich', logLevel: 'warn' }, logger)
 const report = await reenrichHandles({
   kafka,
-  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv() }), logger }),
+  serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv(), logger }), logger }),
   handles,
   ...(invalidationsSince === undefined ? {} : { invalidationsSince }),
   ...(enrichedSince === undefined ? {} : { enrichedSince }),
