@@ -13,7 +13,7 @@ COPY deploy/local/package.json deploy/local/
 COPY libs libs
 COPY services services
 COPY test/package.json test/
-COPY scripts/patch-kafkajs.mjs scripts/
+COPY scripts/patch-kafkajs.mjs scripts/patch-platformatic-kafka.mjs scripts/
 
 # The demo image (docker-compose): the production code plus the simulators and their
 # dependencies. Never deployed: simulators hold fixed, public credentials.
@@ -22,6 +22,8 @@ COPY simulators simulators
 RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulators \
  && node scripts/patch-kafkajs.mjs \
  && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
+ && node scripts/patch-platformatic-kafka.mjs \
+ && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && npm cache clean --force
 COPY schemas schemas
 USER node
@@ -33,12 +35,14 @@ ENTRYPOINT ["node"]
 # workspaces the image runs are installed (-w with a folder selects every
 # workspace in it): the test workspace's testcontainers/playwright stay out.
 # Install scripts stay off (no third-party code runs at build time), so the
-# project's own KafkaJS patch is applied explicitly, and the build fails if it
-# did not take (a KafkaJS bump that the patch no longer matches).
+# project's own KafkaJS and @platformatic/kafka patches are applied explicitly, and
+# the build fails if one did not take (a version bump the patch no longer matches).
 FROM base AS production
 RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
  && node scripts/patch-kafkajs.mjs \
  && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
+ && node scripts/patch-platformatic-kafka.mjs \
+ && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && npm cache clean --force
 COPY schemas schemas
 # uid 1000 (the image's `node` user) by number, so Kubernetes' runAsNonRoot can verify it.

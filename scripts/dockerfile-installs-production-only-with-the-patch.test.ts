@@ -51,7 +51,7 @@ describe('Dockerfile', () => {
   })
 
   it('applies the KafkaJS patch in both targets and fails the build when it did not take', () => {
-    expect(stages.get('base')).toContain('COPY scripts/patch-kafkajs.mjs scripts/')
+    expect(stages.get('base')).toMatch(/COPY scripts\/patch-kafkajs\.mjs .*scripts\//)
     const patch = readFileSync(new URL('./patch-kafkajs.mjs', import.meta.url), 'utf8')
     const mark = /const MARK = '\/\* (tep-patch: [^*]+) \*\/'/.exec(patch)?.[1]
     expect(mark).toBeDefined()
@@ -59,6 +59,18 @@ describe('Dockerfile', () => {
       const install = installOf(stage)
       expect(install, stage).toContain('node scripts/patch-kafkajs.mjs')
       expect(install, stage).toContain(`grep -qF '${mark!.trim()}' node_modules/kafkajs/src/network/requestQueue/index.js`)
+    }
+  })
+
+  it('applies the @platformatic/kafka read_committed patch in both targets and fails the build when it did not take', () => {
+    expect(stages.get('base')).toContain('scripts/patch-platformatic-kafka.mjs')
+    const patch = readFileSync(new URL('./patch-platformatic-kafka.mjs', import.meta.url), 'utf8')
+    const mark = /const MARK = '\/\* (tep-patch: [^*]+) \*\/'/.exec(patch)?.[1]
+    expect(mark).toBeDefined()
+    for (const stage of ['demo', 'production']) {
+      const install = installOf(stage)
+      expect(install, stage).toContain('node scripts/patch-platformatic-kafka.mjs')
+      expect(install, stage).toContain(`grep -qF '${mark!.trim()}' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js`)
     }
   })
 })

@@ -1,5 +1,5 @@
 import { PipelineError, errorCode } from '@tep/errors'
-import { Consumer, type GroupAssignment, type Message, type MessagesStream, type Producer } from '@platformatic/kafka'
+import type { Consumer, GroupAssignment, Message, MessagesStream } from '@platformatic/kafka'
 import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
 import { SILENT_LOGGER } from '../logger.ts'
 import { hookEmitter } from './hook-emitter.ts'
@@ -7,13 +7,15 @@ import type { OutputRecord, PipelineStatus, TopicPartition } from '../pipeline-t
 import { backoffDelay, resolveRetryPolicy } from '../retry-policy.ts'
 import { isRecordFailure, type TransactionalPipelineOptions } from '../pipeline-options.ts'
 import type { TransactionalPipeline } from '../transactional-pipeline.ts'
-import { initTransactions, newTransactionalProducer, type KafkaConnection } from './connection.ts'
-import { EOS_DEFAULTS, eosConsumerOptions, resolveEosSettings } from './eos-options.ts'
+import type { KafkaConnection } from './connection.ts'
+import { ProducerSlot } from './producer-slot.ts'
+import { WakeSignal } from './wake-signal.ts'
+import { EosConsumer } from './eos-consumer.ts'
+import { EOS_DEFAULTS, resolveEosSettings } from './eos-options.ts'
 import { commitTransaction, toPipelineRecord, transactionWrites } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
 import {
   bufferedCount,
-  markCommitted,
   windowedCount,
   newPartitionState,
   takeDone,
@@ -24,6 +26,7 @@ import {
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
 import { readStableOffsets } from './stable-offsets.ts'
 import { TxnOffsetCommitter } from './txn-offset-commit.ts'
+import { reportCommitted } from './commit-report.ts'
 import { ConsumerRecovery } from './consumer-recovery.ts'
 
 /**
@@ -41,13 +44,8 @@ import { ConsumerRecovery } from './consumer-recovery.ts'
  * taken after an assignment or a failure, its committed offset is read with
  * require_stable, which waits out any transaction still deciding it.
  *
- * The client gives up on a fetch or a group rejoin after its own retries (about
- * 5 s), which a broker failover outlasts (a dead leader is noticed after the
- * broker session timeout, 9 s by default). Then the consumer is re-created in
- * place (consumer-recovery.ts): everything uncommitted is dropped, the new
- * consumer joins the group and reads from the committed offsets, retried with
- * backoff until the cluster answers. Nothing is committed outside a
- * transaction, so this costs a redo, never a duplicate.
+ * A consumer the client gave up on (a broker failover) is re-created in place,
+ * from the committed offsets: consumer-recovery.ts.
  */
 export function createPlatformaticPipeline(
   options: TransactionalPipelineOptions,
@@ -62,8 +60,9 @@ export function createPlatformaticPipeline(
 
   let state: PipelineStatus['state'] = 'created'
   let crashed: PipelineStatus['crashed']
+  let current: EosConsumer | undefined
   let consumer: Consumer | undefined
-  let producer: Producer | undefined
+  const producer = new ProducerSlot(connection, transactionalId, options.transactionTimeoutMs ?? EOS_DEFAULTS.transactionTimeoutMs, logger)
   let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined
   let loop: Promise<void> | undefined
   let starting: Promise<void> | undefined
@@ -73,14 +72,13 @@ export function createPlatformaticPipeline(
   const fetchControl = new FetchControl()
   const offsetCommitter = new TxnOffsetCommitter(connection)
   const stopController = new AbortController()
-  let wakeUp: (() => void) | undefined
+  const signal = new WakeSignal()
   /** Transforms started and not yet released, all partitions (bounded by maxInFlight). */
   let inflight = 0
   /** Where pumpAll starts, so that freed budget goes round the partitions. */
   let pumpRotation = 0
   const currentState = (): PipelineStatus['state'] => state
-  /** The transaction being committed, awaited before the consumer it belongs to is replaced. */
-  let committing: Promise<void> | undefined
+  let committing: Promise<void> | undefined // awaited before its consumer is replaced
   const recovery = new ConsumerRecovery({
     logger,
     policy,
@@ -89,8 +87,7 @@ export function createPlatformaticPipeline(
     isRunning: () => state === 'running',
     quiesce: async () => {
       await committing?.catch(() => undefined)
-      // Partitions first, synchronously: nothing of the old assignment can be taken into a transaction once the consumer is gone.
-      revokeAll()
+      revokeAll() // first: no partition of the old consumer can be taken into a transaction once it is gone
       await closeConsumer()
     },
     reopen: () => openConsumer(),
@@ -98,19 +95,10 @@ export function createPlatformaticPipeline(
       crashed = { message: `${reason}: ${error instanceof Error ? error.message : String(error)}`, at: Date.now() }
       emit('onCrash', { error, restart: true })
     },
-    onRecovered: (event) => {
-      crashed = undefined
-      emit('onRecovered', event)
-    },
+    onRecovered: (event) => ((crashed = undefined), emit('onRecovered', event)),
   })
 
   const emit = hookEmitter(hooks, logger)
-
-  function wake(): void {
-    const w = wakeUp
-    wakeUp = undefined
-    w?.()
-  }
 
   // --- partitions: seek, pause, floors -------------------------------------------------
 
@@ -264,7 +252,7 @@ export function createPlatformaticPipeline(
         .finally(() => {
           inflight -= 1
           if (s.epoch === epoch) release(s)
-          if (inflight === 0) wake()
+          if (inflight === 0) signal.wake()
         })
     }
     if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
@@ -295,7 +283,7 @@ export function createPlatformaticPipeline(
         break
       }
     }
-    wake()
+    signal.wake()
     pumpAll()
   }
 
@@ -304,37 +292,15 @@ export function createPlatformaticPipeline(
   async function nextTaken(rotation: number): Promise<Taken[]> {
     const doneCount = () => [...parts.values()].reduce((n, s) => n + s.done.length, 0)
     const idle = () => state !== 'running' && inflight === 0
-    while (doneCount() === 0 && !idle()) await new Promise<void>((resolve) => (wakeUp = resolve))
+    while (doneCount() === 0 && !idle()) await signal.wait()
     if (doneCount() === 0) return []
     if (lingerMs > 0 && state === 'running' && doneCount() < maxPerTxn) {
       const deadline = Date.now() + lingerMs
-      while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))
-          wakeUp = () => {
-            clearTimeout(timer)
-            resolve()
-          }
-        })
-      }
+      while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) await signal.waitUntil(deadline)
     }
     const taken = takeDone([...parts.values()], maxPerTxn, rotation)
     for (const t of taken) pump(t.state)
     return taken
-  }
-
-  async function ensureProducer(): Promise<Producer> {
-    if (producer !== undefined) return producer
-    const p = newTransactionalProducer(connection, transactionalId, options.transactionTimeoutMs ?? EOS_DEFAULTS.transactionTimeoutMs)
-    producer = p
-    await initTransactions(p)
-    return p
-  }
-
-  async function dropProducer(): Promise<void> {
-    const p = producer
-    producer = undefined
-    await p?.close().catch((err: unknown) => logger.warn({ err }, 'producer close failed'))
   }
 
   async function commitTaken(taken: Taken[]): Promise<void> {
@@ -344,10 +310,10 @@ export function createPlatformaticPipeline(
     if (live.length === 0 || consumer === undefined) return
     const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId)
     try {
-      const p = await ensureProducer()
+      const p = await producer.get()
       await commitTransaction(p, consumer, offsetCommitter, writes, live.map((t) => t.done[t.done.length - 1]!.message))
     } catch (error) {
-      await dropProducer()
+      await producer.drop()
       for (const t of live) emit('onAborted', { topic: t.state.topic, partition: t.state.partition, reason: 'commit failed', error })
       if (isProducerFenced(error)) logger.error({ err: error, transactionalId }, 'producer fenced: another instance uses this transactional id')
       if (state !== 'running') return
@@ -364,26 +330,7 @@ export function createPlatformaticPipeline(
       }
       return
     }
-    for (const t of live) {
-      const s = t.state
-      markCommitted(s, t.done[t.done.length - 1]!.message.offset)
-      const dl = deadLettered.get(t) ?? []
-      for (const d of dl) {
-        logger.warn({ topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
-        emit('onDeadLettered', { topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, message: d.message })
-      }
-      const outputs = t.done.reduce((n, d) => n + (d.outcome.kind === 'outputs' ? d.outcome.outputs.length : 0), 0)
-      emit('onCommitted', {
-        topic: s.topic,
-        partition: s.partition,
-        records: t.done.length,
-        outputs,
-        deadLettered: dl.length,
-        firstOffset: t.done[0]!.outcome.record.offset,
-        lastOffset: t.done[t.done.length - 1]!.outcome.record.offset,
-        durationMs: Date.now() - started,
-      })
-    }
+    reportCommitted(live, deadLettered, started, emit, logger)
   }
 
   /**
@@ -422,7 +369,7 @@ export function createPlatformaticPipeline(
       state = 'stopping'
       stopController.abort(new PipelineStoppedError('pipeline stopping'))
       for (const s of parts.values()) if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
-      wake()
+      signal.wake()
       // start() gives up at its next step; the batch in flight commits what finished.
       await starting?.catch(() => undefined)
       await loop
@@ -450,7 +397,7 @@ export function createPlatformaticPipeline(
 
   async function startClients(): Promise<void> {
     try {
-      await ensureProducer()
+      await producer.get()
       if (currentState() !== 'starting') throw new PipelineStoppedError('the pipeline was stopped while it was starting')
       state = 'running'
       await openConsumer()
@@ -469,68 +416,32 @@ export function createPlatformaticPipeline(
     }
   }
 
-  /**
-   * A new consumer joins the group and its stream starts at the committed offsets.
-   * Its failures (a fetch or a rejoin the client gave up on, heartbeats stalled)
-   * hand it to the recovery, which replaces it; events of a replaced consumer are ignored.
-   */
+  /** A new group member (eos-consumer.ts); its failures go to the recovery, which replaces it. */
   async function openConsumer(): Promise<void> {
-    const c = new Consumer(eosConsumerOptions(connection, groupId, options.consumer))
-    consumer = c
-    fetchControl.install(c)
-    c.on('consumer:group:join', (payload) => {
-      if (consumer === c) onAssignment(payload.assignments)
+    const session = new EosConsumer({ connection, groupId, topics: options.topics, consumer: options.consumer, fromBeginning: options.fromBeginning }, fetchControl, {
+      onAssignment,
+      onMessage,
+      onFailure: (reason, error) => {
+        if (state === 'running') recovery.failed(reason, error)
+      },
     })
-    // A rejoin the client gave up on is an 'error' event of the consumer, and no more
-    // heartbeats follow: without this listener it would end the process.
-    c.on('error', (error: Error) => {
-      if (consumer === c && state === 'running') recovery.failed('consumer group membership failed', error)
-    })
-    c.on('consumer:heartbeat:stalled', (payload: { lastError?: unknown }) => {
-      if (consumer === c && state === 'running')
-        recovery.failed('consumer heartbeats stalled', payload.lastError ?? new Error('no heartbeat answered within the rebalance timeout'))
-    })
-    const metadata = await c.metadata({ topics: options.topics })
-    for (const [topic, t] of metadata.topics) if (t?.id !== undefined) fetchControl.setTopicId(topic, t.id)
-    const s = await c.consume({
-      topics: options.topics,
-      mode: 'committed',
-      fallbackMode: options.fromBeginning === false ? 'latest' : 'earliest',
-      autocommit: false,
-      highWaterMark: 1_024,
-    })
-    stream = s
-    fetchControl.attach(s.offsetsToFetch)
-    s.on('data', (message: Message) => {
-      if (stream === s) onMessage(message)
-    })
-    s.on('error', (error: Error) => {
-      if (stream === s && state === 'running') recovery.failed('consumer stream failed', error)
-    })
+    current = session
+    consumer = session.consumer
+    await session.open()
+    stream = session.stream
   }
 
-  /** Closes the stream and the consumer (leaving the group when the coordinator answers), bounded in time. */
   async function closeConsumer(): Promise<void> {
-    const s = stream
-    const c = consumer
-    stream = undefined
-    consumer = undefined
-    await s?.close().catch((err: unknown) => logger.warn({ err }, 'stream close failed'))
-    // Leaving the group lets the next member in at once; a dead coordinator must not hold the recovery.
-    if (c !== undefined) {
-      const left = await Promise.race([
-        c.close().then(() => true, () => false),
-        new Promise<false>((r) => setTimeout(() => r(false), 5_000).unref()),
-      ])
-      if (!left) await c.close(true).catch(() => undefined)
-    }
+    const session = current
+    current = consumer = stream = undefined
+    await session?.close(logger)
   }
 
   async function closeClients(): Promise<void> {
     await recovery.settled()
     // close() leaves the group, so the partitions move at once instead of after the session timeout.
     await closeConsumer()
-    await dropProducer()
+    await producer.drop()
     await offsetCommitter.close()
   }
 }
