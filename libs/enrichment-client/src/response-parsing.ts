@@ -166,21 +166,32 @@ export function parseCompleteBatch(
   })
 }
 
+/**
+ * One element of `data.batches`. The description names only `ids`; `level`,
+ * `type` and `keys` are read when sent and left undefined when not (rule 6: any
+ * response value may be absent). Keys that are not aligned with `ids` cannot
+ * say which key belongs to which item, so they are dropped and reported in
+ * `keysDropped` rather than failing the page: a page that fails is retried
+ * forever and invalidates nothing.
+ */
 function parseInvalidationBatch(ctx: ParseContext, value: unknown, path: string): InvalidationBatch {
   if (!isObject(value)) fail(ctx, path, 'not an object')
   if (!Array.isArray(value.ids)) fail(ctx, `${path}.ids`, 'not an array')
   const ids = value.ids.map((id, i) => safeInt(ctx, id, `${path}.ids[${i}]`))
-  let keys: string[] | undefined
+  let keys: (string | undefined)[] | undefined
+  let keysDropped: string | undefined
   if (value.keys !== undefined && value.keys !== null) {
     if (!Array.isArray(value.keys) || value.keys.length !== ids.length)
-      fail(ctx, `${path}.keys`, 'not an array aligned with ids')
-    keys = value.keys.map((k, i) => requiredString(ctx, k, `${path}.keys[${i}]`))
+      keysDropped = `${path}.keys is not an array aligned with ids`
+    else keys = value.keys.map((k) => (typeof k === 'string' && k !== '' ? k : undefined))
   }
+  const level = typeof value.level === 'string' && value.level !== '' ? value.level : undefined
   return {
-    level: requiredString(ctx, value.level, `${path}.level`),
+    level,
     type: optionalString(ctx, value.type, `${path}.type`),
     ids,
     keys,
+    ...(keysDropped === undefined ? {} : { keysDropped }),
   }
 }
 
