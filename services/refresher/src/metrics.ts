@@ -50,6 +50,17 @@ export function createRefresherMetrics(registry: Registry) {
       'tep_refresher_sweep_last_run_seconds',
       'Unix time of the last completed sweep',
     ),
+    unkeyed: counter(
+      registry,
+      'tep_refresher_unkeyed_invalidations_total',
+      'Invalidation items that name no shop or merchant (the feed sent no key), by level as published (unknown: no level either)',
+      ['level'],
+    ),
+    ageBoundUntil: gauge(
+      registry,
+      'tep_refresher_age_bound_until_seconds',
+      'Unix time until which the sweep runs although invalidations are enabled, because items without a key arrived (0: never)',
+    ),
     committed: counter(
       registry,
       'tep_refresher_records_committed_total',

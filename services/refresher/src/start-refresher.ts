@@ -2,6 +2,7 @@ import { errorCode } from '@tep/errors'
 import {
   createRecordProducer,
   createTransactionalPipeline,
+  scanTopic,
   TOPICS,
   UNDECODABLE_CODES,
   UndecodableRecordError,
@@ -26,6 +27,7 @@ import { refreshBatch, type EntityFetcher, type RefreshOutput } from './refresh-
 import { fromFetched, fromInvalidation, type EntityKind, type RefreshInput } from './refresh-input.ts'
 import { refreshAfter } from './sweep-selection.ts'
 import { Sweeper, type SweepResult } from './sweeper.ts'
+import { AgeBound } from './age-bound.ts'
 import { RefresherConfigError } from './errors.ts'
 
 export interface RefresherTopics {
@@ -67,6 +69,12 @@ export interface RefresherOptions {
   /** Extra consumer settings of the pipeline (tests shorten timings). */
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   now?: () => number
+  /**
+   * With invalidations enabled, read back the invalidations of the last
+   * `maxAgeMs` at start for items without a key (default true), so that a
+   * restart does not forget that the age-bound sweep must go on.
+   */
+  rescanUnkeyedOnStart?: boolean
 }
 
 export interface RefresherHandle {
@@ -76,6 +84,10 @@ export interface RefresherHandle {
   whenAssigned(): Promise<TopicPartition[]>
   /** Runs one sweep now (also when invalidations are enabled, for operators and tests). */
   sweepNow(): Promise<SweepResult>
+  /** Epoch ms until which the sweep runs because of items without a key (0: never); see age-bound.ts. */
+  ageBoundUntil(): number
+  /** Resolves once the start-up read-back of items without a key has ended (at once when there is none). */
+  whenRescanned(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -156,6 +168,10 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       onRecordScopedError: (entity, key, err) =>
         logger.warn({ err, entity, key }, 'the API refuses this uid; no refresh for it'),
     })
+    for (const u of stats.unkeyed) {
+      metrics.unkeyed.inc({ level: u.level })
+      noteUnkeyed(u.seenAt, u.itemId)
+    }
     metrics.fetched.inc(stats.fetched)
     for (const w of stats.written) {
       if (w.tombstone) metrics.tombstoned.inc({ entity: w.entity })
@@ -246,6 +262,27 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
 
   let sweepProducer: RecordProducer | undefined
   let sweeper: Sweeper | undefined
+  const ageBound = new AgeBound(options.maxAgeMs)
+  /**
+   * An item that names no entity: for what the table holds now the refresher is
+   * a client without invalidations (one-week rule), so the sweep runs until
+   * `maxAgeMs` after the newest such item (age-bound.ts).
+   */
+  function noteUnkeyed(seenAt: number, itemId: number): void {
+    if (!options.invalidationsEnabled) return
+    const started = ageBound.note(seenAt, now())
+    metrics.ageBoundUntil.set(ageBound.until / 1000)
+    if (!started) return
+    logger.warn(
+      { itemId, ageBoundUntil: new Date(ageBound.until).toISOString(), refreshAfterMs },
+      'invalidation items name no shop or merchant (the feed sent no level or keys): cannot tell what changed, ' +
+        'so entries are re-read before they are REFRESH_MAX_AGE old, as without invalidations',
+    )
+    makeSweeper().then(
+      (s) => s.start(),
+      (err: unknown) => logger.error({ err }, 'could not start the age-bound sweep'),
+    )
+  }
   const makeSweeper = async () => {
     if (sweeper !== undefined) return sweeper
     sweepProducer = createRecordProducer(kafka, { logger })
@@ -259,6 +296,16 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       maxPerSweep: options.sweepMaxPerRun ?? 10_000,
       logger,
       now,
+      ...(options.invalidationsEnabled
+        ? {
+            active: () => ageBound.active(now()),
+            onIdle: () =>
+              logger.info(
+                { ageBoundUntil: new Date(ageBound.until).toISOString() },
+                'no invalidation without a key for REFRESH_MAX_AGE: the age-bound sweep ends, entries are kept until invalidated',
+              ),
+          }
+        : {}),
       onSweep: (r) => {
         for (const entity of ['shop', 'merchant'] as const) {
           metrics.sweepStale.set({ entity }, r.stale[entity])
@@ -286,13 +333,39 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     throw err
   }
 
+  // Items without a key published before a restart were consumed by the previous
+  // instance; reading back the last maxAgeMs of the topic restores the mode they set.
+  const rescan: Promise<void> =
+    options.invalidationsEnabled && options.rescanUnkeyedOnStart !== false
+      ? scanTopic({
+          kafka,
+          topic: topics.invalidations,
+          from: new Date(now() - options.maxAgeMs),
+          onMessage: async (message) => {
+            if (message.value === null) return
+            const input = fromInvalidation(await codecs.invalidation.decode(message.value))
+            if (input.kind === 'unkeyed') noteUnkeyed(input.seenAt, input.itemId)
+          },
+        }).then(
+          ({ records }) => logger.debug({ records }, 'invalidations of the last REFRESH_MAX_AGE read back'),
+          (err: unknown) =>
+            logger.warn(
+              { err },
+              'could not read back recent invalidations for items without a key; the age-bound sweep starts at the next one',
+            ),
+        )
+      : Promise.resolve()
+
   let stopping: Promise<void> | undefined
   return {
     views,
     whenAssigned: () => pipeline.whenAssigned(),
     sweepNow: async () => (await makeSweeper()).sweepOnce(),
+    ageBoundUntil: () => ageBound.until,
+    whenRescanned: () => rescan,
     stop() {
       stopping ??= (async () => {
+        await rescan
         await sweeper?.stop()
         await pipeline.stop()
         await tail.stop()

@@ -1,0 +1,38 @@
+/**
+ * Whether the refresher must keep entries younger than the one-week limit
+ * although invalidations are enabled.
+ *
+ * The interface description allows caching "until invalidated" only to a
+ * client that implements invalidations, and "at most one week" otherwise. An
+ * invalidation item that names no entity (the feed sent only `ids`) tells the
+ * refresher that something changed but not what, so for the entries the table
+ * held at that moment the refresher is a client without invalidations: each
+ * must be re-read before it is `maxAgeMs` old. Every entry fetched before the
+ * item is at most `maxAgeMs` old by `seenAt + maxAgeMs`, and the sweep has
+ * re-read it by then; so the mode lasts until `maxAgeMs` after the newest such
+ * item, and ends by itself when the feed starts naming entities again.
+ */
+export class AgeBound {
+  readonly #maxAgeMs: number
+  #until = 0
+
+  constructor(maxAgeMs: number) {
+    this.#maxAgeMs = maxAgeMs
+  }
+
+  /** Records an item without an entity seen at `seenAt`; true when that starts the mode (it was off at `now`). */
+  note(seenAt: number, now: number): boolean {
+    const wasActive = this.active(now)
+    this.#until = Math.max(this.#until, seenAt + this.#maxAgeMs)
+    return !wasActive && this.active(now)
+  }
+
+  active(now: number): boolean {
+    return now < this.#until
+  }
+
+  /** Epoch ms at which the mode ends (0: never started). */
+  get until(): number {
+    return this.#until
+  }
+}
