@@ -63,15 +63,28 @@ function optionalInt(ctx: ParseContext, value: unknown, path: string): number | 
   return value === undefined || value === null ? undefined : safeInt(ctx, value, path)
 }
 
-export function parseShop(ctx: ParseContext, value: unknown, path = 'body'): Shop {
+/** Whether an answer named an identifier: rule 6 lets it be absent (or, defensively, null or empty). */
+function absentId(value: unknown): boolean {
+  return value === undefined || value === null || value === ''
+}
+
+/**
+ * A shop answer. Rule 6 ("any response value may be absent") covers `uid` too:
+ * when the caller knows which shop it asked for (`knownUid`), an answer without
+ * `uid` is that shop, and the known uid stands in; without one it is a breach.
+ */
+export function parseShop(ctx: ParseContext, value: unknown, path = 'body', knownUid?: string): Shop {
   if (!isObject(value)) fail(ctx, path, 'not a shop object')
-  requiredString(ctx, value.uid, `${path}.uid`)
   optionalString(ctx, value.merchantUid, `${path}.merchantUid`)
+  if (absentId(value.uid) && knownUid !== undefined) return { ...value, uid: knownUid } as Shop
+  requiredString(ctx, value.uid, `${path}.uid`)
   return value as Shop
 }
 
-export function parseMerchant(ctx: ParseContext, value: unknown, path = 'body'): Merchant {
+/** A merchant answer; as `parseShop`, `knownUid` stands in for an absent `uid`. */
+export function parseMerchant(ctx: ParseContext, value: unknown, path = 'body', knownUid?: string): Merchant {
   if (!isObject(value)) fail(ctx, path, 'not a merchant object')
+  if (absentId(value.uid) && knownUid !== undefined) return { ...value, uid: knownUid } as Merchant
   requiredString(ctx, value.uid, `${path}.uid`)
   return value as Merchant
 }
@@ -95,10 +108,15 @@ export function parseCompleteFindResult(
   if (base.status === 'notFound') return base
   const body = value as Record<string, unknown>
   const shop = parseShop(ctx, body.shop, `${path}.shop`)
+  // A merchant without `uid` is the shop's merchant when the shop names one; otherwise
+  // nothing identifies it, and it is left out (the result stays a per-record outcome).
+  const merchantUid = typeof shop.merchantUid === 'string' && shop.merchantUid !== '' ? shop.merchantUid : undefined
   const merchant =
-    body.merchant === undefined || body.merchant === null
+    body.merchant === undefined ||
+    body.merchant === null ||
+    (isObject(body.merchant) && absentId(body.merchant.uid) && merchantUid === undefined)
       ? undefined
-      : parseMerchant(ctx, body.merchant, `${path}.merchant`)
+      : parseMerchant(ctx, body.merchant, `${path}.merchant`, merchantUid)
   return { ...base, shop, merchant }
 }
 
