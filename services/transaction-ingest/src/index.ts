@@ -15,7 +15,7 @@ export type { ResolvedDetails, MerchantDetailsOptions } from './merchant-details
 export { Enricher, validateRaw } from './enricher.ts'
 export { cardLookupInput, transferLookup } from './lookup-input.ts'
 export type { CardLookupInput, TransferLookup } from './lookup-input.ts'
-export { classifyLookupError, NOT_IMPLEMENTED_REASON, UNSUPPORTED_SCHEME_REASON } from './lookup-outcome.ts'
+export { classifyLookupError, NOT_IMPLEMENTED_REASON } from './lookup-outcome.ts'
 export type { LookupFailure } from './lookup-outcome.ts'
 export { IngestError, RawRecordError, SystemicLookupError, TableLoadError, RAW_ERROR_CODES } from './errors.ts'
 export type { RawErrorCode } from './errors.ts'
