@@ -28,6 +28,8 @@ import { fromFetched, fromInvalidation, type EntityKind, type RefreshInput } fro
 import { refreshAfter } from './sweep-selection.ts'
 import { Sweeper, type SweepResult } from './sweeper.ts'
 import { AgeBound } from './age-bound.ts'
+import { AutoReenricher } from './reenrich/auto-reenrich.ts'
+import type { ReenrichReport } from './reenrich/reenrich.ts'
 import { RefresherConfigError } from './errors.ts'
 
 export interface RefresherTopics {
@@ -36,6 +38,9 @@ export interface RefresherTopics {
   shops: string
   merchants: string
   dlq: string
+  /** Read and written only by the opt-in re-enrichment of invalidated handles. */
+  enriched: string
+  raw: string
 }
 
 export interface RefresherOptions {
@@ -75,6 +80,12 @@ export interface RefresherOptions {
    * restart does not forget that the age-bound sweep must go on.
    */
   rescanUnkeyedOnStart?: boolean
+  /**
+   * Opt-in: act on handle (mapping) invalidations by re-enriching the affected
+   * transactions (auto-reenrich.ts). Off by default: each run with new handles
+   * reads `transactions.enriched.v1` through, and each transaction costs ingest a findBy.
+   */
+  reenrichHandles?: { intervalMs: number; maxPerRun: number; firstLookbackMs?: number }
 }
 
 export interface RefresherHandle {
@@ -88,6 +99,8 @@ export interface RefresherHandle {
   ageBoundUntil(): number
   /** Resolves once the start-up read-back of items without a key has ended (at once when there is none). */
   whenRescanned(): Promise<void>
+  /** One re-enrichment run of invalidated handles now (only with the `reenrichHandles` option). */
+  reenrichNow(): Promise<ReenrichReport>
   stop(): Promise<void>
 }
 
@@ -107,6 +120,8 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     shops: TOPICS.merchantShops,
     merchants: TOPICS.merchantMerchants,
     dlq: TOPICS.transactionsDlq,
+    enriched: TOPICS.transactionsEnriched,
+    raw: TOPICS.transactionsRaw,
     ...options.topics,
   }
   const { kafka, serde, logger } = options
@@ -333,6 +348,32 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     throw err
   }
 
+  let reenricher: AutoReenricher | undefined
+  if (options.reenrichHandles !== undefined) {
+    const r = options.reenrichHandles
+    reenricher = new AutoReenricher({
+      kafka,
+      serde,
+      topics: { invalidations: topics.invalidations, enriched: topics.enriched, raw: topics.raw },
+      intervalMs: r.intervalMs,
+      maxPerRun: r.maxPerRun,
+      firstLookbackMs: r.firstLookbackMs ?? 3_600_000,
+      logger,
+      now,
+      onRun: (report, durationMs) => {
+        metrics.reenrichRuns.inc({ outcome: 'ok' })
+        metrics.reenrichRepublished.inc(report.republished)
+        metrics.reenrichScanned.inc(report.scanned)
+        metrics.reenrichDeferred.set(report.deferred)
+        metrics.reenrichLastRun.set(now() / 1000)
+        if (report.handles > 0)
+          logger.info({ ...report, transactionIds: undefined, durationMs }, 'invalidated handles re-enriched')
+      },
+      onError: () => metrics.reenrichRuns.inc({ outcome: 'error' }),
+    })
+    reenricher.start()
+  }
+
   // Items without a key published before a restart were consumed by the previous
   // instance; reading back the last maxAgeMs of the topic restores the mode they set.
   const rescan: Promise<void> =
@@ -363,9 +404,15 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     sweepNow: async () => (await makeSweeper()).sweepOnce(),
     ageBoundUntil: () => ageBound.until,
     whenRescanned: () => rescan,
+    reenrichNow: async () => {
+      if (reenricher === undefined)
+        throw new RefresherConfigError('reenrichNow needs the reenrichHandles option (REENRICH_HANDLES=true)')
+      return reenricher.runOnce()
+    },
     stop() {
       stopping ??= (async () => {
         await rescan
+        await reenricher?.stop()
         await sweeper?.stop()
         await pipeline.stop()
         await tail.stop()

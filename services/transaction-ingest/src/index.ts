@@ -1,4 +1,4 @@
-export { startTransactionIngest, DEFAULT_TOPICS, CONSUMER_CHECK } from './transaction-ingest.ts'
+export { startTransactionIngest, DEFAULT_TOPICS, CONSUMER_CHECK, CORRECTION_HEADER } from './transaction-ingest.ts'
 export type { TransactionIngest, TransactionIngestOptions, IngestTopics } from './transaction-ingest.ts'
 export { TABLE_CHECK, TableReader } from './table-reader.ts'
 export type { TableLoaderConfig, TableReaderOptions } from './table-reader.ts'
