@@ -376,12 +376,14 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
 
   // Items without a key published before a restart were consumed by the previous
   // instance; reading back the last maxAgeMs of the topic restores the mode they set.
+  const rescanAbort = new AbortController()
   const rescan: Promise<void> =
     options.invalidationsEnabled && options.rescanUnkeyedOnStart !== false
       ? scanTopic({
           kafka,
           topic: topics.invalidations,
           from: new Date(now() - options.maxAgeMs),
+          signal: rescanAbort.signal,
           onMessage: async (message) => {
             if (message.value === null) return
             const input = fromInvalidation(await codecs.invalidation.decode(message.value))
@@ -411,6 +413,7 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     },
     stop() {
       stopping ??= (async () => {
+        rescanAbort.abort()
         await rescan
         await reenricher?.stop()
         await sweeper?.stop()
