@@ -79,7 +79,9 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       onMessage: async (message) => {
         try {
           const item = await codec.decode(message.value)
-          if (item.level.toLowerCase() === 'handle') addTarget(targets, item.entityKey, item.seenAt)
+          // A handle item without a key (the feed sent only ids) names nothing to re-enrich.
+          if (item.level.toLowerCase() === 'handle' && item.entityKey !== '')
+            addTarget(targets, item.entityKey, item.seenAt)
         } catch (err) {
           undecodable += 1
           logger.warn(
