@@ -1,3 +1,8 @@
+import { scanTopic, type Kafka, type TopicCodec } from '@tep/kafka'
+import type { Logger } from '@tep/observability'
+import type { Invalidation } from '@tep/schemas'
+import { fromInvalidation } from './refresh-input.ts'
+
 /**
  * Whether the refresher must keep entries younger than the one-week limit
  * although invalidations are enabled.
@@ -34,5 +39,45 @@ export class AgeBound {
   /** Epoch ms at which the mode ends (0: never started). */
   get until(): number {
     return this.#until
+  }
+}
+
+export interface UnkeyedReadBackOptions {
+  kafka: Kafka
+  topic: string
+  codec: TopicCodec<Invalidation>
+  /** Read the invalidations written since this moment (now minus REFRESH_MAX_AGE). */
+  from: Date
+  signal: AbortSignal
+  onUnkeyed: (seenAt: number, itemId: number) => void
+  logger: Logger
+}
+
+/**
+ * Items without a key published before a restart were consumed by the previous
+ * instance; reading back the last REFRESH_MAX_AGE of the invalidations topic
+ * restores the age-bound mode they set. Never rejects: a failure only means the
+ * mode starts at the next such item, which is logged.
+ */
+export async function readBackUnkeyed(options: UnkeyedReadBackOptions): Promise<void> {
+  const { codec, logger } = options
+  try {
+    const { records } = await scanTopic({
+      kafka: options.kafka,
+      topic: options.topic,
+      from: options.from,
+      signal: options.signal,
+      onMessage: async (message) => {
+        if (message.value === null) return
+        const input = fromInvalidation(await codec.decode(message.value))
+        if (input.kind === 'unkeyed') options.onUnkeyed(input.seenAt, input.itemId)
+      },
+    })
+    logger.debug({ records }, 'invalidations of the last REFRESH_MAX_AGE read back')
+  } catch (err) {
+    logger.warn(
+      { err },
+      'could not read back recent invalidations for items without a key; the age-bound sweep starts at the next one',
+    )
   }
 }

@@ -2,7 +2,6 @@ import { errorCode } from '@tep/errors'
 import {
   createRecordProducer,
   createTransactionalPipeline,
-  scanTopic,
   TOPICS,
   UNDECODABLE_CODES,
   UndecodableRecordError,
@@ -27,8 +26,8 @@ import { refreshBatch, type EntityFetcher, type RefreshOutput } from './refresh-
 import { fromFetched, fromInvalidation, type EntityKind, type RefreshInput } from './refresh-input.ts'
 import { refreshAfter } from './sweep-selection.ts'
 import { Sweeper, type SweepResult } from './sweeper.ts'
-import { AgeBound } from './age-bound.ts'
-import { AutoReenricher } from './reenrich/auto-reenrich.ts'
+import { AgeBound, readBackUnkeyed } from './age-bound.ts'
+import { AutoReenricher, reenrichObserver } from './reenrich/auto-reenrich.ts'
 import type { ReenrichReport } from './reenrich/reenrich.ts'
 import { RefresherConfigError } from './errors.ts'
 
@@ -360,43 +359,23 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       firstLookbackMs: r.firstLookbackMs ?? 3_600_000,
       logger,
       now,
-      onRun: (report, durationMs) => {
-        metrics.reenrichRuns.inc({ outcome: 'ok' })
-        metrics.reenrichRepublished.inc(report.republished)
-        metrics.reenrichScanned.inc(report.scanned)
-        metrics.reenrichDeferred.set(report.deferred)
-        metrics.reenrichLastRun.set(now() / 1000)
-        if (report.handles > 0)
-          logger.info({ ...report, transactionIds: undefined, durationMs }, 'invalidated handles re-enriched')
-      },
-      onError: () => metrics.reenrichRuns.inc({ outcome: 'error' }),
+      ...reenrichObserver(metrics, logger, now),
     })
     reenricher.start()
   }
 
-  // Items without a key published before a restart were consumed by the previous
-  // instance; reading back the last maxAgeMs of the topic restores the mode they set.
   const rescanAbort = new AbortController()
   const rescan: Promise<void> =
     options.invalidationsEnabled && options.rescanUnkeyedOnStart !== false
-      ? scanTopic({
+      ? readBackUnkeyed({
           kafka,
           topic: topics.invalidations,
+          codec: codecs.invalidation,
           from: new Date(now() - options.maxAgeMs),
           signal: rescanAbort.signal,
-          onMessage: async (message) => {
-            if (message.value === null) return
-            const input = fromInvalidation(await codecs.invalidation.decode(message.value))
-            if (input.kind === 'unkeyed') noteUnkeyed(input.seenAt, input.itemId)
-          },
-        }).then(
-          ({ records }) => logger.debug({ records }, 'invalidations of the last REFRESH_MAX_AGE read back'),
-          (err: unknown) =>
-            logger.warn(
-              { err },
-              'could not read back recent invalidations for items without a key; the age-bound sweep starts at the next one',
-            ),
-        )
+          onUnkeyed: noteUnkeyed,
+          logger,
+        })
       : Promise.resolve()
 
   let stopping: Promise<void> | undefined

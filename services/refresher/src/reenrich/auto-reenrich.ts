@@ -1,5 +1,6 @@
 import type { AvroSerde, Kafka } from '@tep/kafka'
 import type { Logger } from '@tep/observability'
+import type { RefresherMetrics } from '../metrics.ts'
 import { reenrichHandles, type ReenrichReport } from './reenrich.ts'
 
 export interface AutoReenrichOptions {
@@ -95,5 +96,25 @@ export class AutoReenricher {
     if (report.deferred === 0) this.#since = startedAt - (this.#options.overlapMs ?? 60_000)
     this.#options.onRun?.(report, this.#now() - startedAt)
     return report
+  }
+}
+
+/** The refresher's metrics and log line for each run. */
+export function reenrichObserver(
+  metrics: RefresherMetrics,
+  logger: Logger,
+  now: () => number,
+): Pick<AutoReenrichOptions, 'onRun' | 'onError'> {
+  return {
+    onRun: (report, durationMs) => {
+      metrics.reenrichRuns.inc({ outcome: 'ok' })
+      metrics.reenrichRepublished.inc(report.republished)
+      metrics.reenrichScanned.inc(report.scanned)
+      metrics.reenrichDeferred.set(report.deferred)
+      metrics.reenrichLastRun.set(now() / 1000)
+      if (report.handles > 0)
+        logger.info({ ...report, transactionIds: undefined, durationMs }, 'invalidated handles re-enriched')
+    },
+    onError: () => metrics.reenrichRuns.inc({ outcome: 'error' }),
   }
 }
