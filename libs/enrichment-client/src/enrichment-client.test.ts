@@ -425,28 +425,6 @@ describe('EnrichmentClient invalidations', () => {
     await expect(iterate()).rejects.toThrow(/does not advance past fromId 3/)
   })
 
-  it('accepts batches that hold only ids, and drops keys not aligned with ids instead of failing the page', async () => {
-    const api = await fakeApi({
-      'POST /auth/protocol/openid-connect/token': tokenRoute,
-      'GET /v5/invalidations': (_s, res) =>
-        send(res, 200, {
-          data: { batches: [{ ids: [7, 8] }, { level: 'shop', ids: [9, 10], keys: ['s9'] }] },
-          paging: { lastId: 10, hasMore: false },
-        }),
-    })
-    const page = await client(api.url).getInvalidations({ fromId: 6 })
-    expect(page.batches).toEqual([
-      { level: undefined, type: undefined, ids: [7, 8], keys: undefined },
-      {
-        level: 'shop',
-        type: undefined,
-        ids: [9, 10],
-        keys: undefined,
-        keysDropped: 'body.data.batches[1].keys is not an array aligned with ids',
-      },
-    ])
-  })
-
   it('derives the cursor when paging lacks lastId and hasMore', async () => {
     const api = await fakeApi({
       'POST /auth/protocol/openid-connect/token': tokenRoute,
