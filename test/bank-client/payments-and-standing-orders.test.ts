@@ -49,7 +49,7 @@ async function createPaymentRequests(): Promise<number> {
     'GET',
     '/__admin/stats',
   )
-  return Object.values(routes['POST /payments'] ?? {}).reduce((a, b) => a + b, 0)
+  return Object.values(routes['POST /payments/'] ?? {}).reduce((a, b) => a + b, 0)
 }
 
 describe('payments interface', () => {

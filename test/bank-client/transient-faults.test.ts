@@ -71,6 +71,6 @@ describe('transient faults', () => {
       'GET',
       '/__admin/stats',
     )
-    expect(routes['POST /payments']).toEqual({ '503': 1 })
+    expect(routes['POST /payments/']).toEqual({ '503': 1 })
   })
 })

@@ -155,7 +155,7 @@ describe('authorization-code flow in headless Chromium', () => {
     const { access_token: token } = (await tokenRes.json()) as { access_token: string }
     const clients = (await (await fetch(`${sim.url}/__admin/clients`)).json()) as { users: Array<{ accounts: Array<{ iban: string; currency: string; kind: string }> }> }
     const debtor = clients.users[0]?.accounts.find((a) => a.kind === 'CURRENT' && a.currency === 'CZK')?.iban as string
-    const payment = (await api('POST', '/payments', token, {
+    const payment = (await api('POST', '/payments/', token, {
       paymentIdentification: { instructionIdentification: 'BROWSER-1' },
       amount: { instructedAmount: { value: 321, currency: 'CZK' } },
       debtorAccount: { identification: { iban: debtor } },

@@ -316,8 +316,8 @@ describe('payments interface', () => {
     const t = await h.consent('PISP')
     const created = await h.api<{ transaction: { identification: string }; paymentIdentification: { transactionIdentification: string }; signInfo: { signId: string; signID: string; state: string } }>(
       'POST',
-      '/payments',
-      '/payments',
+      '/payments/',
+      '/payments/',
       t.access_token,
       { body: domestic('PAY-1') },
     )
@@ -375,22 +375,21 @@ describe('payments interface', () => {
   it('refuses instant payments that fail a condition with NO_PART, and accepts a valid one that settles at once', async () => {
     const t = await h.consent('PISP')
     const inst = { paymentTypeInformation: { instructionPriority: 'INST' } }
-    const tooMuch = await h.api('POST', '/payments', '/payments', t.access_token, { body: domestic('INST-1', { ...inst, amount: { instructedAmount: { value: 400000.01, currency: 'CZK' } } }) })
+    const tooMuch = await h.api('POST', '/payments/', '/payments/', t.access_token, { body: domestic('INST-1', { ...inst, amount: { instructedAmount: { value: 400000.01, currency: 'CZK' } } }) })
     expect(tooMuch.status).toBe(400)
     expect(firstError(tooMuch.body)).toMatchObject({ error: 'NO_PART', parameters: { REASON: 'AMOUNT_ABOVE_LIMIT', LIMIT: '400000', CURRENCY: 'CZK' } })
     const clock = (await h.admin<{ bankDate: string }>('GET', '/clock')).body
     const tomorrow = new Date(Date.parse(`${clock.bankDate}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
-    const future = await h.api('POST', '/payments', '/payments', t.access_token, { body: domestic('INST-2', { ...inst, requestedExecutionDate: tomorrow }) })
+    const future = await h.api('POST', '/payments/', '/payments/', t.access_token, { body: domestic('INST-2', { ...inst, requestedExecutionDate: tomorrow }) })
     expect(firstError(future.body)).toMatchObject({ error: 'NO_PART', parameters: { REASON: 'FUTURE_DATED' } })
-    const notReachable = await h.api('POST', '/payments', '/payments', t.access_token, { body: domestic('INST-3', { ...inst, creditorAccount: { identification: { other: { identification: '2000145399/2060' } } } }) })
+    const notReachable = await h.api('POST', '/payments/', '/payments/', t.access_token, { body: domestic('INST-3', { ...inst, creditorAccount: { identification: { other: { identification: '2000145399/2060' } } } }) })
     expect(firstError(notReachable.body)).toMatchObject({ error: 'NO_PART', parameters: { REASON: 'CREDITOR_BANK_NOT_REACHABLE' } })
-    const fromEur = await h.api('POST', '/payments', '/payments', t.access_token, {
+    const fromEur = await h.api('POST', '/payments/', '/payments/', t.access_token, {
       body: domestic('INST-4', { ...inst, debtorAccount: { identification: { iban: eur.iban } }, amount: { instructedAmount: { value: 10, currency: 'EUR' } } }),
     })
     expect((fromEur.body as Errors).errors.map((e) => e.parameters?.REASON)).toContain('DEBTOR_CURRENCY_NOT_CZK')
 
-    // The spec spells the path with a trailing slash (`POST /payments/`).
-    const ok = await h.api<{ transaction: { identification: string } }>('POST', '/payments', '/payments/', t.access_token, { body: domestic('INST-5', inst) })
+    const ok = await h.api<{ transaction: { identification: string } }>('POST', '/payments/', '/payments/', t.access_token, { body: domestic('INST-5', inst) })
     expect(ok.status).toBe(201)
     await h.admin('POST', '/authorizations', { paymentId: ok.body.transaction.identification })
     expect((await h.api('GET', '/payments/{paymentId}/status', `/payments/${ok.body.transaction.identification}/status`, t.access_token)).body).toEqual({ instructionStatus: 'ACSC' })
@@ -398,7 +397,7 @@ describe('payments interface', () => {
 
   it('rejects a payment the user cancels (DS02) and one the balance no longer covers at settlement (AM04)', async () => {
     const t = await h.consent('PISP')
-    const cancelled = await h.api<{ transaction: { identification: string }; signInfo: { signId: string } }>('POST', '/payments', '/payments', t.access_token, { body: domestic('RJ-1') })
+    const cancelled = await h.api<{ transaction: { identification: string }; signInfo: { signId: string } }>('POST', '/payments/', '/payments/', t.access_token, { body: domestic('RJ-1') })
     const id = cancelled.body.transaction.identification
     const sign = await h.api<{ href: { url: string } }>('POST', '/payments/{paymentId}/sign/{signId}', `/payments/${id}/sign/${cancelled.body.signInfo.signId}`, t.access_token, {
       headers: { 'tpp-redirect-uri': `${new URL(CLIENT.redirectUris[0] as string).origin}/back` },
@@ -410,7 +409,7 @@ describe('payments interface', () => {
     // The balance check says yes, then a large debit books before the payment settles.
     const small = { exchangeIdentification: 'B1', debtorAccount: { identification: { iban: czk.iban } }, transactionDetails: { currency: 'CZK', totalAmount: 100 } }
     expect((await h.api('POST', '/payments/balanceCheck', '/payments/balanceCheck', t.access_token, { body: small })).body).toMatchObject({ response: 'APPR' })
-    const late = await h.api<{ transaction: { identification: string } }>('POST', '/payments', '/payments', t.access_token, { body: domestic('RJ-2', { amount: { instructedAmount: { value: 100, currency: 'CZK' } } }) })
+    const late = await h.api<{ transaction: { identification: string } }>('POST', '/payments/', '/payments/', t.access_token, { body: domestic('RJ-2', { amount: { instructedAmount: { value: 100, currency: 'CZK' } } }) })
     await h.admin('POST', '/authorizations', { paymentId: late.body.transaction.identification })
     expect((await h.api('GET', '/payments/{paymentId}/status', `/payments/${late.body.transaction.identification}/status`, t.access_token)).body).toEqual({ instructionStatus: 'ACSP' })
     await h.admin('POST', '/transactions', { accountId: czk.id, transactions: [{ type: 'TRANSFER', amount: 50_000_000, creditDebitIndicator: 'DBIT', counterparty: { name: 'Big Purchase' } }] })
@@ -423,7 +422,7 @@ describe('payments interface', () => {
 
   it('classifies SEPA and foreign payments and refuses bad requests with COBS codes', async () => {
     const t = await h.consent('PISP')
-    const sepa = await h.api('POST', '/payments', '/payments', t.access_token, {
+    const sepa = await h.api('POST', '/payments/', '/payments/', t.access_token, {
       body: {
         paymentIdentification: { instructionIdentification: 'SEPA-1', endToEndIdentification: 'E2E-1' },
         amount: { instructedAmount: { value: 20, currency: 'EUR' } },
@@ -433,7 +432,7 @@ describe('payments interface', () => {
       },
     })
     expect(sepa.body).toMatchObject({ paymentKind: 'SEPA', paymentTypeInformation: { serviceLevel: { code: 'ESCT' } } })
-    const foreignNoBic = await h.api('POST', '/payments', '/payments', t.access_token, {
+    const foreignNoBic = await h.api('POST', '/payments/', '/payments/', t.access_token, {
       body: { paymentIdentification: { instructionIdentification: 'F-1' }, amount: { instructedAmount: { value: 20, currency: 'EUR' } }, debtorAccount: { identification: { iban: eur.iban } }, creditorAccount: { identification: { iban: 'DE89370400440532013000' } }, creditor: { name: 'Max' } },
     })
     expect(firstError(foreignNoBic.body)).toMatchObject({ error: 'FIELD_MISSING', scope: 'creditorAgent.financialInstitutionIdentification.bic' })
@@ -451,18 +450,25 @@ describe('payments interface', () => {
       [{ paymentIdentification: {} }, 400, 'FIELD_MISSING'],
     ]
     for (const [i, [patch, status, code]] of cases.entries()) {
-      const answer = await h.api('POST', '/payments', '/payments', t.access_token, { body: domestic(`BAD-${i}`, patch) })
+      const answer = await h.api('POST', '/payments/', '/payments/', t.access_token, { body: domestic(`BAD-${i}`, patch) })
       expect({ i, status: answer.status, code: firstError(answer.body)?.error }).toEqual({ i, status, code })
     }
     const other = (await h.users())[1]?.accounts[0]?.iban as string
-    const notMine = await h.api('POST', '/payments', '/payments', t.access_token, { body: domestic('BAD-X', { debtorAccount: { identification: { iban: other } } }) })
+    const notMine = await h.api('POST', '/payments/', '/payments/', t.access_token, { body: domestic('BAD-X', { debtorAccount: { identification: { iban: other } } }) })
     expect(notMine.status).toBe(403)
-    const duplicate = await h.api('POST', '/payments', '/payments', t.access_token, { body: domestic('SEPA-1') })
+    const duplicate = await h.api('POST', '/payments/', '/payments/', t.access_token, { body: domestic('SEPA-1') })
     expect(firstError(duplicate.body)).toMatchObject({ error: 'RF01' })
-    const broken = await h.raw('POST', '/payments', { headers: { 'content-type': 'application/json', authorization: `Bearer ${t.access_token}`, 'x-request-id': 'r', 'x-ibm-client-id': CLIENT.clientId }, body: '{"a":' })
-    contract.check('POST', '/payments', broken, broken.body)
+    const broken = await h.raw('POST', '/payments/', { headers: { 'content-type': 'application/json', authorization: `Bearer ${t.access_token}`, 'x-request-id': 'r', 'x-ibm-client-id': CLIENT.clientId }, body: '{"a":' })
+    contract.check('POST', '/payments/', broken, broken.body)
+    // The description writes `POST /payments/`: without the slash there is no such operation (as at a
+    // strict gateway), and the payment is not created.
+    const noSlash = await h.raw('POST', '/payments', { headers: { 'content-type': 'application/json', authorization: `Bearer ${t.access_token}`, 'x-request-id': 'r', 'x-ibm-client-id': CLIENT.clientId }, body: JSON.stringify(domestic('NO-SLASH-1')) })
+    expect(noSlash.status).toBe(404)
+    expect(JSON.stringify(noSlash.body)).toContain('no operation POST /payments')
+    const withSlash = await h.raw('POST', '/payments/', { headers: { 'content-type': 'application/json', authorization: `Bearer ${t.access_token}`, 'x-request-id': 'r', 'x-ibm-client-id': CLIENT.clientId }, body: JSON.stringify(domestic('NO-SLASH-1')) })
+    expect(withSlash.status).toBe(201)
     expect(firstError(broken.body)).toMatchObject({ error: 'FF01' })
-    const overLimit = await h.api('POST', '/payments', '/payments', t.access_token, { body: domestic('LIMIT-1', { amount: { instructedAmount: { value: 500000.01, currency: 'CZK' } } }) })
+    const overLimit = await h.api('POST', '/payments/', '/payments/', t.access_token, { body: domestic('LIMIT-1', { amount: { instructedAmount: { value: 500000.01, currency: 'CZK' } } }) })
     expect(firstError(overLimit.body)).toMatchObject({ error: 'AM02', parameters: { LIMIT: 'DAILY' } })
   })
 })

@@ -145,6 +145,24 @@ describe('the invalidation feed', () => {
     ])
   })
 
+  it('with invalidationShape ids-only each batch holds only ids, the same ids and paging as the full shape', async () => {
+    const idsOnly = await startEnrichmentSim({ seed: 23, shops: 1_000, merchants: 100, invalidationShape: 'ids-only' })
+    try {
+      const idsToken = await token(idsOnly)
+      const { items } = await admin<{ items: Item[] }>(idsOnly, 'POST', '/__admin/mutations', { kind: 'random', count: 30 })
+      const res = await call(idsOnly, { path: '/v5/invalidations', query: { fromId: '0', pageSize: '1000', level: 'shop,merchant' }, headers: bearer(idsToken) })
+      expect(res.status).toBe(200)
+      const body = res.body as { data: { currentTime: string; batches: Record<string, unknown>[] }; paging: Page['paging'] }
+      expect(body.data.batches.length).toBeGreaterThan(0)
+      for (const batch of body.data.batches) expect(Object.keys(batch)).toEqual(['ids'])
+      // Levels still filter: the handle items are not among the ids.
+      expect(body.data.batches.flatMap((b) => b.ids as number[])).toEqual(items.filter((i) => i.level !== 'handle').map((i) => i.id))
+      expect(body.paging).toMatchObject({ lastId: items.at(-1)?.id, hasMore: false })
+    } finally {
+      await idsOnly.close()
+    }
+  })
+
   it('the background process keeps changing data over time', async () => {
     const busy = await startEnrichmentSim({ seed: 22, shops: 2_000, merchants: 200, mutationsPerMinute: 6_000 })
     try {

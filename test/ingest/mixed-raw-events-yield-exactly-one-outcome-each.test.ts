@@ -91,16 +91,32 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
       expect([...expected.values()].filter((e) => e.kind === kind).length, kind).toBeGreaterThan(3)
     }
 
-    // A transfer scheme the API has no variant for: rejected locally.
-    const swift = {
-      ...rawFromSample(
-        samples.find((s) => s.kind === 'transfer')!,
-        `${mode}-swift`,
-      ),
-    }
+    // Schemes the API has no variant of their own for are looked up too ("The client calls the
+    // service for every transaction or transfer"), through the variant that fits what they carry.
+    const matchedAs = (sample: SimSample): Expectation => ({
+      kind: 'MATCHED',
+      shopUid: sample.expected.shopUid!,
+      merchantUid: sample.expected.merchantUid!,
+      handle: sample.expected.handle!,
+    })
+    const foreign = samples.find(
+      (s) =>
+        s.operation.endsWith('/sepa') && s.expected.outcome === 'found' && !/^(CZ|GB)/i.test(s.input.iban ?? ''),
+    )
+    const domestic = samples.find((s) => s.operation.endsWith('/certis') && s.expected.outcome === 'found')
+    expect(foreign, 'a found SEPA sample with a foreign IBAN').toBeDefined()
+    expect(domestic, 'a found CERTIS sample').toBeDefined()
+    const swift = rawFromSample(foreign!, `${mode}-swift`)
     swift.transfer = { ...swift.transfer!, scheme: 'SWIFT' }
-    events.push(swift)
-    expected.set(swift.transactionId, { kind: 'REJECTED', code: 'UNSUPPORTED_TRANSFER_SCHEME' })
+    const internal = rawFromSample(domestic!, `${mode}-internal`)
+    internal.transfer = { ...internal.transfer!, scheme: 'INTERNAL' }
+    // Nothing to look it up by: still sent, and the API's 400 is its per-record answer.
+    const other = rawFromSample(foreign!, `${mode}-other`)
+    other.transfer = { ...other.transfer!, scheme: 'OTHER', counterpartyIban: null, counterpartyBic: null }
+    events.push(swift, internal, other)
+    expected.set(swift.transactionId, matchedAs(foreign!))
+    expected.set(internal.transactionId, matchedAs(domestic!))
+    expected.set(other.transactionId, { kind: 'REJECTED', code: 'MISSING_PARAMETER' })
 
     // Records that can never be enriched: DLQ with a specific code each.
     const card = events.find((e) => e.card !== null)!
@@ -217,9 +233,7 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
     expect(stats.lookups - statsBefore.lookups).toBe(answered)
     const delta = (op: string) =>
       (stats.requests.byOperation[op] ?? 0) - (statsBefore.requests.byOperation[op] ?? 0)
-    const transferRecords = events.filter(
-      (e) => e.transfer !== null && e.transactionId !== swift.transactionId,
-    ).length
+    const transferRecords = events.filter((e) => e.transfer !== null).length
     const cardRecords = events.filter((e) => e.card !== null).length
     expect(
       delta('findByBankTransferCertis') + delta('findByBankTransferSepa') + delta('findByBankTransferUk'),

@@ -53,6 +53,28 @@ describe('scanTopic', () => {
     expect((await scan(topic)).seen).toEqual(['p0:a', 'p0:during', 'p1:b', 'p1:c'])
   })
 
+  it('ends early when its signal aborts, with what it read so far', async () => {
+    const topic = uniqueName('scan-abort')
+    await kit.createTopics([topic], 1)
+    const producer = kit.producer()
+    await producer.connect()
+    await producer.send({ topic, messages: ['a', 'b', 'c'].map((value) => ({ value })) })
+    const controller = new AbortController()
+    const seen: string[] = []
+    const result = await scanTopic({
+      kafka: kit.kafka,
+      topic,
+      signal: controller.signal,
+      onMessage: (message) => {
+        seen.push(message.value!.toString('utf8'))
+        // The caller stops while the scan is under way: it must not read on to the end.
+        controller.abort()
+      },
+    })
+    expect(result.records).toBe(1)
+    expect(seen).toEqual(['a'])
+  })
+
   it('starts at the first record written at or after `from`', async () => {
     const topic = uniqueName('scan-from')
     await kit.createTopics([topic], 1)

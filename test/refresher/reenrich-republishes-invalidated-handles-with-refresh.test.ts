@@ -160,6 +160,8 @@ describe('reenrich', () => {
     expect(raw.map((r) => r.key?.toString('utf8'))).toEqual(['tx-old-mapping'])
     const rawCodec = serde.topic(topics.raw, 'RawTransaction')
     expect(await rawCodec.decode(raw[0]!.value)).toEqual({ ...results[0]!.raw, refresh: true })
+    // Marked as a correction; transaction-ingest copies the header onto the new result.
+    expect(raw[0]!.headers['tep-correction']?.toString()).toBe('handle-invalidated')
 
     // Once re-enriched (a newer result for the transaction), running the tool again republishes nothing.
     await producer.send({

@@ -176,7 +176,8 @@ export class PaymentsClient {
     )
     assertInstantPaymentAllowed(req, this.#o.now(), this.#o.kindOptions)
     const res = await this.#t.call<PaymentResponse>(
-      { operation, method: 'POST', path: '/payments', json: withWireAmount(req), idempotent: false },
+      // With the trailing slash, exactly as the description's endpoint table writes it.
+      { operation, method: 'POST', path: '/payments/', json: withWireAmount(req), idempotent: false },
       options,
       { instant: isInstant(req) },
     )

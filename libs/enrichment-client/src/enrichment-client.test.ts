@@ -316,6 +316,16 @@ describe('EnrichmentClient lookups', () => {
     expect(warnings).toHaveLength(1)
   })
 
+  it('a shop or merchant answer without uid is the entity asked for (rule 6), not a breach', async () => {
+    const api = await fakeApi({
+      'POST /auth/protocol/openid-connect/token': tokenRoute,
+      'GET /v5/shops/s1': (_s, res) => send(res, 200, { type: 'bricks' }),
+      'GET /v5/merchants/m1': (_s, res) => send(res, 200, { name: 'Albert' }),
+    })
+    expect(await client(api.url).getShop('s1')).toEqual({ uid: 's1', type: 'bricks' })
+    expect(await client(api.url).getMerchant('m1')).toEqual({ uid: 'm1', name: 'Albert' })
+  })
+
   it('rejects a batch answer whose length differs from the request', async () => {
     const api = await fakeApi({
       'POST /auth/protocol/openid-connect/token': tokenRoute,

@@ -155,7 +155,10 @@ export class EnrichmentClient {
 
   // ---- shops and merchants -----------------------------------------------
 
-  /** GET /v5/shops/{id} by shop uid (preferred) or handle. 404 → EnrichmentNotFoundError. */
+  /**
+   * GET /v5/shops/{id} by shop uid (preferred) or handle. 404 → EnrichmentNotFoundError.
+   * An answer without `uid` gets the id asked for: ask by uid when the uid matters.
+   */
   async getShop(uidOrHandle: string, options: CallOptions = {}): Promise<Shop> {
     const operation = 'enrichment.getShop'
     this.#requireId(operation, 'uidOrHandle', uidOrHandle)
@@ -165,7 +168,8 @@ export class EnrichmentClient {
       path: `/shops/${encodePathSegment(uidOrHandle)}`,
       ...signalOf(options),
     })
-    return parseShop(this.#parseContext(operation, res), this.#json(operation, res))
+    // An answer without `uid` is the shop asked for (rule 6: any value may be absent).
+    return parseShop(this.#parseContext(operation, res), this.#json(operation, res), 'body', uidOrHandle)
   }
 
   /** GET /v5/merchants/{uid}. 404 → EnrichmentNotFoundError. */
@@ -178,7 +182,7 @@ export class EnrichmentClient {
       path: `/merchants/${encodePathSegment(uid)}`,
       ...signalOf(options),
     })
-    return parseMerchant(this.#parseContext(operation, res), this.#json(operation, res))
+    return parseMerchant(this.#parseContext(operation, res), this.#json(operation, res), 'body', uid)
   }
 
   // ---- invalidations -----------------------------------------------------

@@ -10,7 +10,8 @@ export type ShopAnswer = Pick<Shop, 'uid' | 'type' | 'merchantUid' | 'tags' | 'c
 export type MerchantAnswer = Pick<Merchant, 'uid' | 'name' | 'logo' | 'url' | 'category'>
 
 // The API omits any value it does not have (spec rule 6); the Avro contract says
-// null for "not returned". `?? null` maps one onto the other. One mapping for
+// null for "not returned". `?? null` maps one onto the other, and a nested
+// object that is absent or null becomes null (JSON null is read as absent too). One mapping for
 // every consumer of the client (transaction-ingest on a table miss, the
 // refresher), so the compacted topics never hold two shapes of the same answer.
 
@@ -23,13 +24,13 @@ export function shopSnapshotData(shop: ShopAnswer, uid: string = shop.uid): Shop
     type: shop.type ?? null,
     tags: shop.tags ?? null,
     merchantUid: shop.merchantUid ?? null,
-    category: shop.category === undefined ? null : { name: shop.category.name ?? null, logo: shop.category.logo ?? null },
+    category: shop.category == null ? null : { name: shop.category.name ?? null, logo: shop.category.logo ?? null },
     location:
-      shop.location === undefined
+      shop.location == null
         ? null
         : {
             address:
-              address === undefined
+              address == null
                 ? null
                 : {
                     street: address.street ?? null,
@@ -39,7 +40,7 @@ export function shopSnapshotData(shop: ShopAnswer, uid: string = shop.uid): Shop
                     areas: address.areas ?? null,
                   },
             coordinates:
-              coordinates === undefined ? null : { type: coordinates.type ?? null, lat: coordinates.lat ?? null, long: coordinates.long ?? null },
+              coordinates == null ? null : { type: coordinates.type ?? null, lat: coordinates.lat ?? null, long: coordinates.long ?? null },
           },
     url: shop.url ?? null,
     googlePlaceId: shop.googlePlaceId ?? null,

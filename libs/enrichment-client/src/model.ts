@@ -73,14 +73,26 @@ export type CompleteBatchEntryResult = CompleteFindResult | InvalidEntryResult
 
 export type InvalidationLevel = 'shop' | 'merchant' | 'handle'
 
+/**
+ * One element of `data.batches`. The description names only `ids`; the other
+ * members are this project's model of what the service adds, each undefined
+ * when not sent (see docs/DECISIONS.md, "Invalidation batches that carry only ids").
+ */
 export interface InvalidationBatch {
-  level: string
+  /** `shop`, `merchant`, `handle` (open set); undefined when not sent. */
+  level: string | undefined
   /** `update`, `delete`, `remap` (open set). */
   type: string | undefined
   /** Invalidation item ids (numeric). */
   ids: number[]
-  /** Entity key of each item (shop uid, merchant uid or handle), aligned with `ids`, when sent. */
-  keys: string[] | undefined
+  /**
+   * Entity key of each item (shop uid, merchant uid or handle), aligned with
+   * `ids`, when sent; an element is undefined where that item's key was
+   * absent or empty.
+   */
+  keys: (string | undefined)[] | undefined
+  /** Set when `keys` was sent but could not be used (not aligned with `ids`): what was wrong. */
+  keysDropped?: string
 }
 
 export interface InvalidationPaging {

@@ -63,15 +63,28 @@ function optionalInt(ctx: ParseContext, value: unknown, path: string): number | 
   return value === undefined || value === null ? undefined : safeInt(ctx, value, path)
 }
 
-export function parseShop(ctx: ParseContext, value: unknown, path = 'body'): Shop {
+/** Whether an answer named an identifier: rule 6 lets it be absent (or, defensively, null or empty). */
+function absentId(value: unknown): boolean {
+  return value === undefined || value === null || value === ''
+}
+
+/**
+ * A shop answer. Rule 6 ("any response value may be absent") covers `uid` too:
+ * when the caller knows which shop it asked for (`knownUid`), an answer without
+ * `uid` is that shop, and the known uid stands in; without one it is a breach.
+ */
+export function parseShop(ctx: ParseContext, value: unknown, path = 'body', knownUid?: string): Shop {
   if (!isObject(value)) fail(ctx, path, 'not a shop object')
-  requiredString(ctx, value.uid, `${path}.uid`)
   optionalString(ctx, value.merchantUid, `${path}.merchantUid`)
+  if (absentId(value.uid) && knownUid !== undefined) return { ...value, uid: knownUid } as Shop
+  requiredString(ctx, value.uid, `${path}.uid`)
   return value as Shop
 }
 
-export function parseMerchant(ctx: ParseContext, value: unknown, path = 'body'): Merchant {
+/** A merchant answer; as `parseShop`, `knownUid` stands in for an absent `uid`. */
+export function parseMerchant(ctx: ParseContext, value: unknown, path = 'body', knownUid?: string): Merchant {
   if (!isObject(value)) fail(ctx, path, 'not a merchant object')
+  if (absentId(value.uid) && knownUid !== undefined) return { ...value, uid: knownUid } as Merchant
   requiredString(ctx, value.uid, `${path}.uid`)
   return value as Merchant
 }
@@ -95,10 +108,15 @@ export function parseCompleteFindResult(
   if (base.status === 'notFound') return base
   const body = value as Record<string, unknown>
   const shop = parseShop(ctx, body.shop, `${path}.shop`)
+  // A merchant without `uid` is the shop's merchant when the shop names one; otherwise
+  // nothing identifies it, and it is left out (the result stays a per-record outcome).
+  const merchantUid = typeof shop.merchantUid === 'string' && shop.merchantUid !== '' ? shop.merchantUid : undefined
   const merchant =
-    body.merchant === undefined || body.merchant === null
+    body.merchant === undefined ||
+    body.merchant === null ||
+    (isObject(body.merchant) && absentId(body.merchant.uid) && merchantUid === undefined)
       ? undefined
-      : parseMerchant(ctx, body.merchant, `${path}.merchant`)
+      : parseMerchant(ctx, body.merchant, `${path}.merchant`, merchantUid)
   return { ...base, shop, merchant }
 }
 
@@ -166,21 +184,32 @@ export function parseCompleteBatch(
   })
 }
 
+/**
+ * One element of `data.batches`. The description names only `ids`; `level`,
+ * `type` and `keys` are read when sent and left undefined when not (rule 6: any
+ * response value may be absent). Keys that are not aligned with `ids` cannot
+ * say which key belongs to which item, so they are dropped and reported in
+ * `keysDropped` rather than failing the page: a page that fails is retried
+ * forever and invalidates nothing.
+ */
 function parseInvalidationBatch(ctx: ParseContext, value: unknown, path: string): InvalidationBatch {
   if (!isObject(value)) fail(ctx, path, 'not an object')
   if (!Array.isArray(value.ids)) fail(ctx, `${path}.ids`, 'not an array')
   const ids = value.ids.map((id, i) => safeInt(ctx, id, `${path}.ids[${i}]`))
-  let keys: string[] | undefined
+  let keys: (string | undefined)[] | undefined
+  let keysDropped: string | undefined
   if (value.keys !== undefined && value.keys !== null) {
     if (!Array.isArray(value.keys) || value.keys.length !== ids.length)
-      fail(ctx, `${path}.keys`, 'not an array aligned with ids')
-    keys = value.keys.map((k, i) => requiredString(ctx, k, `${path}.keys[${i}]`))
+      keysDropped = `${path}.keys is not an array aligned with ids`
+    else keys = value.keys.map((k) => (typeof k === 'string' && k !== '' ? k : undefined))
   }
+  const level = typeof value.level === 'string' && value.level !== '' ? value.level : undefined
   return {
-    level: requiredString(ctx, value.level, `${path}.level`),
+    level,
     type: optionalString(ctx, value.type, `${path}.type`),
     ids,
     keys,
+    ...(keysDropped === undefined ? {} : { keysDropped }),
   }
 }
 

@@ -22,6 +22,8 @@ export interface TopicScanOptions {
   onMessage: (message: ScannedMessage, partition: number) => void | Promise<void>
   /** Give up after this long (`TopicScanTimeoutError`, retriable); default 10 minutes. */
   timeoutMs?: number
+  /** Ends the scan early (the caller is stopping): resolves with what was read so far. */
+  signal?: AbortSignal
 }
 
 /**
@@ -41,6 +43,7 @@ export async function scanTopic(options: TopicScanOptions): Promise<{ records: n
     ...(options.from === undefined ? {} : { from: options.from }),
     onRecords: async (batch) => {
       for (const r of batch.records) {
+        if (options.signal?.aborted) return
         records += 1
         const headers: Record<string, Buffer> = {}
         for (const [k, v] of r.headers) if (k !== null && v !== null) headers[k.toString('utf8')] = v
@@ -66,6 +69,12 @@ export async function scanTopic(options: TopicScanOptions): Promise<{ records: n
       )
     }, timeoutMs)
   })
+  let onAbort: (() => void) | undefined
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve()
+    if (options.signal?.aborted) resolve()
+    else options.signal?.addEventListener('abort', onAbort, { once: true })
+  })
   try {
     await Promise.race([
       (async () => {
@@ -73,9 +82,11 @@ export async function scanTopic(options: TopicScanOptions): Promise<{ records: n
         await reader.done()
       })(),
       timedOut,
+      aborted,
     ])
   } finally {
     clearTimeout(timer)
+    if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort)
     // After a timeout the caller's onMessage may still be running (it may be what
     // is stuck): the reader closes once it returns, without holding up the error.
     if (expired) void reader.stop()

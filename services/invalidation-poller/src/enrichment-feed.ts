@@ -17,8 +17,14 @@ export function enrichmentFeed(
       )
       return {
         currentTime: page.currentTime,
-        // Missing keys become an empty list so that pageItems reports the misalignment.
-        batches: page.batches.map((b) => ({ level: b.level, type: b.type, ids: b.ids, keys: b.keys ?? [] })),
+        // Absent members stay absent: pageItems decides what an item without them means.
+        batches: page.batches.map((b) => ({
+          level: b.level,
+          type: b.type,
+          ids: b.ids,
+          keys: b.keys,
+          keysDropped: b.keysDropped,
+        })),
         paging: { lastId: page.paging.lastId, hasMore: page.paging.hasMore, toId: page.paging.toId },
       }
     },

@@ -5,16 +5,25 @@
  * is what lets the cursor logic be unit-tested without HTTP.
  */
 
-/** One batch of a feed page: consecutive items sharing a level and a type. */
+/**
+ * One batch of a feed page: consecutive items sharing a level and a type. The
+ * interface description names only `ids`; `level`, `type` and `keys` are this
+ * project's model of what the service adds, and each may be absent.
+ */
 export interface FeedBatch {
-  /** `shop`, `merchant` or `handle` in v5 as modelled; kept as an open string. */
-  level: string
+  /** `shop`, `merchant` or `handle` in v5 as modelled; kept as an open string; absent when not sent. */
+  level?: string | undefined
   /** `update`, `delete` or `remap` as modelled; absent when the service sends none. */
   type?: string | undefined
   /** Numeric invalidation item ids. */
   ids: readonly (number | string)[]
-  /** Entity keys aligned with `ids` (shop uid, merchant uid or handle). */
-  keys: readonly string[]
+  /**
+   * Entity keys aligned with `ids` (shop uid, merchant uid or handle); absent
+   * when not sent, an element undefined or empty when that item has none.
+   */
+  keys?: readonly (string | undefined)[] | undefined
+  /** Keys were sent but unusable (e.g. not aligned with `ids`): what was wrong. */
+  keysDropped?: string | undefined
 }
 
 export interface FeedPage {

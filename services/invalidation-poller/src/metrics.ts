@@ -10,6 +10,7 @@ export interface PollerMetrics {
   errors: ReturnType<typeof counter>
   pageSize: ReturnType<typeof gauge>
   lastCaughtUp: ReturnType<typeof gauge>
+  incompleteItems: ReturnType<typeof counter>
 }
 
 export function createPollerMetrics(registry: Registry): PollerMetrics {
@@ -61,6 +62,12 @@ export function createPollerMetrics(registry: Registry): PollerMetrics {
       registry,
       'tep_invalidation_poller_last_caught_up_seconds',
       'Unix time at which the poller last reached the end of the feed',
+    ),
+    incompleteItems: counter(
+      registry,
+      'tep_invalidation_poller_incomplete_items_total',
+      'Items published without the level or entity key the pipeline would use (level unknown / empty key), by the fields missing',
+      ['missing'],
     ),
   }
 }

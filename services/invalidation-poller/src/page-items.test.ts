@@ -16,9 +16,9 @@ describe('pageItems', () => {
       4,
     )
     expect(result.items).toEqual([
-      { itemId: 5, level: 'shop', type: 'delete', entityKey: 's5' },
-      { itemId: 6, level: 'shop', type: 'delete', entityKey: 's6' },
-      { itemId: 7, level: 'merchant', type: 'update', entityKey: 'm1@cz' },
+      { itemId: 5, level: 'shop', type: 'delete', entityKey: 's5', missing: [] },
+      { itemId: 6, level: 'shop', type: 'delete', entityKey: 's6', missing: [] },
+      { itemId: 7, level: 'merchant', type: 'update', entityKey: 'm1@cz', missing: [] },
     ])
     // lastId 9 > 7: items 8 and 9 were level-filtered, and must not be scanned again.
     expect(result.nextCursor).toBe(9)
@@ -43,8 +43,8 @@ describe('pageItems', () => {
       10,
     )
     expect(result.items).toEqual([
-      { itemId: 11, level: 'handle', type: null, entityKey: 'h1' },
-      { itemId: 12, level: 'handle', type: null, entityKey: 'h2' },
+      { itemId: 11, level: 'handle', type: null, entityKey: 'h1', missing: [] },
+      { itemId: 12, level: 'handle', type: null, entityKey: 'h2', missing: [] },
     ])
     expect(result.nextCursor).toBe(12)
   })
@@ -57,10 +57,47 @@ describe('pageItems', () => {
     })
   })
 
-  it('rejects ids and keys that are not aligned', () => {
-    expect(() =>
-      pageItems({ batches: [{ level: 'shop', ids: [1, 2], keys: ['a'] }], paging: { hasMore: false } }, 0),
-    ).toThrow(InvalidationFeedFormatError)
+  it('publishes the items of misaligned keys without keys instead of failing the page', () => {
+    const result = pageItems(
+      { batches: [{ level: 'shop', ids: [1, 2], keys: ['a'] }], paging: { hasMore: false } },
+      0,
+    )
+    expect(result.items).toEqual([
+      { itemId: 1, level: 'shop', type: null, entityKey: '', missing: ['keys'] },
+      { itemId: 2, level: 'shop', type: null, entityKey: '', missing: ['keys'] },
+    ])
+    expect(result.keyProblems).toEqual(['batch of level shop has 2 ids but 1 keys'])
+    expect(result.nextCursor).toBe(2)
+  })
+
+  it('serves a batch that holds only ids, as the description shows it: level unknown, no key, cursor moved', () => {
+    const result = pageItems({ batches: [{ ids: [4, 5] }, { ids: [6] }], paging: { hasMore: false } }, 3)
+    expect(result.items).toEqual([
+      { itemId: 4, level: 'unknown', type: null, entityKey: '', missing: ['level', 'keys'] },
+      { itemId: 5, level: 'unknown', type: null, entityKey: '', missing: ['level', 'keys'] },
+      { itemId: 6, level: 'unknown', type: null, entityKey: '', missing: ['level', 'keys'] },
+    ])
+    expect(result).toMatchObject({ nextCursor: 6, hasMore: false, keyProblems: [] })
+  })
+
+  it('marks only what is missing: a level without keys, keys without a level, one empty key', () => {
+    const result = pageItems(
+      {
+        batches: [
+          { level: 'merchant', type: 'update', ids: [1] },
+          { ids: [2], keys: ['s2'] },
+          { level: 'shop', ids: [3, 4], keys: ['s3', ''] },
+        ],
+        paging: { hasMore: false },
+      },
+      0,
+    )
+    expect(result.items.map((i) => [i.itemId, i.level, i.entityKey, i.missing])).toEqual([
+      [1, 'merchant', '', ['keys']],
+      [2, 'unknown', 's2', ['level']],
+      [3, 'shop', 's3', []],
+      [4, 'shop', '', ['keys']],
+    ])
   })
 
   it('rejects ids that are not non-negative integers', () => {

@@ -1,5 +1,17 @@
 import { InvalidationFeedFormatError } from './errors.ts'
-import type { FeedPage } from './feed.ts'
+import type { FeedBatch, FeedPage } from './feed.ts'
+
+/**
+ * Level published for an item whose batch carries no `level`. The refresher
+ * reads it as "something changed, the feed does not say what" (see
+ * docs/DECISIONS.md, "Invalidation batches that carry only ids").
+ */
+export const UNKNOWN_LEVEL = 'unknown'
+/** Entity key published for an item the feed names no key for. */
+export const NO_ENTITY_KEY = ''
+
+/** A member of the modelled batch shape a feed item came without. */
+export type MissingField = 'level' | 'keys'
 
 /** One invalidated item, ready to be published. */
 export interface FeedItem {
@@ -7,6 +19,8 @@ export interface FeedItem {
   level: string
   type: string | null
   entityKey: string
+  /** What the feed did not say about this item (empty for a fully described item). */
+  missing: readonly MissingField[]
 }
 
 export interface PageItems {
@@ -16,6 +30,8 @@ export interface PageItems {
   nextCursor: number
   hasMore: boolean
   currentTime: string | null
+  /** Why keys of some batch were dropped (sent but unusable), for the poller's warning. */
+  keyProblems: string[]
 }
 
 function toItemId(raw: number | string, context: Record<string, unknown>): number {
@@ -29,6 +45,18 @@ function toItemId(raw: number | string, context: Record<string, unknown>): numbe
   return id
 }
 
+/** The keys of a batch, when they can be matched to its ids one to one; else why not. */
+function usableKeys(batch: FeedBatch): { keys: readonly (string | undefined)[] | undefined; problem?: string } {
+  if (batch.keysDropped !== undefined) return { keys: undefined, problem: batch.keysDropped }
+  if (batch.keys === undefined) return { keys: undefined }
+  if (batch.keys.length !== batch.ids.length)
+    return {
+      keys: undefined,
+      problem: `batch of level ${batch.level ?? '(none)'} has ${batch.ids.length} ids but ${batch.keys.length} keys`,
+    }
+  return { keys: batch.keys }
+}
+
 /**
  * Flattens one page into items in feed order and works out the next cursor.
  *
@@ -37,29 +65,35 @@ function toItemId(raw: number | string, context: Record<string, unknown>): numbe
  * (they were published with an earlier page), and a repeated id within a page
  * is published once. A page that claims more items but does not move the
  * cursor is an error, because following it would loop forever.
+ *
+ * The interface description gives a batch only `ids`. An item whose batch has
+ * no `level` is published with level `unknown`, and one without a usable key
+ * with an empty entity key, each marked with what it lacks: the item still
+ * says that something changed, and a page that failed instead would be retried
+ * forever and invalidate nothing.
  */
 export function pageItems(page: FeedPage, afterId: number): PageItems {
   const byId = new Map<number, FeedItem>()
+  const keyProblems: string[] = []
   for (const [batchIndex, batch] of page.batches.entries()) {
     const context = { batchIndex, level: batch.level, afterId }
-    if (batch.keys.length !== batch.ids.length) {
-      throw new InvalidationFeedFormatError(
-        `invalidation feed batch ${batchIndex} (level ${batch.level}) has ${batch.ids.length} ids but ${batch.keys.length} keys; ` +
-          'they must be aligned one to one',
-        context,
-      )
-    }
+    const { keys, problem } = usableKeys(batch)
+    if (problem !== undefined) keyProblems.push(problem)
+    const level = batch.level === undefined || batch.level === '' ? undefined : batch.level
     for (const [i, rawId] of batch.ids.entries()) {
       const itemId = toItemId(rawId, context)
-      const entityKey = batch.keys[i]!
-      if (entityKey.length === 0) {
-        throw new InvalidationFeedFormatError(
-          `invalidation feed item ${itemId} (level ${batch.level}) has an empty entity key`,
-          { ...context, itemId },
-        )
-      }
       if (itemId <= afterId || byId.has(itemId)) continue
-      byId.set(itemId, { itemId, level: batch.level, type: batch.type ?? null, entityKey })
+      const key = keys?.[i]
+      const missing: MissingField[] = []
+      if (level === undefined) missing.push('level')
+      if (key === undefined || key === '') missing.push('keys')
+      byId.set(itemId, {
+        itemId,
+        level: level ?? UNKNOWN_LEVEL,
+        type: batch.type ?? null,
+        entityKey: key === undefined || key === '' ? NO_ENTITY_KEY : key,
+        missing,
+      })
     }
   }
   const items = [...byId.values()].sort((a, b) => a.itemId - b.itemId)
@@ -73,5 +107,11 @@ export function pageItems(page: FeedPage, afterId: number): PageItems {
       { afterId },
     )
   }
-  return { items, nextCursor, hasMore: page.paging.hasMore, currentTime: page.currentTime ?? null }
+  return {
+    items,
+    nextCursor,
+    hasMore: page.paging.hasMore,
+    currentTime: page.currentTime ?? null,
+    keyProblems,
+  }
 }

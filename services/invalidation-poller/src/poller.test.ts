@@ -21,6 +21,8 @@ class FakeFeed implements InvalidationFeed {
   readonly calls: FeedPageQuery[] = []
   maxPageSize = 1000
   failures: unknown[] = []
+  /** Batches as the interface description shows them: `ids` and nothing else. */
+  idsOnly = false
 
   add(level: string, key: string, createdAt = 0, type = 'update'): void {
     this.items.push({ id: this.items.length + 1, level, type, key, createdAt })
@@ -48,7 +50,11 @@ class FakeFeed implements InvalidationFeed {
         ;(last.keys as string[]).push(item.key)
       } else batches.push({ level: item.level, type: item.type, ids: [item.id], keys: [item.key] })
     }
-    return { currentTime: new Date(0).toISOString(), batches, paging: { lastId, hasMore } }
+    return {
+      currentTime: new Date(0).toISOString(),
+      batches: this.idsOnly ? batches.map((b) => ({ ids: b.ids })) : batches,
+      paging: { lastId, hasMore },
+    }
   }
 
   async itemRange(from: Date) {
@@ -105,6 +111,39 @@ function poller(feed: FakeFeed, log: MemoryLog, overrides: Partial<InvalidationP
 }
 
 describe('InvalidationPoller', () => {
+  it('drains a feed whose batches hold only ids: items published as level unknown, counted and warned about once', async () => {
+    const feed = new FakeFeed()
+    feed.idsOnly = true
+    for (let i = 0; i < 5; i++) feed.add(i % 2 ? 'merchant' : 'shop', `k${i}`)
+    const log = new MemoryLog()
+    const registry = createMetricsRegistry({ service: 'test', defaultMetrics: false })
+    const warnings: { fields: Record<string, unknown>; message: string }[] = []
+    const logger = createLogger({ name: 'test', level: 'silent' })
+    logger.warn = ((fields: Record<string, unknown>, message: string) => {
+      warnings.push({ fields, message })
+    }) as typeof logger.warn
+    const p = poller(feed, log, { metrics: createPollerMetrics(registry), logger })
+    expect(await p.drain()).toEqual({ pages: 3, items: 5 })
+    expect(log.cursor?.lastItemId).toBe(5)
+    expect(log.published).toEqual(
+      [1, 2, 3, 4, 5].map((itemId) => ({
+        itemId,
+        level: 'unknown',
+        type: null,
+        entityKey: '',
+        missing: ['level', 'keys'],
+      })),
+    )
+    const counted = await registry.getSingleMetric('tep_invalidation_poller_incomplete_items_total')?.get()
+    expect(counted?.values).toEqual([{ labels: { missing: 'level,keys' }, value: 5 }])
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.message).toMatch(/lack level and keys/)
+    expect(warnings[0]!.fields).toMatchObject({ items: { 'level,keys': 5 } })
+    // Nothing new: the next drain neither publishes nor warns again.
+    expect(await p.drain()).toEqual({ pages: 0, items: 0 })
+    expect(warnings).toHaveLength(1)
+  })
+
   it('stores the item/range start before the first page, then drains every page in order', async () => {
     const feed = new FakeFeed()
     feed.add('shop', 'old', 0)

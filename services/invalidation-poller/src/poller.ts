@@ -164,10 +164,14 @@ export class InvalidationPoller {
     await this.measureLag(cursor, signal)
     let pages = 0
     let itemCount = 0
+    /** Items published without a level or key in this drain, by what they lack: one warning per drain. */
+    const incomplete = new Map<string, number>()
+    const keyProblems = new Set<string>()
     for (;;) {
       if (signal?.aborted) break
       const page = await this.fetchPage(cursor.lastItemId, signal)
-      const { items, nextCursor, hasMore, currentTime } = pageItems(page, cursor.lastItemId)
+      const { items, nextCursor, hasMore, currentTime, keyProblems: pageProblems } = pageItems(page, cursor.lastItemId)
+      for (const p of keyProblems.size < 10 ? pageProblems : []) keyProblems.add(p)
       if (nextCursor > cursor.lastItemId) {
         const next: StoredCursor = {
           feed: this.deps.feedKey,
@@ -180,8 +184,14 @@ export class InvalidationPoller {
         pages += 1
         itemCount += items.length
         this.deps.metrics.pages.inc()
-        for (const item of items)
+        for (const item of items) {
           this.deps.metrics.items.inc({ level: item.level, type: item.type ?? 'none' })
+          if (item.missing.length > 0) {
+            const missing = item.missing.join(',')
+            this.deps.metrics.incompleteItems.inc({ missing })
+            incomplete.set(missing, (incomplete.get(missing) ?? 0) + 1)
+          }
+        }
         this.deps.onPageCommitted?.({ items, cursor: next })
       }
       if (!hasMore) {
@@ -190,6 +200,13 @@ export class InvalidationPoller {
         break
       }
     }
+    if (incomplete.size > 0)
+      this.deps.logger.warn(
+        { items: Object.fromEntries(incomplete), keyProblems: [...keyProblems], lastItemId: cursor.lastItemId },
+        `invalidation feed items lack ${[...new Set([...incomplete.keys()].flatMap((m) => m.split(',')))].join(' and ')}: ` +
+          'published with level "unknown" and/or an empty entity key; the refresher cannot tell which shop or merchant ' +
+          'changed and re-reads table entries before they are REFRESH_MAX_AGE (one week) old instead',
+      )
     if (pages > 0)
       this.deps.logger.info(
         { pages, items: itemCount, lastItemId: cursor.lastItemId },

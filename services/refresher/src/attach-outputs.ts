@@ -14,7 +14,11 @@ export function attachOutputs(
 ): RefreshOutput[][] {
   const lastIndex = new Map<string, number>()
   inputs.forEach((input, i) => {
-    if (input.kind !== 'ignored') lastIndex.set(`${input.entity}\u0000${input.key}`, i)
+    if (input.kind === 'invalidation-either') {
+      lastIndex.set(`shop\u0000${input.key}`, i)
+      lastIndex.set(`merchant\u0000${input.key}`, i)
+    } else if (input.kind !== 'ignored' && input.kind !== 'unkeyed')
+      lastIndex.set(`${input.entity}\u0000${input.key}`, i)
   })
   const perInput: RefreshOutput[][] = inputs.map(() => [])
   for (const output of outputs) {

@@ -31,6 +31,21 @@ export const refresherEnv = {
     'most refresh requests per entity kind and sweep (the rest follow next sweep)',
     { default: '10000' },
   ),
+  REENRICH_HANDLES: envVar(
+    parse.boolean,
+    'true re-enriches, within the enriched topic retention, the transactions whose handle was invalidated (off: see README)',
+    { default: 'false' },
+  ),
+  REENRICH_INTERVAL: envVar(
+    parse.duration,
+    'how often handle invalidations are acted on (only with REENRICH_HANDLES=true)',
+    { default: '5m' },
+  ),
+  REENRICH_MAX_PER_RUN: envVar(
+    parse.integer(1),
+    'most transactions republished per re-enrichment run, one findBy each (the rest follow next run)',
+    { default: '10000' },
+  ),
   REFRESH_FETCH_CONCURRENCY: envVar(
     parse.integer(1, 256),
     'shop/merchant reads in flight per consumed batch',

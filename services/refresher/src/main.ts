@@ -54,6 +54,8 @@ const used = [
   TOPICS.merchantShops,
   TOPICS.merchantMerchants,
   TOPICS.transactionsDlq,
+  // The opt-in re-enrichment reads the enriched topic and writes the raw one.
+  ...(cfg.REENRICH_HANDLES ? [TOPICS.transactionsEnriched, TOPICS.transactionsRaw] : []),
 ]
 await ensureTopics(
   kafka,
@@ -78,6 +80,9 @@ const refresher = await startRefresher({
   sweepMarginMs: cfg.SWEEP_MARGIN,
   sweepMaxPerRun: cfg.SWEEP_MAX_PER_RUN,
   fetchConcurrency: cfg.REFRESH_FETCH_CONCURRENCY,
+  ...(cfg.REENRICH_HANDLES
+    ? { reenrichHandles: { intervalMs: cfg.REENRICH_INTERVAL, maxPerRun: cfg.REENRICH_MAX_PER_RUN } }
+    : {}),
   logger,
   registry,
   readiness,

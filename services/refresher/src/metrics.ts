@@ -50,6 +50,43 @@ export function createRefresherMetrics(registry: Registry) {
       'tep_refresher_sweep_last_run_seconds',
       'Unix time of the last completed sweep',
     ),
+    unkeyed: counter(
+      registry,
+      'tep_refresher_unkeyed_invalidations_total',
+      'Invalidation items that name no shop or merchant (the feed sent no key), by level as published (unknown: no level either)',
+      ['level'],
+    ),
+    ageBoundUntil: gauge(
+      registry,
+      'tep_refresher_age_bound_until_seconds',
+      'Unix time until which the sweep runs although invalidations are enabled, because items without a key arrived (0: never)',
+    ),
+    reenrichRuns: counter(
+      registry,
+      'tep_refresher_reenrich_runs_total',
+      'Runs of the opt-in re-enrichment of invalidated handles, by outcome (ok, error)',
+      ['outcome'],
+    ),
+    reenrichRepublished: counter(
+      registry,
+      'tep_refresher_reenrich_republished_total',
+      'Raw events republished with refresh=true because their handle was invalidated (one findBy each)',
+    ),
+    reenrichScanned: counter(
+      registry,
+      'tep_refresher_reenrich_scanned_total',
+      'Enriched records read by re-enrichment runs (the Kafka cost)',
+    ),
+    reenrichDeferred: gauge(
+      registry,
+      'tep_refresher_reenrich_deferred',
+      'Transactions selected at the last run but left for the next one by REENRICH_MAX_PER_RUN',
+    ),
+    reenrichLastRun: gauge(
+      registry,
+      'tep_refresher_reenrich_last_run_seconds',
+      'Unix time of the last completed re-enrichment run',
+    ),
     committed: counter(
       registry,
       'tep_refresher_records_committed_total',

@@ -31,6 +31,8 @@ export interface RefreshStats {
   refreshed: Record<EntityKind, number>
   tombstoned: Record<EntityKind, number>
   skipped: { entity: EntityKind | 'none'; reason: SkipReason; key: string }[]
+  /** Items that name no entity (the feed sent no key): the caller falls back to the age rule. */
+  unkeyed: { level: string; itemId: number; seenAt: number }[]
   /** Every write, with where its snapshot came from (a fresh API read, or ingest). */
   written: { entity: EntityKind; key: string; source: 'api' | 'ingest'; tombstone: boolean }[]
 }
@@ -87,6 +89,7 @@ export async function refreshBatch(
     refreshed: { shop: 0, merchant: 0 },
     tombstoned: { shop: 0, merchant: 0 },
     skipped: [],
+    unkeyed: [],
     written: [],
   }
   const toFetch = new Map<string, { entity: EntityKind; key: string; itemId: number | null }>()
@@ -109,27 +112,41 @@ export async function refreshBatch(
     }
   }
 
+  const invalidate = (entity: EntityKind, key: string, itemId: number, seenAt: number, now: number) => {
+    const view = ctx.views[entity]
+    // A snapshot offered earlier in this batch makes the key known: re-read it.
+    if (!view.isLive(key, now) && !candidates.has(id(entity, key))) {
+      view.markInvalidated(key, seenAt)
+      stats.skipped.push({ entity, reason: 'not-in-table', key })
+      return
+    }
+    const k = id(entity, key)
+    const prev = toFetch.get(k)
+    toFetch.set(k, { entity, key, itemId: Math.max(prev?.itemId ?? 0, itemId) })
+  }
+
   for (const input of inputs) {
     const now = ctx.now()
     switch (input.kind) {
       case 'ignored':
         stats.skipped.push({ entity: 'none', reason: input.reason, key: input.detail })
         break
-      case 'invalidation': {
-        const view = ctx.views[input.entity]
-        // A snapshot offered earlier in this batch makes the key known: re-read it.
-        if (!view.isLive(input.key, now) && !candidates.has(id(input.entity, input.key))) {
-          view.markInvalidated(input.key, input.seenAt)
-          stats.skipped.push({ entity: input.entity, reason: 'not-in-table', key: input.key })
-          break
+      case 'unkeyed':
+        stats.unkeyed.push({ level: input.level, itemId: input.itemId, seenAt: input.seenAt })
+        break
+      case 'invalidation':
+        invalidate(input.entity, input.key, input.itemId, input.seenAt, now)
+        break
+      case 'invalidation-either': {
+        // The feed did not say shop or merchant: re-read the key wherever the table holds it.
+        const held = (['shop', 'merchant'] as const).filter(
+          (e) => ctx.views[e].isLive(input.key, now) || candidates.has(id(e, input.key)),
+        )
+        if (held.length === 0) {
+          for (const e of ['shop', 'merchant'] as const) ctx.views[e].markInvalidated(input.key, input.seenAt)
+          stats.skipped.push({ entity: 'none', reason: 'not-in-table', key: input.key })
         }
-        const k = id(input.entity, input.key)
-        const prev = toFetch.get(k)
-        toFetch.set(k, {
-          entity: input.entity,
-          key: input.key,
-          itemId: Math.max(prev?.itemId ?? 0, input.itemId),
-        })
+        for (const e of held) invalidate(e, input.key, input.itemId, input.seenAt, now)
         break
       }
       case 'expiry': {

@@ -27,7 +27,23 @@ export type RefreshInput =
   | { kind: 'expiry'; entity: EntityKind; key: string; requestedAt: number }
   | { kind: 'fetched'; entity: 'shop'; key: string; snapshot: Shop | null; version: number }
   | { kind: 'fetched'; entity: 'merchant'; key: string; snapshot: Merchant | null; version: number }
+  /** An item of level `unknown` (the feed sent no level) with a key: shop or merchant, whichever the table holds. */
+  | {
+      kind: 'invalidation-either'
+      key: string
+      itemId: number
+      type: string | null
+      seenAt: number
+    }
+  /** A shop, merchant or unknown-level item without an entity key: something changed, the feed does not say what. */
+  | { kind: 'unkeyed'; level: string; itemId: number; seenAt: number }
   | { kind: 'ignored'; reason: 'handle-level' | 'unknown-level' | 'inconsistent'; detail: string }
+
+/**
+ * Level the invalidation poller publishes for an item whose feed batch had no
+ * `level` (the interface description gives batches only `ids`).
+ */
+export const UNKNOWN_LEVEL = 'unknown'
 
 function entityOfLevel(level: string): EntityKind | undefined {
   const l = level.toLowerCase()
@@ -37,10 +53,25 @@ function entityOfLevel(level: string): EntityKind | undefined {
 /**
  * An Invalidation record. Handle-level items (transaction mappings) need no
  * table update: the shop and merchant behind them did not change. Their
- * re-enrichment is the `reenrich` tool's job (see README).
+ * re-enrichment is the `reenrich` tool's job (see README). Items the feed
+ * described incompletely (level `unknown`, empty entity key) are turned into
+ * what can still be done with them (docs/DECISIONS.md, "Invalidation batches
+ * that carry only ids").
  */
 export function fromInvalidation(value: Invalidation): RefreshInput {
   const entity = entityOfLevel(value.level)
+  const level = value.level.toLowerCase()
+  if (value.entityKey === '' && level !== 'handle' && (entity !== undefined || level === UNKNOWN_LEVEL))
+    return { kind: 'unkeyed', level: value.level, itemId: value.itemId, seenAt: value.seenAt }
+  if (entity === undefined && level === UNKNOWN_LEVEL) {
+    return {
+      kind: 'invalidation-either',
+      key: value.entityKey,
+      itemId: value.itemId,
+      type: value.type,
+      seenAt: value.seenAt,
+    }
+  }
   if (entity === undefined) {
     return value.level.toLowerCase() === 'handle'
       ? { kind: 'ignored', reason: 'handle-level', detail: value.entityKey }

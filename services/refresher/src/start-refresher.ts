@@ -26,6 +26,9 @@ import { refreshBatch, type EntityFetcher, type RefreshOutput } from './refresh-
 import { fromFetched, fromInvalidation, type EntityKind, type RefreshInput } from './refresh-input.ts'
 import { refreshAfter } from './sweep-selection.ts'
 import { Sweeper, type SweepResult } from './sweeper.ts'
+import { AgeBound, readBackUnkeyed } from './age-bound.ts'
+import { AutoReenricher, reenrichObserver } from './reenrich/auto-reenrich.ts'
+import type { ReenrichReport } from './reenrich/reenrich.ts'
 import { RefresherConfigError } from './errors.ts'
 
 export interface RefresherTopics {
@@ -34,6 +37,9 @@ export interface RefresherTopics {
   shops: string
   merchants: string
   dlq: string
+  /** Read and written only by the opt-in re-enrichment of invalidated handles. */
+  enriched: string
+  raw: string
 }
 
 export interface RefresherOptions {
@@ -67,6 +73,18 @@ export interface RefresherOptions {
   /** Extra consumer settings of the pipeline (tests shorten timings). */
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   now?: () => number
+  /**
+   * With invalidations enabled, read back the invalidations of the last
+   * `maxAgeMs` at start for items without a key (default true), so that a
+   * restart does not forget that the age-bound sweep must go on.
+   */
+  rescanUnkeyedOnStart?: boolean
+  /**
+   * Opt-in: act on handle (mapping) invalidations by re-enriching the affected
+   * transactions (auto-reenrich.ts). Off by default: each run with new handles
+   * reads `transactions.enriched.v1` through, and each transaction costs ingest a findBy.
+   */
+  reenrichHandles?: { intervalMs: number; maxPerRun: number; firstLookbackMs?: number }
 }
 
 export interface RefresherHandle {
@@ -76,6 +94,12 @@ export interface RefresherHandle {
   whenAssigned(): Promise<TopicPartition[]>
   /** Runs one sweep now (also when invalidations are enabled, for operators and tests). */
   sweepNow(): Promise<SweepResult>
+  /** Epoch ms until which the sweep runs because of items without a key (0: never); see age-bound.ts. */
+  ageBoundUntil(): number
+  /** Resolves once the start-up read-back of items without a key has ended (at once when there is none). */
+  whenRescanned(): Promise<void>
+  /** One re-enrichment run of invalidated handles now (only with the `reenrichHandles` option). */
+  reenrichNow(): Promise<ReenrichReport>
   stop(): Promise<void>
 }
 
@@ -95,6 +119,8 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     shops: TOPICS.merchantShops,
     merchants: TOPICS.merchantMerchants,
     dlq: TOPICS.transactionsDlq,
+    enriched: TOPICS.transactionsEnriched,
+    raw: TOPICS.transactionsRaw,
     ...options.topics,
   }
   const { kafka, serde, logger } = options
@@ -156,6 +182,10 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       onRecordScopedError: (entity, key, err) =>
         logger.warn({ err, entity, key }, 'the API refuses this uid; no refresh for it'),
     })
+    for (const u of stats.unkeyed) {
+      metrics.unkeyed.inc({ level: u.level })
+      noteUnkeyed(u.seenAt, u.itemId)
+    }
     metrics.fetched.inc(stats.fetched)
     for (const w of stats.written) {
       if (w.tombstone) metrics.tombstoned.inc({ entity: w.entity })
@@ -253,6 +283,27 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
 
   let sweepProducer: RecordProducer | undefined
   let sweeper: Sweeper | undefined
+  const ageBound = new AgeBound(options.maxAgeMs)
+  /**
+   * An item that names no entity: for what the table holds now the refresher is
+   * a client without invalidations (one-week rule), so the sweep runs until
+   * `maxAgeMs` after the newest such item (age-bound.ts).
+   */
+  function noteUnkeyed(seenAt: number, itemId: number): void {
+    if (!options.invalidationsEnabled) return
+    const started = ageBound.note(seenAt, now())
+    metrics.ageBoundUntil.set(ageBound.until / 1000)
+    if (!started) return
+    logger.warn(
+      { itemId, ageBoundUntil: new Date(ageBound.until).toISOString(), refreshAfterMs },
+      'invalidation items name no shop or merchant (the feed sent no level or keys): cannot tell what changed, ' +
+        'so entries are re-read before they are REFRESH_MAX_AGE old, as without invalidations',
+    )
+    makeSweeper().then(
+      (s) => s.start(),
+      (err: unknown) => logger.error({ err }, 'could not start the age-bound sweep'),
+    )
+  }
   const makeSweeper = async () => {
     if (sweeper !== undefined) return sweeper
     sweepProducer = createRecordProducer(kafka, { logger })
@@ -266,6 +317,16 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       maxPerSweep: options.sweepMaxPerRun ?? 10_000,
       logger,
       now,
+      ...(options.invalidationsEnabled
+        ? {
+            active: () => ageBound.active(now()),
+            onIdle: () =>
+              logger.info(
+                { ageBoundUntil: new Date(ageBound.until).toISOString() },
+                'no invalidation without a key for REFRESH_MAX_AGE: the age-bound sweep ends, entries are kept until invalidated',
+              ),
+          }
+        : {}),
       onSweep: (r) => {
         for (const entity of ['shop', 'merchant'] as const) {
           metrics.sweepStale.set({ entity }, r.stale[entity])
@@ -293,13 +354,54 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     throw err
   }
 
+  let reenricher: AutoReenricher | undefined
+  if (options.reenrichHandles !== undefined) {
+    const r = options.reenrichHandles
+    reenricher = new AutoReenricher({
+      kafka,
+      serde,
+      topics: { invalidations: topics.invalidations, enriched: topics.enriched, raw: topics.raw },
+      intervalMs: r.intervalMs,
+      maxPerRun: r.maxPerRun,
+      firstLookbackMs: r.firstLookbackMs ?? 3_600_000,
+      logger,
+      now,
+      ...reenrichObserver(metrics, logger, now),
+    })
+    reenricher.start()
+  }
+
+  const rescanAbort = new AbortController()
+  const rescan: Promise<void> =
+    options.invalidationsEnabled && options.rescanUnkeyedOnStart !== false
+      ? readBackUnkeyed({
+          kafka,
+          topic: topics.invalidations,
+          codec: codecs.invalidation,
+          from: new Date(now() - options.maxAgeMs),
+          signal: rescanAbort.signal,
+          onUnkeyed: noteUnkeyed,
+          logger,
+        })
+      : Promise.resolve()
+
   let stopping: Promise<void> | undefined
   return {
     views,
     whenAssigned: () => pipeline.whenAssigned(),
     sweepNow: async () => (await makeSweeper()).sweepOnce(),
+    ageBoundUntil: () => ageBound.until,
+    whenRescanned: () => rescan,
+    reenrichNow: async () => {
+      if (reenricher === undefined)
+        throw new RefresherConfigError('reenrichNow needs the reenrichHandles option (REENRICH_HANDLES=true)')
+      return reenricher.runOnce()
+    },
     stop() {
       stopping ??= (async () => {
+        rescanAbort.abort()
+        await rescan
+        await reenricher?.stop()
         await sweeper?.stop()
         await pipeline.stop()
         await tail.stop()

@@ -17,6 +17,13 @@ export interface SweeperOptions {
   logger: Logger
   now?: () => number
   onSweep?: (result: SweepResult) => void
+  /**
+   * Checked before each sweep; when it says false the sweeper stops until the
+   * next `start()`. Default: always (invalidations disabled). With
+   * invalidations enabled it is the age-bound mode (see age-bound.ts).
+   */
+  active?: () => boolean
+  onIdle?: () => void
 }
 
 export interface SweepResult {
@@ -38,14 +45,23 @@ export class Sweeper {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> | undefined
   private stopped = false
+  private started = false
 
   constructor(options: SweeperOptions) {
     this.options = options
   }
 
+  /** Sweeps now and then every interval while `active`; a no-op while already sweeping. */
   start(): void {
+    if (this.started || this.stopped) return
+    this.started = true
     const tick = () => {
       if (this.stopped) return
+      if (this.options.active !== undefined && !this.options.active()) {
+        this.started = false
+        this.options.onIdle?.()
+        return
+      }
       this.running = this.sweepOnce()
         .catch((err: unknown) =>
           this.options.logger.warn({ err }, 'sweep failed; retrying at the next interval'),

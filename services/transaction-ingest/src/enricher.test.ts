@@ -5,6 +5,7 @@ import {
   type CardTransaction,
   type RawTransaction,
 } from '@tep/schemas'
+import { EnrichmentBadRequestError } from '@tep/enrichment-client'
 import { Enricher, validateRaw } from './enricher.ts'
 import { RawRecordError } from './errors.ts'
 import { Lookups } from './lookups.ts'
@@ -121,12 +122,22 @@ describe('Enricher', () => {
       shop: null,
       rejectReason: null,
     })
+    // A SWIFT transfer is looked up too; the API's 400 for it is a per-record rejection.
+    api.transfer = async (scheme) => {
+      throw new EnrichmentBadRequestError('iban is required', {
+        operation: `findByBankTransfer.${scheme}`,
+        status: 400,
+        apiError: { code: 'MISSING_PARAMETER', message: 'iban is required', parameter: 'iban' },
+      })
+    }
     const raw = exampleRawBankTransfer()
-    const rejected = await enricher.enrich({ ...raw, transfer: { ...raw.transfer!, scheme: 'SWIFT' } })
+    const swift = { ...raw.transfer!, scheme: 'SWIFT', counterpartyIban: null, counterpartyBankCode: null }
+    const rejected = await enricher.enrich({ ...raw, transfer: swift })
+    expect(api.calls.at(-1)?.op).toBe('transfer/sepa')
     expect(rejected.enriched).toMatchObject({
       status: 'REJECTED',
       handle: null,
-      rejectReason: { code: 'UNSUPPORTED_TRANSFER_SCHEME' },
+      rejectReason: { code: 'MISSING_PARAMETER', httpStatus: 400 },
     })
   })
 })

@@ -146,10 +146,42 @@ describe('transfer lookup', () => {
     })
   })
 
-  it('reports schemes without a findBy variant as unsupported', () => {
-    for (const scheme of ['SWIFT', 'INTERNAL', 'OTHER', 'JOPACC']) {
-      const raw = transferRaw({ scheme })
-      expect(transferLookup(raw, raw.transfer as BankTransfer)).toEqual({ kind: 'unsupported', scheme })
+  it('looks up SWIFT, INTERNAL, OTHER and unknown schemes through the variant that fits what they carry', () => {
+    const cases: [Partial<BankTransfer>, string, Record<string, string>][] = [
+      // A foreign payment with IBAN and BIC: looked up by IBAN and BIC.
+      [
+        { scheme: 'SWIFT', counterpartyIban: 'US12000000001234567', counterpartyBic: 'CHASUS33', message: 'inv 9' },
+        'sepa',
+        { iban: 'US12000000001234567', bic: 'CHASUS33', remittanceInformation: 'inv 9' },
+      ],
+      // An internal transfer at the bank (bank code 5500): a domestic account.
+      [
+        { scheme: 'INTERNAL', counterpartyAccountNumber: '1234567890', counterpartyBankCode: '5500' },
+        'certis',
+        { accountNumber: '1234567890', bankCode: '5500' },
+      ],
+      [{ scheme: 'INTERNAL', counterpartyIban: 'CZ6555000000001234567890' }, 'certis', { iban: 'CZ6555000000001234567890' }],
+      [{ scheme: 'OTHER', counterpartySortCode: '12-34-56', counterpartyAccountNumber: '12345678' }, 'uk', { sortCode: '12-34-56' }],
+      [{ scheme: 'JOPACC', counterpartyIban: 'GB29NWBK60161331926819' }, 'uk', { iban: 'GB29NWBK60161331926819' }],
+      // Nothing identifying: still sent (the API's 400 is the per-record answer).
+      [{ scheme: 'OTHER' }, 'sepa', {}],
+    ]
+    const bare: Partial<BankTransfer> = {
+      counterpartyIban: null,
+      counterpartyBic: null,
+      counterpartyAccountPrefix: null,
+      counterpartyAccountNumber: null,
+      counterpartyBankCode: null,
+      counterpartySortCode: null,
+    }
+    for (const [transfer, scheme, input] of cases) {
+      const raw = transferRaw({ ...bare, ...transfer })
+      const lookup = transferLookup(raw, raw.transfer as BankTransfer)
+      expect(lookup, JSON.stringify(transfer)).toMatchObject({
+        kind: 'supported',
+        scheme,
+        input: { ...input, amount: raw.amount, currency: raw.currency },
+      })
     }
   })
 })

@@ -23,7 +23,6 @@ export type TransferLookup =
   | { kind: 'supported'; scheme: 'certis'; input: TransferInputByScheme['certis'] }
   | { kind: 'supported'; scheme: 'sepa'; input: TransferInputByScheme['sepa'] }
   | { kind: 'supported'; scheme: 'uk'; input: TransferInputByScheme['uk'] }
-  | { kind: 'unsupported'; scheme: string }
 
 /** null (absent at the source) becomes undefined (omitted); "" stays "" (sent empty). */
 function present(value: string | null): LookupValue {
@@ -68,10 +67,26 @@ export function cardLookupInput(raw: RawTransaction, card: CardTransaction): Car
 }
 
 /**
- * Transfers go to the findByBankTransfer variant of their scheme. The scheme is
- * an open set in RawTransaction; SWIFT, INTERNAL, OTHER and anything unknown have
- * no variant in the v5 API, so they are reported as unsupported instead of
- * being sent to an endpoint that would answer 501 for every one of them.
+ * The variant for a scheme the API has none of its own for (SWIFT, INTERNAL,
+ * OTHER, anything unknown), chosen by what the transfer carries: a sort code or
+ * a GB IBAN is a UK account, a Czech bank code or a CZ IBAN a domestic
+ * (CERTIS) one, anything else is looked up by IBAN and BIC (the SEPA variant's
+ * parameters). A transfer that carries none of these is still sent: the API
+ * answers 400, which is a per-record rejection with the API's own reason.
+ */
+function variantByContent(transfer: BankTransfer): 'certis' | 'sepa' | 'uk' {
+  const country = transfer.counterpartyIban?.slice(0, 2).toUpperCase()
+  if ((transfer.counterpartySortCode ?? '') !== '' || country === 'GB') return 'uk'
+  if ((transfer.counterpartyBankCode ?? '') !== '' || country === 'CZ') return 'certis'
+  return 'sepa'
+}
+
+/**
+ * Transfers go to the findByBankTransfer variant of their scheme. The
+ * description says "The client calls the service for every transaction or
+ * transfer" and forbids skipping the call, so a scheme without a variant of its
+ * own (SWIFT, INTERNAL, OTHER and anything unknown; the scheme is an open set in
+ * RawTransaction) is looked up through the variant that fits what it carries.
  */
 export function transferLookup(raw: RawTransaction, transfer: BankTransfer): TransferLookup {
   const common = {
@@ -80,8 +95,11 @@ export function transferLookup(raw: RawTransaction, transfer: BankTransfer): Tra
     currency: raw.currency,
     refresh: refreshOf(raw),
   }
-  switch (transfer.scheme.toUpperCase()) {
-    case 'CERTIS':
+  const scheme = transfer.scheme.toUpperCase()
+  const variant =
+    scheme === 'CERTIS' ? 'certis' : scheme === 'SEPA' ? 'sepa' : scheme === 'UK' ? 'uk' : variantByContent(transfer)
+  switch (variant) {
+    case 'certis':
       return {
         kind: 'supported',
         scheme: 'certis',
@@ -97,7 +115,7 @@ export function transferLookup(raw: RawTransaction, transfer: BankTransfer): Tra
           ...common,
         }),
       }
-    case 'SEPA':
+    case 'sepa':
       return {
         kind: 'supported',
         scheme: 'sepa',
@@ -109,7 +127,7 @@ export function transferLookup(raw: RawTransaction, transfer: BankTransfer): Tra
           ...common,
         }),
       }
-    case 'UK':
+    case 'uk':
       return {
         kind: 'supported',
         scheme: 'uk',
@@ -121,8 +139,6 @@ export function transferLookup(raw: RawTransaction, transfer: BankTransfer): Tra
           ...common,
         }),
       }
-    default:
-      return { kind: 'unsupported', scheme: transfer.scheme }
   }
 }
 

@@ -27,8 +27,6 @@ export const TOO_LARGE = 'ENRICHMENT_REQUEST_TOO_LARGE'
 
 /** Reject reason code for a 501: the variant exists in the product but is not offered to us. */
 export const NOT_IMPLEMENTED_REASON = 'NOT_IMPLEMENTED'
-/** Reject reason code for a transfer scheme without a findBy variant (decided locally, no call). */
-export const UNSUPPORTED_SCHEME_REASON = 'UNSUPPORTED_TRANSFER_SCHEME'
 
 const MAX_MESSAGE = 500
 

@@ -264,10 +264,6 @@ describe('Lookups', () => {
       kind: 'rejected',
       reason: { code: 'NOT_IMPLEMENTED', httpStatus: 501 },
     })
-    await expect(lookups.transfer({ kind: 'unsupported', scheme: 'SWIFT' })).resolves.toMatchObject({
-      kind: 'rejected',
-      reason: { code: 'UNSUPPORTED_TRANSFER_SCHEME', httpStatus: null },
-    })
     expect(api.calls.map((c) => c.op)).toEqual(['transfer/certis', 'transfer/uk'])
   })
 

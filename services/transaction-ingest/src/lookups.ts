@@ -15,7 +15,6 @@ import {
   invalidEntryReason,
   toSystemic,
   TOO_LARGE,
-  UNSUPPORTED_SCHEME_REASON,
 } from './lookup-outcome.ts'
 import type { IngestMetrics } from './metrics.ts'
 import { timed } from './metrics.ts'
@@ -115,18 +114,6 @@ export class Lookups {
   }
 
   async transfer(lookup: TransferLookup): Promise<LookupResult> {
-    if (lookup.kind === 'unsupported') {
-      return {
-        kind: 'rejected',
-        reason: {
-          code: UNSUPPORTED_SCHEME_REASON,
-          message: `transfer scheme ${JSON.stringify(lookup.scheme)} has no findByBankTransfer variant (supported: CERTIS, SEPA, UK)`,
-          httpStatus: null,
-        },
-        operation: 'findByBankTransfer',
-        attempts: 0,
-      }
-    }
     const operation = `findByBankTransfer/${lookup.scheme}`
     try {
       const outcome = await timed(

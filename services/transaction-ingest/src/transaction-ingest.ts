@@ -108,6 +108,8 @@ export interface TransactionIngest {
 }
 
 export const CONSUMER_CHECK = 'consumer'
+/** Header of a raw event that corrects an earlier result; copied onto the new result (same name in @tep/refresher). */
+export const CORRECTION_HEADER = 'tep-correction'
 
 /**
  * Starts one ingest instance in-process: loads the shop/merchant table from the
@@ -180,6 +182,17 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       readiness.set(CONSUMER_CHECK, false, `paused by a systemic failure: ${[...paused.values()].join('; ')}`)
   }
 
+  /**
+   * A raw event republished to correct an earlier result (the refresher's
+   * re-enrichment of invalidated handles) carries `tep-correction`; the new
+   * result carries it too, so consumers can tell a correction from a first result.
+   */
+  const correctionHeaders = (record: PipelineRecord): Pick<OutputRecord, 'headers'> => {
+    const value = record.headers[CORRECTION_HEADER]
+    const first = Array.isArray(value) ? value[0] : value
+    return first === undefined ? {} : { headers: { [CORRECTION_HEADER]: first } }
+  }
+
   const transform = async (record: PipelineRecord): Promise<OutputRecord[]> => {
     metrics.recordsIn.inc()
     const raw = await rawCodec.decode(record.value)
@@ -191,6 +204,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
         topic: topics.enriched,
         key: record.key ?? raw.transactionId,
         value: enrichedCodec.encodeSync(enriched),
+        ...correctionHeaders(record),
       },
     ]
     for (const f of fetched)

@@ -110,12 +110,12 @@ export function buildBankSim(options: BankSimOptions = {}, tls?: TlsMaterial): {
 
   // Fastify's own request lines would log raw URLs, and sign-page URLs are bearer links:
   // requests are logged below by route template instead.
-  // The spec writes `POST /payments/` with a trailing slash; both spellings work.
+  // Paths are matched exactly as the description writes them, as a strict gateway would:
+  // `POST /payments/` only with its trailing slash, every other path only without one.
   const serverFactory: FastifyServerFactory | undefined =
     tls === undefined ? undefined : (handler) => createHttpsServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, handler) as unknown as ReturnType<FastifyServerFactory>
   const app = Fastify({
     ...(serverFactory ? { serverFactory } : {}),
-    routerOptions: { ignoreTrailingSlash: true },
     ...(options.logger ? { loggerInstance: options.logger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
   })
   void app.register(formbody)

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { EnrichmentSimConfigError } from './errors.ts'
+import { INVALIDATION_SHAPES, type InvalidationShape } from './http/context.ts'
 
 export interface CliOptions {
   help: boolean
@@ -12,6 +13,7 @@ export interface CliOptions {
   mutationsPerMinute: number
   rateLimitPerSecond: number | undefined
   latencyMs: number
+  invalidationShape: InvalidationShape
 }
 
 export const CLI_USAGE = `usage: npm run sim:enrichment -- [options]
@@ -27,6 +29,9 @@ options:
   --mutations N       background data changes per minute (default 6; 0 turns them off)
   --rate-limit N[/s]  requests per second per credential on /v5 (default unlimited)
   --latency-ms N      fixed latency added to every API and token request from the start (default 0)
+  --invalidation-shape S
+                      what each /v5/invalidations batch holds: full (level, type, ids, keys;
+                      default) or ids-only (only ids, as the interface description shows)
   -h, --help          this text
 
 examples:
@@ -57,6 +62,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
         mutations: { type: 'string' },
         'rate-limit': { type: 'string' },
         'latency-ms': { type: 'string' },
+        'invalidation-shape': { type: 'string' },
       },
     })
   } catch (err) {
@@ -72,6 +78,8 @@ export function parseCliOptions(argv: string[]): CliOptions {
   }
   const latency = v['latency-ms']
   if (latency !== undefined && !(Number(latency) >= 0)) throw new EnrichmentSimConfigError(`--latency-ms must be a non-negative number, got ${JSON.stringify(latency)}`)
+  const shape = v['invalidation-shape'] ?? 'full'
+  if (!(INVALIDATION_SHAPES as readonly string[]).includes(shape)) throw new EnrichmentSimConfigError(`--invalidation-shape must be one of ${INVALIDATION_SHAPES.join(', ')}, got ${JSON.stringify(shape)}`)
   return {
     help: v.help === true,
     port: integer('port', v.port, 8181, 0, 65_535),
@@ -83,5 +91,6 @@ export function parseCliOptions(argv: string[]): CliOptions {
     mutationsPerMinute: integer('mutations', v.mutations, 6, 0, 60_000),
     rateLimitPerSecond,
     latencyMs: latency === undefined ? 0 : Number(latency),
+    invalidationShape: shape as InvalidationShape,
   }
 }

@@ -36,6 +36,7 @@ const sim = await startEnrichmentSim({
   mutationsPerMinute: options.mutationsPerMinute,
   ...(options.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: options.rateLimitPerSecond }),
   latencyMs: options.latencyMs,
+  invalidationShape: options.invalidationShape,
   credentials: {
     clients: [
       { id: env.SIM_CLIENT_ID, secret: env.SIM_CLIENT_SECRET, scopes: ['find', 'read', 'invalidations', 'suggestions'] },

@@ -13,7 +13,8 @@ import { TokenService } from './core/token-service.ts'
 import { World } from './core/world.ts'
 import { EnrichmentSimConfigError } from './errors.ts'
 import { createApp } from './http/app.ts'
-import type { SimContext } from './http/context.ts'
+import { INVALIDATION_SHAPES } from './http/context.ts'
+import type { InvalidationShape, SimContext } from './http/context.ts'
 import { registerAdminRoutes } from './routes/admin.ts'
 import { registerEntityRoutes } from './routes/entities.ts'
 import { registerInvalidationRoutes } from './routes/invalidations.ts'
@@ -46,6 +47,8 @@ export interface EnrichmentSimOptions {
   rateLimitPerSecond?: number
   /** Fixed latency added to every API and token request from the start, in ms (e.g. 3 for benchmarks). */
   latencyMs?: number
+  /** What each invalidation batch holds; default `full` (`ids-only`: only `ids`, as the description shows). */
+  invalidationShape?: InvalidationShape
   /** A pino-compatible logger for request logs; default silent. */
   logger?: FastifyBaseLogger
 }
@@ -70,6 +73,7 @@ export async function startEnrichmentSim(options: EnrichmentSimOptions = {}): Pr
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new EnrichmentSimConfigError(`port must be an integer from 0 to 65535, got ${port}`)
   const rate = options.mutationsPerMinute ?? 0
   if (!(rate >= 0 && rate <= 60_000)) throw new EnrichmentSimConfigError(`mutationsPerMinute must be from 0 to 60000, got ${rate}`)
+  if (options.invalidationShape !== undefined && !INVALIDATION_SHAPES.includes(options.invalidationShape)) throw new EnrichmentSimConfigError(`invalidationShape must be one of ${INVALIDATION_SHAPES.join(', ')}, got ${JSON.stringify(options.invalidationShape)}`)
   if (options.rateLimitPerSecond !== undefined && !(options.rateLimitPerSecond > 0)) throw new EnrichmentSimConfigError(`rateLimitPerSecond must be positive, got ${options.rateLimitPerSecond}`)
 
   const dataset =
@@ -92,6 +96,7 @@ export async function startEnrichmentSim(options: EnrichmentSimOptions = {}): Pr
     clock,
     limiter: options.rateLimitPerSecond === undefined ? undefined : new RateLimiter(options.rateLimitPerSecond),
     suggestions: [],
+    invalidationShape: options.invalidationShape ?? 'full',
   }
   const initialFaults = options.latencyMs === undefined || options.latencyMs <= 0 ? {} : { latencyMs: options.latencyMs }
   context.faults.set(initialFaults)

@@ -172,7 +172,7 @@ export async function checkBank401First(system: FaultSystem): Promise<SecurityRe
     { method: 'GET', path: '/accounts/no-such-account/transactions?pageSize=5000' },
     { method: 'GET', path: '/standingorders' },
     { method: 'POST', path: '/standingorders', body: '{not json' },
-    { method: 'POST', path: '/payments', body: '{not json' },
+    { method: 'POST', path: '/payments/', body: '{not json' },
     { method: 'GET', path: '/payments/no-such-payment/status' },
     { method: 'POST', path: '/accounts/balanceCheck', body: '{}' },
     { method: 'POST', path: '/payments/balanceCheck', body: '{}' },

@@ -4,7 +4,7 @@ import type { AccountReference, FinancialInstitution, Open, Party, RemittanceInf
 /** `NORM` normal (default), `HIGH` express (same day), `INST` instant. */
 export type InstructionPriority = 'NORM' | 'HIGH' | 'INST'
 
-/** Body of `POST /payments`. */
+/** Body of `POST /payments/`. */
 export interface PaymentRequest {
   paymentIdentification: {
     /** The application's own id of the payment, at most 35 characters. */

@@ -2,6 +2,14 @@ import { createRecordProducer, scanTopic, TOPICS, type AvroSerde, type Kafka } f
 import type { Logger } from '@tep/observability'
 import { addTarget, ReenrichSelector } from './reenrich-selection.ts'
 
+/**
+ * Header on a republished raw event, copied by transaction-ingest onto the
+ * enriched result: the result corrects an earlier one of the same transaction.
+ */
+export const CORRECTION_HEADER = 'tep-correction'
+/** Value of `CORRECTION_HEADER` when the earlier result used a handle that was invalidated since. */
+export const CORRECTION_HANDLE_INVALIDATED = 'handle-invalidated'
+
 export interface ReenrichOptions {
   kafka: Kafka
   serde: AvroSerde
@@ -16,6 +24,10 @@ export interface ReenrichOptions {
   topics?: { invalidations?: string; enriched?: string; raw?: string }
   /** Records per send; default 500. */
   chunkSize?: number
+  /** Most transactions republished by this run (the API budget); the rest are reported as `deferred`. */
+  maxRepublish?: number
+  /** Transactions republished by an earlier run whose new result may not be written yet: not again. */
+  inFlight?: ReadonlySet<string>
   logger: Logger
   now?: () => number
 }
@@ -25,6 +37,8 @@ export interface ReenrichReport {
   scanned: number
   republished: number
   alreadyRefreshed: number
+  /** Selected but left for a later run by `maxRepublish`. */
+  deferred: number
   undecodable: number
   dryRun: boolean
   /** Transaction ids republished (or that would be, in a dry run). */
@@ -65,7 +79,9 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       onMessage: async (message) => {
         try {
           const item = await codec.decode(message.value)
-          if (item.level.toLowerCase() === 'handle') addTarget(targets, item.entityKey, item.seenAt)
+          // A handle item without a key (the feed sent only ids) names nothing to re-enrich.
+          if (item.level.toLowerCase() === 'handle' && item.entityKey !== '')
+            addTarget(targets, item.entityKey, item.seenAt)
         } catch (err) {
           undecodable += 1
           logger.warn(
@@ -83,6 +99,7 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       scanned: 0,
       republished: 0,
       alreadyRefreshed: 0,
+      deferred: 0,
       undecodable,
       dryRun: options.dryRun ?? false,
       transactionIds: [],
@@ -107,7 +124,11 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       }
     },
   })
-  const { republish, alreadyRefreshed, scanned } = selector.result()
+  const selected = selector.result()
+  const { alreadyRefreshed, scanned } = selected
+  const due = selected.republish.filter((raw) => options.inFlight?.has(raw.transactionId) !== true)
+  const republish = due.slice(0, options.maxRepublish ?? due.length)
+  const deferred = due.length - republish.length
 
   if (!options.dryRun && republish.length > 0) {
     const rawCodec = serde.topic(topics.raw, 'RawTransaction')
@@ -118,7 +139,12 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       for (let i = 0; i < republish.length; i += chunk) {
         await producer.send(
           topics.raw,
-          republish.slice(i, i + chunk).map((raw) => ({ key: raw.transactionId, value: rawCodec.encodeSync(raw) })),
+          republish.slice(i, i + chunk).map((raw) => ({
+            key: raw.transactionId,
+            value: rawCodec.encodeSync(raw),
+            // transaction-ingest copies it onto the new result: a correction of an earlier one.
+            headers: { [CORRECTION_HEADER]: CORRECTION_HANDLE_INVALIDATED },
+          })),
         )
       }
     } finally {
@@ -130,6 +156,7 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
     scanned,
     republished: options.dryRun ? 0 : republish.length,
     alreadyRefreshed,
+    deferred,
     undecodable,
     dryRun: options.dryRun ?? false,
     transactionIds: republish.map((r) => r.transactionId),

@@ -14,6 +14,15 @@ export interface StoredSuggestion {
   body: unknown
 }
 
+/**
+ * What each element of `data.batches` holds. `full`: `level`, `type`, `ids`
+ * and `keys` (the shape this project models). `ids-only`: just `ids`, the one
+ * field the interface description names, to test clients against the letter.
+ */
+export type InvalidationShape = 'full' | 'ids-only'
+
+export const INVALIDATION_SHAPES: readonly InvalidationShape[] = ['full', 'ids-only']
+
 /** Everything the routes share: one per simulator instance. */
 export interface SimContext {
   world: World
@@ -25,4 +34,5 @@ export interface SimContext {
   clock: SimClock
   limiter: RateLimiter | undefined
   suggestions: StoredSuggestion[]
+  invalidationShape: InvalidationShape
 }

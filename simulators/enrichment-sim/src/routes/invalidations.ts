@@ -46,7 +46,9 @@ export function registerInvalidationRoutes(app: FastifyInstance, context: SimCon
         const pageSize = nonNegativeInteger(query, 'pageSize') ?? DEFAULT_PAGE_SIZE
         if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw invalidParameter('pageSize', `pageSize must be from 1 to ${MAX_PAGE_SIZE}, got ${pageSize}`)
         const page = context.world.log.page({ fromId, ...(toId === undefined ? {} : { toId }), levels, pageSize })
-        return { data: { currentTime: context.clock.iso(), batches: page.batches }, paging: page.paging }
+        // ids-only: each batch as the interface description shows it, without level, type or keys.
+        const batches = context.invalidationShape === 'ids-only' ? page.batches.map((b) => ({ ids: b.ids })) : page.batches
+        return { data: { currentTime: context.clock.iso(), batches }, paging: page.paging }
       },
     },
   })
