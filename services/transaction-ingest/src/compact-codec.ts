@@ -58,6 +58,11 @@ export class StringPool {
     return this.#values
   }
 
+  clear(): void {
+    this.#ids.clear()
+    this.#values.length = 0
+  }
+
   /**
    * Appends `values` as the next ids, so a pool rebuilt on another thread keeps
    * the ids its encoded records refer to. Only an empty pool can be restored.
@@ -87,6 +92,11 @@ export class StringPools {
     let n = 0
     for (const pool of this.#byPath.values()) n += pool.size
     return n
+  }
+
+  /** Empties every pool (the codecs keep their pool objects). */
+  clear(): void {
+    for (const pool of this.#byPath.values()) pool.clear()
   }
 
   /** Every pool's strings by path (plain data, for another thread). */

@@ -166,7 +166,17 @@ export class CompactTable {
    * never come from Node's shared Buffer pool), so nothing else travels along.
    */
   exportState(): CompactTableState {
-    const state: CompactTableState = {
+    const state = this.peekState()
+    this.clear()
+    return state
+  }
+
+  /**
+   * The table's memory as a state, without handing it over: valid only until
+   * the next change (a checkpoint writes it while nothing changes the table).
+   */
+  peekState(): CompactTableState {
+    return {
       chunks: this.#chunks.map((c) => {
         if (c.byteOffset !== 0 || c.byteLength !== c.buffer.byteLength)
           throw new Error('a table chunk does not own its ArrayBuffer; it cannot be transferred')
@@ -180,8 +190,6 @@ export class CompactTable {
       liveBytes: this.#liveBytes,
       garbageBytes: this.#garbageBytes,
     }
-    this.clear()
-    return state
   }
 
   /** Replaces the contents with a state produced by `exportState` (of this code version). */

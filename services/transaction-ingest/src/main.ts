@@ -111,6 +111,15 @@ const ingest = await startTransactionIngest({
     clientId: `${SERVICE}-${instanceId}`,
     registryUrl: cfg.SCHEMA_REGISTRY_URL,
   },
+  ...(cfg.INGEST_STATE_DIR === undefined
+    ? {}
+    : {
+        tableCheckpoint: {
+          dir: cfg.INGEST_STATE_DIR,
+          intervalMs: cfg.INGEST_STATE_INTERVAL,
+          maxAgeMs: cfg.INGEST_STATE_MAX_AGE,
+        },
+      }),
   consumer: {
     sessionTimeout: cfg.INGEST_SESSION_TIMEOUT,
     heartbeatInterval: Math.max(500, Math.floor(cfg.INGEST_SESSION_TIMEOUT / 10)),

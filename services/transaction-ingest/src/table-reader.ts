@@ -12,6 +12,7 @@ import type { Readiness } from '@tep/observability'
 import { CompactTable } from './compact-table.ts'
 import { TableLoadError } from './errors.ts'
 import type { MerchantTables, MerchantTablesState } from './snapshot-table.ts'
+import { TableCheckpointer, type TableCheckpointConfig } from './table-checkpointer.ts'
 
 export interface TableReaderOptions {
   kafka: Kafka
@@ -41,6 +42,12 @@ export interface TableReaderOptions {
    * `positions()` stay consistent while it hands them over.
    */
   follow?: boolean
+  /**
+   * A local checkpoint of the tables (INGEST_STATE_DIR): restored at start
+   * when it still describes the topics (then only what came since is read),
+   * written once caught up, every `intervalMs` while the table moves, and at stop.
+   */
+  checkpoint?: TableCheckpointConfig
 }
 
 /**
@@ -115,6 +122,13 @@ export class TableReader {
   /** `${topic}:${partition}` → offset after the last applied record (or marker). */
   readonly #positions = new Map<string, bigint>()
   #loaderProcess: ChildProcess | undefined
+  readonly #checkpointer: TableCheckpointer | undefined
+  #checkpointTimer: NodeJS.Timeout | undefined
+  #restored = false
+  /** Batches being applied, and the wait of a checkpoint for them to finish. */
+  #applying = 0
+  #idle: (() => void) | undefined
+  #quiet: Promise<void> | undefined
 
   constructor(options: TableReaderOptions) {
     this.#options = options
@@ -122,6 +136,32 @@ export class TableReader {
       this.#resolveCaughtUp = resolve
     })
     options.readiness?.register(TABLE_CHECK, 'reading the compacted shop and merchant topics')
+    if (options.checkpoint !== undefined)
+      this.#checkpointer = new TableCheckpointer({
+        config: options.checkpoint,
+        kafka: options.kafka,
+        tables: options.tables,
+        shopsTopic: options.shops.topic,
+        merchantsTopic: options.merchants.topic,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      })
+  }
+
+  /** Whether the tables came from the checkpoint (not a load from the beginning of the topics). */
+  get restoredFromCheckpoint(): boolean {
+    return this.#restored
+  }
+
+  /**
+   * Writes a checkpoint now (if configured, caught up, and the table moved
+   * since the last one); resolves whether a file was written.
+   */
+  async saveCheckpoint(): Promise<boolean> {
+    if (this.#checkpointer === undefined || !this.#done) return false
+    return this.#checkpointer.save(
+      () => this.positions(),
+      (fn) => this.#whileQuiet(fn),
+    )
   }
 
   /** Resolves once the tables hold everything the topics had at start. */
@@ -142,7 +182,16 @@ export class TableReader {
 
   async start(): Promise<void> {
     const { kafka, shops, merchants, logger } = this.#options
-    if (this.#options.loader !== undefined) {
+    if (this.#checkpointer !== undefined) {
+      this.#options.readiness?.set(TABLE_CHECK, false, 'reading the table checkpoint')
+      const positions = await this.#checkpointer.restore()
+      if (positions !== undefined) {
+        for (const [key, offset] of positions) this.#positions.set(key, offset)
+        this.#restored = true
+      }
+      if (this.#stopped) return
+    }
+    if (this.#options.loader !== undefined && !this.#restored) {
       // The loader caught up to the end offsets it saw; this process then only
       // follows what was written since, from where the loader stopped.
       await this.#loadInChildProcess(this.#options.loader)
@@ -171,7 +220,10 @@ export class TableReader {
     await reader.start()
     this.#setBehind(reader.behind)
     logger?.info({ partitionsToCatchUp: reader.behind, follow }, 'table reader started')
-    void reader.whenCaughtUp().then(() => this.#checkDone())
+    void reader.whenCaughtUp().then(() => {
+      this.#checkDone()
+      this.#startCheckpoints()
+    })
     reader.done().catch((err: unknown) => {
       if (this.#stopped) return
       logger?.error({ err }, 'table reader stopped after an error')
@@ -186,10 +238,50 @@ export class TableReader {
     this.#stopped = true
     this.#loaderProcess?.kill()
     await this.#reader?.stop()
+    if (this.#checkpointTimer !== undefined) clearInterval(this.#checkpointTimer)
+    // A clean stop leaves the newest checkpoint behind: the next start replays nothing.
+    await this.saveCheckpoint()
+  }
+
+  /** The first checkpoint once caught up (a restart after a crash then replays little), then one per interval. */
+  #startCheckpoints(): void {
+    const checkpointer = this.#checkpointer
+    if (checkpointer === undefined || this.#stopped) return
+    void this.saveCheckpoint()
+    this.#checkpointTimer = setInterval(() => void this.saveCheckpoint(), checkpointer.intervalMs)
+    this.#checkpointTimer.unref()
+  }
+
+  /** Runs `fn` while no batch is being applied (none starts until it settles). */
+  async #whileQuiet<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#quiet !== undefined) await this.#quiet
+    let release = (): void => {}
+    this.#quiet = new Promise((resolve) => (release = resolve))
+    try {
+      if (this.#applying > 0) await new Promise<void>((resolve) => (this.#idle = resolve))
+      return await fn()
+    } finally {
+      this.#quiet = undefined
+      release()
+    }
   }
 
   /** Applies one partition's records in offset order; a tombstone deletes the entry. */
   async #applyBatch(batch: ReadBatch): Promise<void> {
+    while (this.#quiet !== undefined) await this.#quiet
+    this.#applying++
+    try {
+      await this.#applyRecords(batch)
+    } finally {
+      this.#applying--
+      if (this.#applying === 0 && this.#idle !== undefined) {
+        this.#idle()
+        this.#idle = undefined
+      }
+    }
+  }
+
+  async #applyRecords(batch: ReadBatch): Promise<void> {
     const { shops, merchants } = this.#options
     const isShop = batch.topic === shops.topic
     for (const record of batch.records) {
