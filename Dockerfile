@@ -26,5 +26,7 @@ RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulat
  && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
  && npm cache clean --force
 COPY schemas schemas
+# INGEST_STATE_DIR of the compose file: a volume mounted here starts owned by node.
+RUN mkdir -p /var/lib/tep/ingest && chown node:node /var/lib/tep/ingest
 USER node
 ENTRYPOINT ["node"]
