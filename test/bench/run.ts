@@ -43,7 +43,8 @@ options:
                         (p99 of everything is reported too, as p99MsWithWarmup)
   --crash-events N      events of the crash run (default 100000)
   --kills N             kill -9 of the ingest process during the crash run (default 3)
-  --memory-shops N      shops in the table for the memory run, merchants = N/10 (default 1000000;
+  --memory-shops N      shops in the table for the memory run (cold load, then a warm restart from
+                        the table checkpoint), merchants = N/10 (default 1000000;
                         --memory-shops 5000000 for the 5M goal: seeding alone takes long)
   --api-latency-ms N    simulated enrichment API latency (default 3)
   --out DIR             where results go (default bench-results)
