@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type avro from 'avsc'
 import type { Merchant, Shop } from '@tep/schemas'
 import { avroSchema } from '@tep/schemas'
 import { CompactTable, type CompactTableState } from './compact-table.ts'
@@ -78,13 +79,38 @@ export class SnapshotTable<T extends Snapshot> {
   }
 
   applyFromTopic(uid: string, value: T | null): void {
-    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0) {
-      // The topic answered for this uid: our API read is superseded.
-      if (this.#fetched.delete(uid) && !this.#table.has(uid)) this.#fetchedOnly--
-      this.#fetchedDeleted.delete(uid)
-    }
+    this.#supersedeFetched(uid)
     if (value === null) this.#table.delete(uid)
     else this.#put(this.#table, uid, value)
+  }
+
+  /** The topic answered for this uid: our API read of it is superseded. */
+  #supersedeFetched(uid: string): void {
+    if (this.#fetched.size === 0 && this.#fetchedDeleted.size === 0) return
+    if (this.#fetched.delete(uid) && !this.#table.has(uid)) this.#fetchedOnly--
+    this.#fetchedDeleted.delete(uid)
+  }
+
+  /** Whether records written with `writer` can go through `applyAvroFromTopic` (the table's own schema). */
+  readsAvro(writer: avro.Type): boolean {
+    return writer.equals(this.#codec.type)
+  }
+
+  /**
+   * `applyFromTopic` of a record straight from its Avro bytes (`avroBytes`
+   * from `offset`, written with a schema `readsAvro` accepted), with no
+   * object in between. Returns its fetchedAt, or undefined (and nothing is
+   * applied) when its uid field is not `key`; throws on bytes that do not decode.
+   */
+  applyAvroFromTopic(uid: string, key: Buffer, avroBytes: Buffer, offset: number): number | undefined {
+    this.#writer.reset()
+    const fetchedAt = this.#codec.transcode(this.#writer, avroBytes, offset)
+    const { keyStart, keyLength } = this.#codec
+    if (keyLength !== key.length || avroBytes.compare(key, 0, key.length, keyStart, keyStart + keyLength) !== 0)
+      return undefined
+    this.#supersedeFetched(uid)
+    this.#table.set(uid, this.#writer.buf, this.#writer.pos)
+    return fetchedAt
   }
 
   /** Stores a snapshot read from the API unless the table already has a newer one. Returns whether it was stored. */

@@ -167,6 +167,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
     ...(options.tableLoader === undefined ? {} : { loader: options.tableLoader }),
     ...(options.tableCheckpoint === undefined ? {} : { checkpoint: options.tableCheckpoint }),
+    writerType: (schemaId) => serde.writerType(schemaId),
     onApplied: (entity, uid, fetchedAt) => details.confirm(entity, uid, fetchedAt),
     onSkipped: (topic, err) =>
       logger?.error({ err, topic }, 'table record skipped: it does not decode as its schema'),
