@@ -235,19 +235,26 @@ export class Writer {
   }
 
   /** As inlineUtf8, from UTF-8 bytes. */
-  inlineBytes(src: Uint8Array, start: number, len: number): void {
+  inlineBytes(src: Buffer, start: number, len: number): void {
     this.varint(len * 4 + 1)
-    this.ensure(len)
-    this.buf.set(src.subarray(start, start + len), this.pos)
-    this.pos += len
+    this.#copy(src, start, len)
   }
 
   /** As prefixedUtf8, the suffix from UTF-8 bytes. */
-  prefixedBytes(prefixId: number, src: Uint8Array, start: number, len: number): void {
+  prefixedBytes(prefixId: number, src: Buffer, start: number, len: number): void {
     this.varint(prefixId * 4 + 2)
     this.varint(len)
+    this.#copy(src, start, len)
+  }
+
+  /** No view object per copy: a loop for the short strings most are, a native copy for long ones. */
+  #copy(src: Buffer, start: number, len: number): void {
     this.ensure(len)
-    this.buf.set(src.subarray(start, start + len), this.pos)
+    if (len < 48) {
+      const buf = this.buf
+      const at = this.pos
+      for (let i = 0; i < len; i++) buf[at + i] = src[start + i] as number
+    } else src.copy(this.buf, this.pos, start, start + len)
     this.pos += len
   }
 
