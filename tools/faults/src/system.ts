@@ -99,7 +99,8 @@ export class FaultSystem {
     // A shorter session than the default 30 s: a killed instance's partitions move on sooner.
     // A stable instance id, as a pod keeps its name across container restarts: the restarted
     // ingest's transactional producer aborts its predecessor's open transaction at once.
-    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INGEST_SESSION_TIMEOUT: '10s', INGEST_INSTANCE_ID: 'transaction-ingest-0' }, `http://127.0.0.1:${port}/healthz`)
+    // INGEST_STATE_DIR: a restart after a kill reads the table checkpoint instead of the whole topics.
+    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INGEST_SESSION_TIMEOUT: '10s', INGEST_INSTANCE_ID: 'transaction-ingest-0', INGEST_STATE_DIR: path.join(this.runDir, 'ingest-state') }, `http://127.0.0.1:${port}/healthz`)
     port = await metrics()
     await this.add(
       'bank-sync',
