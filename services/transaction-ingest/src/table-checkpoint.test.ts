@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { avroSchema, type Merchant, type Shop } from '@tep/schemas'
+import { existsSync } from 'node:fs'
+import type { Kafka } from '@tep/kafka'
 import { CheckpointRefused } from './errors.ts'
+import { TableCheckpointer } from './table-checkpointer.ts'
 import { createMerchantTables, type MerchantTables } from './snapshot-table.ts'
 import {
   CHECKPOINT_FILE,
@@ -143,5 +146,26 @@ describe('the table checkpoint file', () => {
     raw.writeUInt32LE(999, 8)
     await writeFile(path.join(dir, CHECKPOINT_FILE), raw)
     await expect(readCheckpointHeader(dir)).rejects.toThrow(/format 999/)
+  })
+
+  it('removes what writes cut short by a kill left behind, and loads cold when the cluster cannot be asked', async () => {
+    await writeCheckpoint(dir, content(filledTables(5)))
+    const leftover = path.join(dir, `${CHECKPOINT_FILE}.4242.tmp`)
+    await writeFile(leftover, 'half a checkpoint')
+    const warnings: string[] = []
+    const logger = { debug: () => {}, info: () => {}, error: () => {}, warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') }
+    const checkpointer = new TableCheckpointer({
+      config: { dir },
+      // Not a client made by createKafka: describing the topics fails.
+      kafka: {} as Kafka,
+      tables: createMerchantTables({ invalidationsEnabled: true }),
+      shopsTopic: 'shops',
+      merchantsTopic: 'merchants',
+      logger,
+    })
+    expect(await checkpointer.restore()).toBeUndefined()
+    expect(existsSync(leftover)).toBe(false)
+    expect(existsSync(path.join(dir, CHECKPOINT_FILE))).toBe(true)
+    expect(warnings).toEqual(['table checkpoint could not be read; loading the table from the topics'])
   })
 })

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { describeTopics, type ClusterTopics, type Kafka, type KafkaLogger } from '@tep/kafka'
 import { checkpointMismatch } from './checkpoint-check.ts'
@@ -72,6 +72,7 @@ export class TableCheckpointer {
     const { config, kafka, tables, shopsTopic, merchantsTopic, logger } = this.#options
     const started = this.#now()
     try {
+      await this.#removeLeftovers()
       this.#identity = await describeTopics(kafka, [shopsTopic, merchantsTopic])
       const found = await readCheckpointHeader(config.dir)
       if (found === undefined) {
@@ -114,6 +115,15 @@ export class TableCheckpointer {
       else logger?.warn({ file: this.file, err }, 'table checkpoint could not be read; loading the table from the topics')
       return undefined
     }
+  }
+
+  /** Temporary files of writes a kill interrupted (each as large as a checkpoint). */
+  async #removeLeftovers(): Promise<void> {
+    const { dir } = this.#options.config
+    const names = await readdir(dir).catch(() => [] as string[])
+    for (const name of names)
+      if (name.startsWith(`${CHECKPOINT_FILE}.`) && name.endsWith('.tmp'))
+        await rm(path.join(dir, name), { force: true }).catch(() => {})
   }
 
   /**
