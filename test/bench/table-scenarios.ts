@@ -32,6 +32,13 @@ export interface MemoryResult {
   cpuUsPerRecord: number
   /** How long producing the table topics took (not part of the load). */
   seedSeconds: number
+  /**
+   * The same cold load with INGEST_TABLE_TRANSCODE=false (every record through
+   * avsc objects, as before the transcoder), in the same run for comparison.
+   */
+  avscColdLoadSeconds: number
+  avscCpuUsPerRecord: number
+  avscPeakRssMb: number
 }
 
 function shopEvent(s: ReturnType<SimDataset['shop']>, fetchedAt: number): Shop {
@@ -129,6 +136,8 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
   const stateDir = await mkdtemp(path.join(tmpdir(), 'tep-bench-ingest-state-'))
   try {
     const env = { INGEST_STATE_DIR: stateDir }
+    // First the old path (no checkpoint dir), then the default path, which leaves the checkpoint.
+    const avsc = await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false' })
     const cold = await runUntilReady(ctx, sim, topics, metricsPort, env)
     const checkpointMb = Math.round(statSync(path.join(stateDir, CHECKPOINT_FILE)).size / 1024 / 102.4) / 10
     const warm = await runUntilReady(ctx, sim, topics, metricsPort, env)
@@ -146,6 +155,9 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
       eventsPerSecond: Math.round(records / cold.readySeconds),
       cpuUsPerRecord: Number.isFinite(cold.cpuUs) ? Math.round((cold.cpuUs / records) * 10) / 10 : Number.NaN,
       seedSeconds: tables.seedSeconds,
+      avscColdLoadSeconds: avsc.readySeconds,
+      avscCpuUsPerRecord: Number.isFinite(avsc.cpuUs) ? Math.round((avsc.cpuUs / records) * 10) / 10 : Number.NaN,
+      avscPeakRssMb: avsc.peakRssMb,
     }
   } finally {
     await rm(stateDir, { recursive: true, force: true })

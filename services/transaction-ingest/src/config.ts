@@ -74,6 +74,11 @@ export const INGEST_ENV = {
       default: 'true',
     },
   ),
+  INGEST_TABLE_TRANSCODE: envVar(
+    parse.boolean,
+    'load table records written with the table\'s own schema by transcoding their Avro bytes straight into the table (fast); false: every record is decoded into an object by avsc and encoded (the slower path, as an escape hatch)',
+    { default: 'true' },
+  ),
   INGEST_STATE_DIR: envVar(
     parse.nonEmpty,
     'directory of the table checkpoint: the shop/merchant table and the topic offsets it reflects, written from time to time and at a clean stop, so that a restart reads it and replays only what the compacted topics got since (a checkpoint that does not match the topics is logged and ignored); unset: every start loads the table from the topics',

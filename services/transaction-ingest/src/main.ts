@@ -110,7 +110,9 @@ const ingest = await startTransactionIngest({
     brokers: cfg.KAFKA_BROKERS,
     clientId: `${SERVICE}-${instanceId}`,
     registryUrl: cfg.SCHEMA_REGISTRY_URL,
+    transcode: cfg.INGEST_TABLE_TRANSCODE,
   },
+  tableTranscode: cfg.INGEST_TABLE_TRANSCODE,
   ...(cfg.INGEST_STATE_DIR === undefined
     ? {}
     : {

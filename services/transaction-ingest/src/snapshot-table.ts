@@ -144,8 +144,8 @@ export class SnapshotTable<T extends Snapshot> {
     return this.#table.peekState()
   }
 
-  restoreState(state: CompactTableState): void {
-    this.#table.restoreState(state)
+  restoreState(state: CompactTableState, owned = false): void {
+    this.#table.restoreState(state, owned)
   }
 
   clear(): void {
@@ -192,8 +192,11 @@ export interface MerchantTables {
    * without being rebuilt); both tables are empty afterwards.
    */
   exportState(): MerchantTablesState
-  /** Takes over a state from `exportState`; only into tables that are still empty. */
-  restoreState(state: MerchantTablesState): void
+  /**
+   * Takes over a state from `exportState`; only into tables that are still
+   * empty. `owned`: its index arrays are adopted, not copied (see CompactTable).
+   */
+  restoreState(state: MerchantTablesState, owned?: boolean): void
   /** Empties both tables and the string pools (after a failed restore). */
   clear(): void
 }
@@ -244,12 +247,12 @@ export function createMerchantTables(options: SnapshotTableOptions): MerchantTab
       shops: shops.exportState(),
       merchants: merchants.exportState(),
     }),
-    restoreState: (state) => {
+    restoreState: (state, owned = false) => {
       if (shops.size > 0 || merchants.size > 0 || pools.size > 0)
         throw new Error('table state can only be restored into empty tables')
       pools.restoreState(state.pools)
-      shops.restoreState(state.shops)
-      merchants.restoreState(state.merchants)
+      shops.restoreState(state.shops, owned)
+      merchants.restoreState(state.merchants, owned)
     },
     clear: () => {
       shops.clear()

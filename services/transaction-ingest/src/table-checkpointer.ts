@@ -90,7 +90,8 @@ export class TableCheckpointer {
       if (reason !== undefined) throw new CheckpointRefused(reason)
       const state = await readCheckpointBody(config.dir, found.header)
       try {
-        tables.restoreState(state)
+        // The buffers were allocated for these tables by the read: adopted, not copied.
+        tables.restoreState(state, true)
       } catch (err) {
         tables.clear()
         throw new CheckpointRefused(`its tables do not restore: ${(err as Error).message}`)

@@ -70,6 +70,8 @@ export interface TableLoaderConfig {
   brokers: string[]
   clientId: string
   registryUrl: string
+  /** Whether the loader transcodes records of the table's own schema (TableReaderOptions.writerType); default true. */
+  transcode?: boolean
   /** KafkaJS fetch limits during the load; smaller fetches keep the loader's peak lower. */
   maxBytesPerPartition?: number
   maxBytes?: number
@@ -199,6 +201,8 @@ export class TableReader {
       if (positions !== undefined) {
         for (const [key, offset] of positions) this.#positions.set(key, offset)
         this.#restored = true
+        // The pools' JSON and its parse are garbage now, as after a hand-over.
+        collectLoadGarbage(logger)
       }
       if (this.#stopped) return
     }

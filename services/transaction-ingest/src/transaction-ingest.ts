@@ -86,6 +86,11 @@ export interface TransactionIngestOptions {
    * replays only what the topics got since, instead of loading them whole.
    */
   tableCheckpoint?: TableCheckpointConfig
+  /**
+   * Records of the table's own schema go from their Avro bytes straight into
+   * the table (default true); false: all through avsc objects (INGEST_TABLE_TRANSCODE).
+   */
+  tableTranscode?: boolean
   /** How often the input lag gauge is refreshed, ms; default 10 000. */
   lagIntervalMs?: number
   /** How long stop() lets in-flight API calls finish before aborting them, ms; default 5 000. */
@@ -167,7 +172,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
     ...(options.tableLoader === undefined ? {} : { loader: options.tableLoader }),
     ...(options.tableCheckpoint === undefined ? {} : { checkpoint: options.tableCheckpoint }),
-    writerType: (schemaId) => serde.writerType(schemaId),
+    ...(options.tableTranscode === false ? {} : { writerType: (schemaId: number) => serde.writerType(schemaId) }),
     onApplied: (entity, uid, fetchedAt) => details.confirm(entity, uid, fetchedAt),
     onSkipped: (topic, err) =>
       logger?.error({ err, topic }, 'table record skipped: it does not decode as its schema'),
