@@ -115,12 +115,16 @@ export async function writeCheckpoint(dir: string, content: CheckpointContent): 
   let crc = 0
   let bytes = 0
   const put = async (data: Uint8Array): Promise<void> => {
+    // The write runs on libuv's pool while this thread computes the checksum of the same bytes.
+    const writing = (async () => {
+      let done = 0
+      while (done < data.length) {
+        const { bytesWritten } = await handle.write(data, done, data.length - done)
+        done += bytesWritten
+      }
+    })()
     crc = crc32(data, crc)
-    let done = 0
-    while (done < data.length) {
-      const { bytesWritten } = await handle.write(data, done, data.length - done)
-      done += bytesWritten
-    }
+    await writing
     bytes += data.length
   }
   try {
@@ -210,10 +214,14 @@ export async function readCheckpointBody(dir: string, header: CheckpointHeader):
     const headerLength = (await readExactly(handle, MAGIC.length + 4, 4)).readUInt32LE(0)
     let crc = crc32(await readExactly(handle, 0, PREAMBLE + headerLength))
     let pos = PREAMBLE + headerLength
+    // The checksum of each piece is computed while the next one is read (libuv's pool).
+    let unchecked: Uint8Array | undefined
     const take = async (target: Uint8Array): Promise<void> => {
-      await readInto(handle, pos, target)
-      crc = crc32(target, crc)
+      const reading = readInto(handle, pos, target)
       pos += target.length
+      if (unchecked !== undefined) crc = crc32(unchecked, crc)
+      await reading
+      unchecked = target
     }
     const pools = Buffer.allocUnsafe(header.poolsBytes)
     await take(pools)
@@ -233,6 +241,7 @@ export async function readCheckpointBody(dir: string, header: CheckpointHeader):
       const { chunkPos, size, deleted, liveBytes, garbageBytes } = shape
       tables[t] = { chunks, chunkPos, slots, hashes, size, deleted, liveBytes, garbageBytes }
     }
+    if (unchecked !== undefined) crc = crc32(unchecked, crc)
     const trailer = await readExactly(handle, pos, 4 + TRAILER.length)
     if (!trailer.subarray(4).equals(TRAILER)) throw new CheckpointRefused('its trailer is missing (truncated or damaged)')
     if (trailer.readUInt32LE(0) !== crc >>> 0) throw new CheckpointRefused('its checksum does not match its content (damaged)')

@@ -214,7 +214,10 @@ export class TableReader {
   #startCheckpoints(): void {
     const checkpointer = this.#checkpointer
     if (checkpointer === undefined || this.#stopped) return
-    void this.saveCheckpoint()
+    // The pools' JSON and the clients of the write are garbage afterwards: given back at once, as after a load.
+    void this.saveCheckpoint().then((written) => {
+      if (written && !this.#stopped) collectLoadGarbage(this.#options.logger)
+    })
     this.#checkpointTimer = setInterval(() => void this.saveCheckpoint(), checkpointer.intervalMs)
     this.#checkpointTimer.unref()
   }
