@@ -46,6 +46,8 @@ options:
   --memory-shops N      shops in the table for the memory run (cold load, then a warm restart from
                         the table checkpoint), merchants = N/10 (default 1000000;
                         --memory-shops 5000000 for the 5M goal: seeding alone takes long)
+  --memory-skip-avsc    skip the memory run's comparison cold load through avsc
+                        (INGEST_TABLE_TRANSCODE=false; at 5M it adds a minute or more)
   --api-latency-ms N    simulated enrichment API latency (default 3)
   --out DIR             where results go (default bench-results)
   -h, --help            this text
@@ -83,6 +85,7 @@ async function main(): Promise<number> {
       'crash-events': { type: 'string' },
       kills: { type: 'string' },
       'memory-shops': { type: 'string' },
+      'memory-skip-avsc': { type: 'boolean' },
       'api-latency-ms': { type: 'string' },
       out: { type: 'string' },
     },
@@ -190,7 +193,7 @@ async function main(): Promise<number> {
               say(`  producing ${memoryShops} shops and ${Math.round(memoryShops / 10)} merchants to the memory run's table topics ...`)
               memoryTables = await seedMemoryTables(ctx, memoryShops)
             }
-            result = { ...(await memory(ctx, sim, memoryShops, port, memoryTables)) }
+            result = { ...(await memory(ctx, sim, memoryShops, port, memoryTables, !values['memory-skip-avsc'])) }
             break
           case 'backfill':
             result = { ...(await backfillScenario(ctx, sim, warmTables, port)) }

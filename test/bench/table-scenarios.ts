@@ -36,9 +36,9 @@ export interface MemoryResult {
    * The same cold load with INGEST_TABLE_TRANSCODE=false (every record through
    * avsc objects, as before the transcoder), in the same run for comparison.
    */
-  avscColdLoadSeconds: number
-  avscCpuUsPerRecord: number
-  avscPeakRssMb: number
+  avscColdLoadSeconds?: number
+  avscCpuUsPerRecord?: number
+  avscPeakRssMb?: number
 }
 
 function shopEvent(s: ReturnType<SimDataset['shop']>, fetchedAt: number): Shop {
@@ -129,7 +129,7 @@ export async function seedTables(ctx: BenchContext, name: string, data: SimDatas
  * topic): loaded cold, stopped cleanly (which leaves the table checkpoint in
  * INGEST_STATE_DIR), then started again on that checkpoint.
  */
-export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics): Promise<MemoryResult> {
+export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics, compareAvsc = true): Promise<MemoryResult> {
   const merchants = Math.max(1, Math.round(shops / 10))
   const records = shops + merchants
   const topics = await ingestTopics(ctx, 'memory', undefined, tables)
@@ -137,7 +137,7 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
   try {
     const env = { INGEST_STATE_DIR: stateDir }
     // First the old path (no checkpoint dir), then the default path, which leaves the checkpoint.
-    const avsc = await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false' })
+    const avsc = compareAvsc ? await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false' }) : undefined
     const cold = await runUntilReady(ctx, sim, topics, metricsPort, env)
     const checkpointMb = Math.round(statSync(path.join(stateDir, CHECKPOINT_FILE)).size / 1024 / 102.4) / 10
     const warm = await runUntilReady(ctx, sim, topics, metricsPort, env)
@@ -155,9 +155,13 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
       eventsPerSecond: Math.round(records / cold.readySeconds),
       cpuUsPerRecord: Number.isFinite(cold.cpuUs) ? Math.round((cold.cpuUs / records) * 10) / 10 : Number.NaN,
       seedSeconds: tables.seedSeconds,
-      avscColdLoadSeconds: avsc.readySeconds,
-      avscCpuUsPerRecord: Number.isFinite(avsc.cpuUs) ? Math.round((avsc.cpuUs / records) * 10) / 10 : Number.NaN,
-      avscPeakRssMb: avsc.peakRssMb,
+      ...(avsc === undefined
+        ? {}
+        : {
+            avscColdLoadSeconds: avsc.readySeconds,
+            avscCpuUsPerRecord: Number.isFinite(avsc.cpuUs) ? Math.round((avsc.cpuUs / records) * 10) / 10 : Number.NaN,
+            avscPeakRssMb: avsc.peakRssMb,
+          }),
     }
   } finally {
     await rm(stateDir, { recursive: true, force: true })
