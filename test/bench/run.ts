@@ -45,7 +45,7 @@ options:
   --kills N             kill -9 of the ingest process during the crash run (default 3)
   --memory-shops N      shops in the table for the memory run (cold load, then a warm restart from
                         the table checkpoint), merchants = N/10 (default 1000000;
-                        --memory-shops 5000000 for the 5M goal: seeding alone takes long)
+                        --memory-shops 5000000 for the 5M goal: seeding it takes minutes)
   --memory-skip-avsc    skip the memory run's comparison cold load through avsc
                         (INGEST_TABLE_TRANSCODE=false; at 5M it adds a minute or more)
   --api-latency-ms N    simulated enrichment API latency (default 3)
