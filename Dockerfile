@@ -14,6 +14,8 @@ COPY libs libs
 COPY services services
 COPY test/package.json test/
 COPY scripts/patch-kafkajs.mjs scripts/patch-platformatic-kafka.mjs scripts/
+# INGEST_STATE_DIR of compose and k8s: a volume mounted here starts owned by node (uid 1000).
+RUN mkdir -p /var/lib/tep/ingest && chown node:node /var/lib/tep/ingest
 
 # The demo image (docker-compose): the production code plus the simulators and their
 # dependencies. Never deployed: simulators hold fixed, public credentials.

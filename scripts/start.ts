@@ -166,7 +166,8 @@ async function main(): Promise<number> {
       { name: 'refresher', script: 'services/refresher/src/main.ts', env: enrichmentEnv },
       { name: 'invalidation-poller', script: 'services/invalidation-poller/src/main.ts', env: { ...enrichmentEnv, INVALIDATIONS_POLL_INTERVAL: '5s' } },
       // A larger young generation (services/transaction-ingest/README.md, "Runtime"), after the user's own NODE_OPTIONS.
-      { name: 'transaction-ingest', script: 'services/transaction-ingest/src/main.ts', env: { ...enrichmentEnv, NODE_OPTIONS: [process.env.NODE_OPTIONS, INGEST_NODE_OPTIONS].filter(Boolean).join(' ') } },
+      // The table checkpoint: a restart (supervisor or a new npm start on the same stack) replays only what is new.
+      { name: 'transaction-ingest', script: 'services/transaction-ingest/src/main.ts', env: { ...enrichmentEnv, NODE_OPTIONS: [process.env.NODE_OPTIONS, INGEST_NODE_OPTIONS].filter(Boolean).join(' '), INGEST_STATE_DIR: process.env.INGEST_STATE_DIR ?? path.join(repoRoot, '.local', 'start', 'ingest-state') } },
     ]
     const health: Array<{ name: string; url: string; service: SupervisedService }> = []
     for (const spec of specs) {

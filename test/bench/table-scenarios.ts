@@ -1,23 +1,44 @@
+import { statSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { PRODUCER_DEFAULTS } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
+import { CHECKPOINT_FILE } from '@tep/transaction-ingest'
 import { SimDataset } from '@tep/sim-data'
 import { processCpuIfAlive } from './cpu.ts'
-import { createTopic, processMemoryMb, produceAll, waitForHttpOk, type BenchContext } from './harness.ts'
+import { createTopic, processMemoryMb, waitForHttpOk, type BenchContext } from './harness.ts'
 import { PARTITIONS, type SimHandle } from './processors.ts'
 import { ingestTopics, startIngest } from './scenarios.ts'
 
 export interface MemoryResult {
   shops: number
   merchants: number
+  /** RSS of the cold-loaded ingest once ready and settled, and its peak up to then. */
   rssMb: number
   peakRssMb: number
-  /** From spawning the ingest process to /readyz answering 200 (table loaded and handed over). */
-  loadSeconds: number
-  /** Table records (shops + merchants) loaded per second. */
+  /** From spawning the ingest process (no checkpoint) to /readyz answering 200 (table loaded and handed over). */
+  coldLoadSeconds: number
+  /** The same after a clean stop, with the checkpoint that stop left in INGEST_STATE_DIR. */
+  warmRestartSeconds: number
+  /** RSS of the warm-restarted ingest once ready and settled, and its peak. */
+  warmRssMb: number
+  warmPeakRssMb: number
+  /** Size of the checkpoint file. */
+  checkpointMb: number
+  /** Table records (shops + merchants) loaded per second, cold. */
   eventsPerSecond: number
-  /** CPU of the ingest process and its table loader up to ready, per table record loaded. */
-  cpuUsPerEvent: number
+  /** CPU of the ingest process and its table loader up to ready (cold), per table record loaded. */
+  cpuUsPerRecord: number
   /** How long producing the table topics took (not part of the load). */
   seedSeconds: number
+  /**
+   * The same cold load with INGEST_TABLE_TRANSCODE=false (every record through
+   * avsc objects, as before the transcoder), in the same run for comparison.
+   */
+  avscColdLoadSeconds?: number
+  avscCpuUsPerRecord?: number
+  avscPeakRssMb?: number
 }
 
 function shopEvent(s: ReturnType<SimDataset['shop']>, fetchedAt: number): Shop {
@@ -64,50 +85,109 @@ export async function seedTables(ctx: BenchContext, name: string, data: SimDatas
   const merchantCodec = ctx.serde.topic(topics.merchants, 'Merchant')
   await Promise.all([shopCodec.register(), merchantCodec.register()])
   const now = Date.now()
-  const chunk = 50_000
-  for (let i = 0; i < data.shopCount; i += chunk) {
-    const messages = []
-    for (let j = i; j < Math.min(data.shopCount, i + chunk); j++) {
-      const s = data.shop(j)
-      messages.push({ key: s.uid, value: shopCodec.encodeSync(shopEvent(s, now)) })
+  // One producer for everything, the next batch encoded while earlier ones are in
+  // flight (a producer per chunk and encode-then-send made 5M shops take tens of minutes).
+  const producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
+  await producer.connect()
+  try {
+    const batch = 5_000
+    const inFlight: Promise<unknown>[] = []
+    const send = async (topic: string, messages: Array<{ key: string; value: Buffer }>) => {
+      inFlight.push(producer.send({ topic, messages }))
+      if (inFlight.length >= 8) await inFlight.shift()
     }
-    await produceAll(ctx, topics.shops, messages)
-    if (data.shopCount > chunk) ctx.say(`  shops produced: ${Math.min(data.shopCount, i + chunk)}/${data.shopCount}`)
+    let reported = 0
+    for (let i = 0; i < data.shopCount; i += batch) {
+      const messages = []
+      for (let j = i; j < Math.min(data.shopCount, i + batch); j++) {
+        const s = data.shop(j)
+        messages.push({ key: s.uid, value: shopCodec.encodeSync(shopEvent(s, now)) })
+      }
+      await send(topics.shops, messages)
+      if (i + batch - reported >= 500_000) {
+        reported = i + batch
+        ctx.say(`  shops produced: ${Math.min(data.shopCount, i + batch)}/${data.shopCount} (${Math.round((Date.now() - started) / 1000)} s)`)
+      }
+    }
+    for (let m = 0; m < data.merchantCount; m += batch) {
+      const messages = []
+      for (let j = m; j < Math.min(data.merchantCount, m + batch); j++) {
+        const mm = data.merchant(j)
+        messages.push({ key: mm.uid, value: merchantCodec.encodeSync(merchantEvent(mm, now)) })
+      }
+      await send(topics.merchants, messages)
+    }
+    await Promise.all(inFlight)
+  } finally {
+    await producer.disconnect()
   }
-  const merchantMessages = []
-  for (let m = 0; m < data.merchantCount; m++) {
-    const mm = data.merchant(m)
-    merchantMessages.push({ key: mm.uid, value: merchantCodec.encodeSync(merchantEvent(mm, now)) })
-  }
-  await produceAll(ctx, topics.merchants, merchantMessages)
   return { ...topics, seedSeconds: Math.round((Date.now() - started) / 100) / 10 }
 }
 
-/** RSS of one ingest process whose table holds `shops` shops (read from its compacted topic). */
-export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics): Promise<MemoryResult> {
+/**
+ * One ingest process whose table holds `shops` shops (read from its compacted
+ * topic): loaded cold, stopped cleanly (which leaves the table checkpoint in
+ * INGEST_STATE_DIR), then started again on that checkpoint.
+ */
+export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics, compareAvsc = true): Promise<MemoryResult> {
   const merchants = Math.max(1, Math.round(shops / 10))
+  const records = shops + merchants
   const topics = await ingestTopics(ctx, 'memory', undefined, tables)
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'tep-bench-ingest-state-'))
+  try {
+    const env = { INGEST_STATE_DIR: stateDir }
+    // First the old path (no checkpoint dir), then the default path, which leaves the checkpoint.
+    const avsc = compareAvsc ? await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false' }) : undefined
+    const cold = await runUntilReady(ctx, sim, topics, metricsPort, env)
+    const checkpointMb = Math.round(statSync(path.join(stateDir, CHECKPOINT_FILE)).size / 1024 / 102.4) / 10
+    const warm = await runUntilReady(ctx, sim, topics, metricsPort, env)
+    if (!warm.fromCheckpoint) ctx.say('  the restarted ingest did not use the checkpoint (see its log)')
+    return {
+      shops,
+      merchants,
+      rssMb: cold.rssMb,
+      peakRssMb: cold.peakRssMb,
+      coldLoadSeconds: cold.readySeconds,
+      warmRestartSeconds: warm.readySeconds,
+      warmRssMb: warm.rssMb,
+      warmPeakRssMb: warm.peakRssMb,
+      checkpointMb,
+      eventsPerSecond: Math.round(records / cold.readySeconds),
+      cpuUsPerRecord: Number.isFinite(cold.cpuUs) ? Math.round((cold.cpuUs / records) * 10) / 10 : Number.NaN,
+      seedSeconds: tables.seedSeconds,
+      ...(avsc === undefined
+        ? {}
+        : {
+            avscColdLoadSeconds: avsc.readySeconds,
+            avscCpuUsPerRecord: Number.isFinite(avsc.cpuUs) ? Math.round((avsc.cpuUs / records) * 10) / 10 : Number.NaN,
+            avscPeakRssMb: avsc.peakRssMb,
+          }),
+    }
+  } finally {
+    await rm(stateDir, { recursive: true, force: true })
+  }
+}
+
+/** Starts the ingest, waits for ready, reads its CPU and (settled) memory, then stops it cleanly (SIGTERM). */
+async function runUntilReady(ctx: BenchContext, sim: SimHandle, topics: Awaited<ReturnType<typeof ingestTopics>>, metricsPort: number, env: NodeJS.ProcessEnv) {
   const started = Date.now()
-  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
+  const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort, { ...env, LOG_LEVEL: 'info' })
+  let log = ''
+  ingest.child.stdout?.on('data', (d: Buffer) => {
+    if (log.length < 1_000_000) log += d.toString()
+  })
   try {
     await waitForHttpOk(`http://127.0.0.1:${metricsPort}/readyz`, 900_000, 50)
-    const loadSeconds = (Date.now() - started) / 1000
+    const readySeconds = Math.round((Date.now() - started) / 100) / 10
     // The loader child has exited and been waited for by now: its CPU is in `childrenUs`.
     const cpu = processCpuIfAlive(ingest.child.pid)
     // Settle: let the loader's garbage be collected before reading RSS.
     await new Promise((r) => setTimeout(r, 5_000))
     const mem = processMemoryMb(ingest.child.pid!)
-    return {
-      shops,
-      merchants,
-      ...mem,
-      loadSeconds: Math.round(loadSeconds * 10) / 10,
-      eventsPerSecond: Math.round((shops + merchants) / loadSeconds),
-      cpuUsPerEvent: cpu === undefined ? Number.NaN : Math.round(((cpu.selfUs + cpu.childrenUs) / (shops + merchants)) * 10) / 10,
-      seedSeconds: tables.seedSeconds,
-    }
+    return { readySeconds, cpuUs: cpu === undefined ? Number.NaN : cpu.selfUs + cpu.childrenUs, ...mem, fromCheckpoint: log.includes('table restored from its checkpoint') }
   } finally {
-    await ingest.kill()
+    // A clean stop: the ingest writes (or finishes writing) its checkpoint before it exits.
+    await ingest.kill('SIGTERM')
   }
 }
 

@@ -192,7 +192,8 @@ export class AvroSerde {
     }
   }
 
-  private writerType(schemaId: number): Promise<avro.Type> {
+  /** The writer schema of `schemaId` from the registry (cached; a failed fetch is not). */
+  writerType(schemaId: number): Promise<avro.Type> {
     let pending = this.writers.get(schemaId)
     if (pending === undefined) {
       pending = this.fetchWriter(schemaId)

@@ -1,4 +1,8 @@
 import type avro from 'avsc'
+import { AvroCursor } from './avro-cursor.ts'
+import { Reader, StringPool, StringPools, Writer } from './compact-io.ts'
+
+export { Reader, StringPool, StringPools, Writer }
 
 /**
  * A compact binary encoding of Avro records for the in-memory shop and merchant
@@ -23,229 +27,15 @@ import type avro from 'avsc'
  * varint count then their items.
  */
 
-export class StringPool {
-  readonly #ids = new Map<string, number>()
-  readonly #values: string[] = []
-
-  /** The id of `value`, adding it when absent. */
-  intern(value: string): number {
-    let id = this.#ids.get(value)
-    if (id === undefined) {
-      id = this.#values.length
-      this.#values.push(value)
-      this.#ids.set(value, id)
-    }
-    return id
-  }
-
-  /** The id of `value` if pooled already. */
-  find(value: string): number | undefined {
-    return this.#ids.get(value)
-  }
-
-  get(id: number): string {
-    const value = this.#values[id]
-    if (value === undefined) throw new RangeError(`string pool has no id ${id}`)
-    return value
-  }
-
-  get size(): number {
-    return this.#values.length
-  }
-
-  /** Every pooled string, in id order. */
-  values(): readonly string[] {
-    return this.#values
-  }
-
-  /**
-   * Appends `values` as the next ids, so a pool rebuilt on another thread keeps
-   * the ids its encoded records refer to. Only an empty pool can be restored.
-   */
-  restore(values: readonly string[]): void {
-    if (this.#values.length > 0) throw new Error('only an empty string pool can be restored')
-    for (const value of values) this.intern(value)
-    if (this.#values.length !== values.length) throw new Error('a pool state holds a string twice')
-  }
-}
-
-/** The pools of one table family, one per field path (created on first use). */
-export class StringPools {
-  readonly #byPath = new Map<string, StringPool>()
-
-  forPath(path: string): StringPool {
-    let pool = this.#byPath.get(path)
-    if (pool === undefined) {
-      pool = new StringPool()
-      this.#byPath.set(path, pool)
-    }
-    return pool
-  }
-
-  /** Distinct pooled strings over every path. */
-  get size(): number {
-    let n = 0
-    for (const pool of this.#byPath.values()) n += pool.size
-    return n
-  }
-
-  /** Every pool's strings by path (plain data, for another thread). */
-  exportState(): Record<string, string[]> {
-    const state: Record<string, string[]> = {}
-    for (const [path, pool] of this.#byPath) state[path] = [...pool.values()]
-    return state
-  }
-
-  /**
-   * Fills the pools from `exportState` of pools that encoded with the same
-   * schemas. Codecs keep their pool objects, so the pools are filled in place.
-   */
-  restoreState(state: Readonly<Record<string, readonly string[]>>): void {
-    for (const [path, values] of Object.entries(state)) this.forPath(path).restore(values)
-  }
-}
-
-/** Doubles with at most this many decimals (GPS to 1 cm) are stored as scaled integers. */
-const DECIMAL_SCALE = 1e7
-const MAX_SCALED = 2 ** 50
-
-/** Growable write buffer reused for every encode (no per-record allocation but the result copy). */
-export class Writer {
-  buf: Buffer
-  pos = 0
-
-  constructor(initialSize = 4096) {
-    this.buf = Buffer.allocUnsafe(initialSize)
-  }
-
-  reset(): void {
-    this.pos = 0
-  }
-
-  ensure(bytes: number): void {
-    if (this.pos + bytes <= this.buf.length) return
-    let size = this.buf.length * 2
-    while (size < this.pos + bytes) size *= 2
-    const next = Buffer.allocUnsafe(size)
-    this.buf.copy(next, 0, 0, this.pos)
-    this.buf = next
-  }
-
-  varint(value: number): void {
-    this.ensure(10)
-    let v = value
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v % 0x80) | 0x80
-      v = Math.floor(v / 0x80)
-    }
-    this.buf[this.pos++] = v
-  }
-
-  byte(value: number): void {
-    this.ensure(1)
-    this.buf[this.pos++] = value
-  }
-
-  float64(value: number): void {
-    this.ensure(8)
-    this.buf.writeDoubleLE(value, this.pos)
-    this.pos += 8
-  }
-
-  /**
-   * A double as a zig-zag varint of `value * 1e7` times 2 when that is exact
-   * (coordinates: 4-5 bytes instead of 8), else the marker 1 and a float64.
-   */
-  decimalOrFloat64(value: number): void {
-    const scaled = Math.round(value * DECIMAL_SCALE)
-    if (Math.abs(scaled) < MAX_SCALED && scaled / DECIMAL_SCALE === value && !Object.is(value, -0)) {
-      this.varint((scaled >= 0 ? scaled * 2 : -scaled * 2 - 1) * 2)
-    } else {
-      this.varint(1)
-      this.float64(value)
-    }
-  }
-
-  /** Tag `length*4+1` then the UTF-8 bytes (see Reader.string for the tags). */
-  inlineUtf8(value: string): void {
-    const len = Buffer.byteLength(value, 'utf8')
-    this.varint(len * 4 + 1)
-    this.ensure(len)
-    this.pos += this.buf.write(value, this.pos, 'utf8')
-  }
-
-  /** Tag `prefixId*4+2`, then varint length and UTF-8 bytes of the suffix. */
-  prefixedUtf8(prefixId: number, suffix: string): void {
-    this.varint(prefixId * 4 + 2)
-    const len = Buffer.byteLength(suffix, 'utf8')
-    this.varint(len)
-    this.ensure(len)
-    this.pos += this.buf.write(suffix, this.pos, 'utf8')
-  }
-}
-
-export class Reader {
-  buf: Uint8Array = new Uint8Array(0)
-  pos = 0
-  #view: Buffer = Buffer.alloc(0)
-
-  reset(buf: Buffer, offset: number): void {
-    this.#view = buf
-    this.buf = buf
-    this.pos = offset
-  }
-
-  varint(): number {
-    let result = 0
-    let factor = 1
-    for (;;) {
-      const b = this.buf[this.pos++] as number
-      result += (b & 0x7f) * factor
-      if (b < 0x80) return result
-      factor *= 0x80
-    }
-  }
-
-  byte(): number {
-    return this.buf[this.pos++] as number
-  }
-
-  float64(): number {
-    const v = this.#view.readDoubleLE(this.pos)
-    this.pos += 8
-    return v
-  }
-
-  decimalOrFloat64(): number {
-    const tag = this.varint()
-    if (tag === 1) return this.float64()
-    const z = tag / 2
-    return (z % 2 === 0 ? z / 2 : -(z + 1) / 2) / DECIMAL_SCALE
-  }
-
-  /**
-   * A string written as one of: tag `id*4` (pooled), `length*4+1` + UTF-8
-   * (inline), or `prefixId*4+2` + varint length + UTF-8 suffix (pooled prefix,
-   * for URL-like values that differ only after their last '/').
-   */
-  string(pool: StringPool, prefixes: StringPool): string {
-    const tag = this.varint()
-    const kind = tag % 4
-    if (kind === 0) return pool.get(tag / 4)
-    if (kind === 1) return this.#utf8((tag - 1) / 4)
-    const prefix = prefixes.get((tag - 2) / 4)
-    return prefix + this.#utf8(this.varint())
-  }
-
-  #utf8(len: number): string {
-    const s = this.#view.toString('utf8', this.pos, this.pos + len)
-    this.pos += len
-    return s
-  }
-}
-
 type Encode = (w: Writer, value: unknown) => void
 type Decode = (r: Reader) => unknown
+/** Reads one Avro value (of the codec's own schema) and writes its compact form: no JS object in between. */
+type Transcode = (a: AvroCursor, w: Writer) => void
+interface Compiled {
+  enc: Encode
+  dec: Decode
+  tr: Transcode
+}
 
 export interface CompactCodecOptions {
   /** Top-level string field held as the table key and not stored (e.g. `uid`). */
@@ -268,6 +58,18 @@ export interface CompactCodec<T> {
   encode(writer: Writer, value: T): void
   /** Decodes one value starting at `offset`; `key` restores the key field. */
   decode(buf: Buffer, offset: number, key: string): T
+  /** The Avro type the encoding derives from (Avro bytes of an equal schema can be transcoded). */
+  readonly type: avro.Type
+  /**
+   * Writes into `writer` (after `writer.reset()`) exactly what `encode` writes
+   * for the value whose Avro binary encoding, by `type`, is `avro[offset..]`,
+   * without decoding it into an object. Returns the leading long (or 0); the
+   * key field's bytes are at `keyStart`/`keyLength` of the last call. Throws
+   * when the bytes are not a value of `type`.
+   */
+  transcode(writer: Writer, avro: Buffer, offset: number): number
+  readonly keyStart: number
+  readonly keyLength: number
 }
 
 interface FieldCodec {
@@ -276,6 +78,9 @@ interface FieldCodec {
   nullable: boolean
   enc: Encode
   dec: Decode
+  tr: Transcode
+  /** Branch index of "null" in the field's union (nullable fields). */
+  nullBranch: number
 }
 
 export function createCompactCodec<T>(
@@ -298,19 +103,39 @@ export function createCompactCodec<T>(
       `leading field ${leading} must be a non-null long field of ${type.name ?? 'the record'}`,
     )
   }
+  // What the top level's transcoding sets aside: the key's bytes and the leading long.
+  const last = { keyStart: 0, keyLength: 0, lead: 0 }
   const body = compileRecord(
     fields.filter((f) => f.name !== keyField && f.name !== leading),
     '',
+    fields,
+    (name, a) => {
+      if (name === leading) last.lead = a.long()
+      else {
+        last.keyLength = a.stringLength()
+        last.keyStart = a.pos - last.keyLength
+      }
+    },
   )
   const reader = new Reader()
+  const cursor = new AvroCursor()
 
-  function compileString(path: string): { enc: Encode; dec: Decode } {
+  function compileString(path: string): Compiled {
     // One pool per path keeps the ids of small sets (category, tags) to one byte.
     const pool = pools.forPath(`${type.name ?? ''}:${path}`)
     const prefixes = pools.forPath(`${type.name ?? ''}:${path}:prefixes`)
     const dec: Decode = (r) => r.string(pool, prefixes)
-    if (inline.has(path)) return { enc: (w, v) => w.inlineUtf8(v as string), dec }
+    const inlineTr: Transcode = (a, w) => {
+      const len = a.stringLength()
+      w.inlineBytes(a.buf, a.pos - len, len)
+    }
+    if (inline.has(path)) return { enc: (w, v) => w.inlineUtf8(v as string), dec, tr: inlineTr }
     const limit = options.poolBudgets?.[path] ?? budget
+    const pooledBytes = (into: StringPool, buf: Buffer, start: number, len: number): number | undefined => {
+      const id = into.findBytes(buf, start, len)
+      if (id !== undefined || into.size >= limit) return id
+      return into.internBytes(buf, start, len)
+    }
     const pooledIn = (into: StringPool, value: string): number | undefined => {
       const id = into.find(value)
       if (id !== undefined || into.size >= limit) return id
@@ -331,21 +156,73 @@ export function createCompactCodec<T>(
         else w.prefixedUtf8(prefixId, s.slice(slash + 1))
       },
       dec,
+      // As `enc`, on the UTF-8 bytes: '/' is one byte that never occurs inside a multi-byte character.
+      tr: (a, w) => {
+        const len = a.stringLength()
+        const start = a.pos - len
+        const id = pooledBytes(pool, a.buf, start, len)
+        if (id !== undefined) {
+          w.varint(id * 4)
+          return
+        }
+        let slash = -1
+        for (let i = len - 1; i > 0; i--)
+          if (a.buf[start + i] === 0x2f) {
+            slash = i
+            break
+          }
+        const prefixId = slash > 0 ? pooledBytes(prefixes, a.buf, start, slash + 1) : undefined
+        if (prefixId === undefined) w.inlineBytes(a.buf, start, len)
+        else w.prefixedBytes(prefixId, a.buf, start + slash + 1, len - slash - 1)
+      },
     }
   }
 
+  /**
+   * `avroFields` (default `recordFields`) are the fields as the Avro bytes hold
+   * them; those not in `recordFields` (the top level's key and leading fields)
+   * go to `aside` when transcoding.
+   */
   function compileRecord(
     recordFields: readonly avro.types.Field[],
     prefix: string,
-  ): { enc: Encode; dec: Decode } {
+    avroFields: readonly avro.types.Field[] = recordFields,
+    aside?: (name: string, a: AvroCursor) => void,
+  ): Compiled {
     const parts: FieldCodec[] = recordFields.map((f) => {
       const path = prefix === '' ? f.name : `${prefix}.${f.name}`
       const inner = nullableInner(f.type, path)
       const c = compile(inner ?? f.type, path)
-      return { name: f.name, nullable: inner !== undefined, enc: c.enc, dec: c.dec }
+      const nullBranch =
+        inner === undefined ? -1 : (f.type as avro.types.UnwrappedUnionType).types.findIndex((b) => b.typeName === 'null')
+      return { name: f.name, nullable: inner !== undefined, enc: c.enc, dec: c.dec, tr: c.tr, nullBranch }
     })
     const bitmapBytes = Math.ceil(parts.filter((p) => p.nullable).length / 8)
+    const byName = new Map(parts.map((p) => [p.name, p]))
+    const avroOrder = avroFields.map((f) => byName.get(f.name) ?? f.name)
     return {
+      tr: (a, w) => {
+        w.ensure(bitmapBytes)
+        const bitmapAt = w.pos
+        // A loop: Buffer.fill costs more than the few bytes it would clear.
+        for (let i = 0; i < bitmapBytes; i++) w.buf[bitmapAt + i] = 0
+        w.pos += bitmapBytes
+        let bit = 0
+        for (const p of avroOrder) {
+          if (typeof p === 'string') aside!(p, a)
+          else if (p.nullable) {
+            const branch = a.long()
+            if (branch !== p.nullBranch) {
+              if (branch !== 1 - p.nullBranch) throw new RangeError(`${p.name}: union branch ${branch} does not exist`)
+              w.buf[bitmapAt + (bit >> 3)] = (w.buf[bitmapAt + (bit >> 3)] as number) | (1 << (bit & 7))
+              p.tr(a, w)
+            }
+            bit++
+          } else {
+            p.tr(a, w)
+          }
+        }
+      },
       enc: (w, v) => {
         const rec = v as Record<string, unknown>
         w.ensure(bitmapBytes)
@@ -396,14 +273,16 @@ export function createCompactCodec<T>(
     return other[0]
   }
 
-  function compile(t: avro.Type, path: string): { enc: Encode; dec: Decode } {
+  function compile(t: avro.Type, path: string): Compiled {
     switch (t.typeName) {
       case 'null':
-        return { enc: () => {}, dec: () => null }
+        return { enc: () => {}, dec: () => null, tr: () => {} }
       case 'boolean':
-        return { enc: (w, v) => w.byte(v ? 1 : 0), dec: (r) => r.byte() === 1 }
+        return { enc: (w, v) => w.byte(v ? 1 : 0), dec: (r) => r.byte() === 1, tr: (a, w) => w.byte(a.byte() === 0 ? 0 : 1) }
       case 'int':
         return {
+          // Avro's zig-zag varint is the compact form too.
+          tr: (a, w) => w.varint(a.varint()),
           enc: (w, v) => {
             const n = v as number
             w.varint(n >= 0 ? n * 2 : -n * 2 - 1)
@@ -414,10 +293,15 @@ export function createCompactCodec<T>(
           },
         }
       case 'long':
+        return { enc: (w, v) => w.float64(v as number), dec: (r) => r.float64(), tr: (a, w) => w.float64(a.long()) }
       case 'float':
-        return { enc: (w, v) => w.float64(v as number), dec: (r) => r.float64() }
+        return { enc: (w, v) => w.float64(v as number), dec: (r) => r.float64(), tr: (a, w) => w.float64(a.float()) }
       case 'double':
-        return { enc: (w, v) => w.decimalOrFloat64(v as number), dec: (r) => r.decimalOrFloat64() }
+        return {
+          enc: (w, v) => w.decimalOrFloat64(v as number),
+          dec: (r) => r.decimalOrFloat64(),
+          tr: (a, w) => w.decimalOrFloat64(a.double()),
+        }
       case 'string':
         return compileString(path)
       case 'enum': {
@@ -429,6 +313,11 @@ export function createCompactCodec<T>(
             w.varint(i)
           },
           dec: (r) => symbols[r.varint()],
+          tr: (a, w) => {
+            const i = a.long()
+            if (i < 0 || i >= symbols.length) throw new RangeError(`${path}: enum index ${i} out of range`)
+            w.varint(i)
+          },
         }
       }
       case 'array': {
@@ -444,6 +333,15 @@ export function createCompactCodec<T>(
             const out = new Array<unknown>(n)
             for (let i = 0; i < n; i++) out[i] = item.dec(r)
             return out
+          },
+          tr: (a, w) => {
+            const countAt = w.pos
+            let total = 0
+            for (let n = blockCount(a); n > 0; n = blockCount(a)) {
+              for (let i = 0; i < n; i++) item.tr(a, w)
+              total += n
+            }
+            w.insertVarint(countAt, total)
           },
         }
       }
@@ -467,6 +365,18 @@ export function createCompactCodec<T>(
               out[k] = value.dec(r)
             }
             return out
+          },
+          tr: (a, w) => {
+            const countAt = w.pos
+            let total = 0
+            for (let n = blockCount(a); n > 0; n = blockCount(a)) {
+              for (let i = 0; i < n; i++) {
+                key.tr(a, w)
+                value.tr(a, w)
+              }
+              total += n
+            }
+            w.insertVarint(countAt, total)
           },
         }
       }
@@ -498,5 +408,35 @@ export function createCompactCodec<T>(
         out[f.name] = f.name === keyField ? key : f.name === leading ? lead : decoded[f.name]
       return out as T
     },
+    type,
+    transcode(writer, avroBytes, offset) {
+      cursor.reset(avroBytes, offset)
+      last.lead = 0
+      const start = writer.pos
+      if (leading !== undefined) {
+        // Its value comes wherever the field is in the Avro record; its place is reserved first.
+        writer.ensure(8)
+        writer.pos += 8
+      }
+      body.tr(cursor, writer)
+      if (cursor.pos !== avroBytes.length)
+        throw new RangeError(`Avro value has ${avroBytes.length - cursor.pos} bytes after its end`)
+      if (leading !== undefined) writer.buf.writeDoubleLE(last.lead, start)
+      return last.lead
+    },
+    get keyStart() {
+      return last.keyStart
+    },
+    get keyLength() {
+      return last.keyLength
+    },
   }
+}
+
+/** Items in the next block of an Avro array or map (0: the end); a negative count is followed by the block's size. */
+function blockCount(a: AvroCursor): number {
+  const n = a.long()
+  if (n >= 0) return n
+  a.long()
+  return -n
 }

@@ -166,7 +166,17 @@ export class CompactTable {
    * never come from Node's shared Buffer pool), so nothing else travels along.
    */
   exportState(): CompactTableState {
-    const state: CompactTableState = {
+    const state = this.peekState()
+    this.clear()
+    return state
+  }
+
+  /**
+   * The table's memory as a state, without handing it over: valid only until
+   * the next change (a checkpoint writes it while nothing changes the table).
+   */
+  peekState(): CompactTableState {
+    return {
       chunks: this.#chunks.map((c) => {
         if (c.byteOffset !== 0 || c.byteLength !== c.buffer.byteLength)
           throw new Error('a table chunk does not own its ArrayBuffer; it cannot be transferred')
@@ -180,12 +190,14 @@ export class CompactTable {
       liveBytes: this.#liveBytes,
       garbageBytes: this.#garbageBytes,
     }
-    this.clear()
-    return state
   }
 
-  /** Replaces the contents with a state produced by `exportState` (of this code version). */
-  restoreState(state: CompactTableState): void {
+  /**
+   * Replaces the contents with a state produced by `exportState` (of this code
+   * version). `owned`: the index arrays were made for this table (read from a
+   * checkpoint) and are adopted instead of copied.
+   */
+  restoreState(state: CompactTableState, owned = false): void {
     const capacity = state.slots.length
     if (capacity < MIN_CAPACITY || (capacity & (capacity - 1)) !== 0 || state.hashes.length !== capacity)
       throw new RangeError(`table state has an invalid index capacity ${capacity}`)
@@ -196,8 +208,8 @@ export class CompactTable {
     // Copied, not adopted: a buffer that arrived in a message may be a view
     // into a larger receive buffer, or sit in another thread's malloc arena and
     // pin the pages of everything that thread freed.
-    this.#slots = new Uint32Array(state.slots)
-    this.#hashes = new Uint32Array(state.hashes)
+    this.#slots = owned ? state.slots : new Uint32Array(state.slots)
+    this.#hashes = owned ? state.hashes : new Uint32Array(state.hashes)
     this.#size = state.size
     this.#deleted = state.deleted
     this.#liveBytes = state.liveBytes

@@ -74,6 +74,26 @@ export const INGEST_ENV = {
       default: 'true',
     },
   ),
+  INGEST_TABLE_TRANSCODE: envVar(
+    parse.boolean,
+    'load table records written with the table\'s own schema by transcoding their Avro bytes straight into the table (fast); false: every record is decoded into an object by avsc and encoded (the slower path, as an escape hatch)',
+    { default: 'true' },
+  ),
+  INGEST_STATE_DIR: envVar(
+    parse.nonEmpty,
+    'directory of the table checkpoint: the shop/merchant table and the topic offsets it reflects, written from time to time and at a clean stop, so that a restart reads it and replays only what the compacted topics got since (a checkpoint that does not match the topics is logged and ignored); unset: every start loads the table from the topics',
+    { optional: true },
+  ),
+  INGEST_STATE_INTERVAL: envVar(
+    parse.duration,
+    'how often a running instance writes the table checkpoint (when the table moved since the last one)',
+    { default: '5m' },
+  ),
+  INGEST_STATE_MAX_AGE: envVar(
+    parse.duration,
+    'a table checkpoint older than this is not used (compaction removes tombstones after delete.retention.ms, 24 h by default, so an old checkpoint could miss deletions)',
+    { default: '12h' },
+  ),
   INGEST_GROUP_ID: envVar(parse.nonEmpty, 'consumer group of the ingest instances', {
     default: 'transaction-ingest',
   }),

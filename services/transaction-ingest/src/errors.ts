@@ -82,3 +82,16 @@ export class TableLoadError extends IngestError {
     super(message, { code: 'TABLE_LOAD_FAILED', retriable: false, ...options })
   }
 }
+
+/**
+ * The table checkpoint (INGEST_STATE_DIR) cannot be used: damaged, truncated,
+ * of another cluster, topic or schema, or behind/ahead of the topics. Never
+ * fatal: the table is loaded from the topics instead and `reason` is logged.
+ */
+export class CheckpointRefused extends IngestError {
+  readonly reason: string
+  constructor(reason: string) {
+    super(`table checkpoint refused: ${reason}`, { code: 'TABLE_CHECKPOINT_REFUSED', retriable: false })
+    this.reason = reason
+  }
+}

@@ -10,7 +10,7 @@ import {
   startHealthServer,
 } from '@tep/observability'
 import { INGEST_ENV } from './config.ts'
-import { startTransactionIngest } from './transaction-ingest.ts'
+import { CONSUMER_CHECK, startTransactionIngest } from './transaction-ingest.ts'
 
 const SERVICE = 'transaction-ingest'
 
@@ -43,6 +43,8 @@ const instanceId = cfg.INGEST_INSTANCE_ID ?? `${hostname()}-${process.pid}`
 const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL, base: { instance: instanceId } })
 const metricsRegistry = createMetricsRegistry({ service: SERVICE })
 const readiness = new Readiness()
+// Not ready while topics and clients are set up (before startTransactionIngest registers its checks).
+readiness.register(CONSUMER_CHECK, 'starting: creating topics and clients')
 const shutdown = new GracefulShutdown({ logger }).install()
 
 const health = await startHealthServer({
@@ -110,7 +112,18 @@ const ingest = await startTransactionIngest({
     brokers: cfg.KAFKA_BROKERS,
     clientId: `${SERVICE}-${instanceId}`,
     registryUrl: cfg.SCHEMA_REGISTRY_URL,
+    transcode: cfg.INGEST_TABLE_TRANSCODE,
   },
+  tableTranscode: cfg.INGEST_TABLE_TRANSCODE,
+  ...(cfg.INGEST_STATE_DIR === undefined
+    ? {}
+    : {
+        tableCheckpoint: {
+          dir: cfg.INGEST_STATE_DIR,
+          intervalMs: cfg.INGEST_STATE_INTERVAL,
+          maxAgeMs: cfg.INGEST_STATE_MAX_AGE,
+        },
+      }),
   consumer: {
     sessionTimeout: cfg.INGEST_SESSION_TIMEOUT,
     heartbeatInterval: Math.max(500, Math.floor(cfg.INGEST_SESSION_TIMEOUT / 10)),

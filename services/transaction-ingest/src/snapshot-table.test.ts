@@ -52,6 +52,35 @@ describe('shop and merchant tables', () => {
     expect(tables.shops.get('s1')?.url).toBe('https://refresher.example')
   })
 
+  it('keeps API reads apart from the topic table until a topic record for the same uid replaces them', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
+    tables.shops.applyFromTopic('t1', shop('t1', 1000, { url: 'https://topic.example/1' }))
+    tables.shops.applyFromTopic('t2', shop('t2', 1000))
+    expect(tables.shops.putFetched(shop('t1', 2000, { url: 'https://api.example/1' }))).toBe(true)
+    expect(tables.shops.putFetched(shop('a1', 2000))).toBe(true)
+    tables.shops.delete('t2')
+    tables.shops.delete('never-there')
+    expect(tables.shops.get('t1')?.url).toBe('https://api.example/1')
+    expect(tables.shops.get('t2')).toBeUndefined()
+    expect(tables.shops.fetchedAtOf('t2')).toBeUndefined()
+    expect(tables.shops.size).toBe(2)
+    // What a checkpoint holds: the topic's view only.
+    const topicOnly = createMerchantTables({ invalidationsEnabled: true })
+    topicOnly.restoreState(tables.topicState())
+    expect(topicOnly.shops.get('t1')?.url).toBe('https://topic.example/1')
+    expect(topicOnly.shops.get('t2')?.uid).toBe('t2')
+    expect(topicOnly.shops.get('a1')).toBeUndefined()
+    // The refresher stored what we fetched (or a tombstone): the topic answers again.
+    tables.shops.applyFromTopic('a1', shop('a1', 2000, { url: 'https://refresher.example/a1' }))
+    tables.shops.applyFromTopic('t2', null)
+    tables.shops.applyFromTopic('t1', shop('t1', 1500, { url: 'https://refresher.example/1' }))
+    expect(tables.shops.get('a1')?.url).toBe('https://refresher.example/a1')
+    expect(tables.shops.get('t1')?.url).toBe('https://refresher.example/1')
+    expect(tables.shops.size).toBe(2)
+    expect(tables.shops.putFetched(shop('t2', 3000))).toBe(true)
+    expect(tables.shops.size).toBe(3)
+  })
+
   it('treats entries older than 7 days as misses only when invalidations are off', () => {
     let now = 100 * DAY
     const off = createMerchantTables({ invalidationsEnabled: false, now: () => now })

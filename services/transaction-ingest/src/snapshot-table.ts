@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+import type avro from 'avsc'
 import type { Merchant, Shop } from '@tep/schemas'
 import { avroSchema } from '@tep/schemas'
 import { CompactTable, type CompactTableState } from './compact-table.ts'
@@ -19,16 +21,26 @@ export interface SnapshotTableOptions {
  * The local copy of one compacted topic (shops or merchants), keyed by uid and
  * stored compactly (see CompactTable and the compact codec).
  *
- * Two writers with different rules:
+ * Two writers with different rules, kept in two tables:
  * - `applyFromTopic`: records of the compacted topic, written by the refresher
  *   (the single writer). Applied unconditionally in offset order, tombstones
- *   delete: the topic is the truth.
- * - `putFetched`: what this instance fetched from the API on a miss. Kept only if
- *   it is not older than what the table holds, so that a concurrent refresher
- *   write with newer data is never overwritten by our older read.
+ *   delete: the topic is the truth. They go to the topic table, which therefore
+ *   always equals the topic up to the positions read: that is what a checkpoint
+ *   holds (`topicState`), and what a cold load would rebuild.
+ * - `putFetched` / `delete`: what this instance fetched from the API on a miss.
+ *   Kept in a small overlay that answers first, only if it is not older than
+ *   what the table holds, so that a concurrent refresher write with newer data
+ *   is never overwritten by our older read. A topic record for the same uid
+ *   (the refresher storing what we fetched, or anything newer) replaces it.
  */
 export class SnapshotTable<T extends Snapshot> {
   readonly #table = new CompactTable()
+  /** API reads not (yet) replaced by a topic record. */
+  readonly #fetched = new CompactTable()
+  /** Uids of the topic table the API said no longer exist (not yet confirmed by a tombstone). */
+  readonly #fetchedDeleted = new Set<string>()
+  /** Entries of `#fetched` whose uid is not in the topic table. */
+  #fetchedOnly = 0
   readonly #codec: CompactCodec<T>
   readonly #writer: Writer
   readonly #invalidationsEnabled: boolean
@@ -46,16 +58,16 @@ export class SnapshotTable<T extends Snapshot> {
   }
 
   get size(): number {
-    return this.#table.size
+    return this.#table.size + this.#fetchedOnly - this.#fetchedDeleted.size
   }
 
   get memoryBytes(): number {
-    return this.#table.memoryBytes
+    return this.#table.memoryBytes + (this.#fetched.size === 0 ? 0 : this.#fetched.memoryBytes)
   }
 
   /** A usable snapshot, or undefined when absent or (invalidations off) older than the limit. */
   get(uid: string): T | undefined {
-    const value = this.#table.get(uid, (chunk, offset) => this.#codec.decode(chunk, offset, uid))
+    const value = this.#read(uid, (chunk, offset) => this.#codec.decode(chunk, offset, uid))
     if (value === undefined) return undefined
     if (!this.#invalidationsEnabled && this.#now() - value.fetchedAt > this.#maxAgeMs) return undefined
     return value
@@ -63,40 +75,98 @@ export class SnapshotTable<T extends Snapshot> {
 
   /** fetchedAt of the stored entry whatever its age, without decoding it. */
   fetchedAtOf(uid: string): number | undefined {
-    return this.#table.get(uid, this.#readFetchedAt)
+    return this.#read(uid, this.#readFetchedAt)
   }
 
   applyFromTopic(uid: string, value: T | null): void {
+    this.#supersedeFetched(uid)
     if (value === null) this.#table.delete(uid)
-    else this.#put(uid, value)
+    else this.#put(this.#table, uid, value)
+  }
+
+  /** The topic answered for this uid: our API read of it is superseded. */
+  #supersedeFetched(uid: string): void {
+    if (this.#fetched.size === 0 && this.#fetchedDeleted.size === 0) return
+    if (this.#fetched.delete(uid) && !this.#table.has(uid)) this.#fetchedOnly--
+    this.#fetchedDeleted.delete(uid)
+  }
+
+  /** Whether records written with `writer` can go through `applyAvroFromTopic` (the table's own schema). */
+  readsAvro(writer: avro.Type): boolean {
+    return writer.equals(this.#codec.type)
+  }
+
+  /**
+   * `applyFromTopic` of a record straight from its Avro bytes (`avroBytes`
+   * from `offset`, written with a schema `readsAvro` accepted), with no
+   * object in between. Returns its fetchedAt, or undefined (and nothing is
+   * applied) when its uid field is not `key`; throws on bytes that do not decode.
+   */
+  applyAvroFromTopic(uid: string, key: Buffer, avroBytes: Buffer, offset: number): number | undefined {
+    this.#writer.reset()
+    const fetchedAt = this.#codec.transcode(this.#writer, avroBytes, offset)
+    const { keyStart, keyLength } = this.#codec
+    if (keyLength !== key.length || avroBytes.compare(key, 0, key.length, keyStart, keyStart + keyLength) !== 0)
+      return undefined
+    this.#supersedeFetched(uid)
+    this.#table.set(uid, this.#writer.buf, this.#writer.pos)
+    return fetchedAt
   }
 
   /** Stores a snapshot read from the API unless the table already has a newer one. Returns whether it was stored. */
   putFetched(value: T): boolean {
     const current = this.fetchedAtOf(value.uid)
     if (current !== undefined && current > value.fetchedAt) return false
-    this.#put(value.uid, value)
+    if (!this.#fetched.has(value.uid) && !this.#table.has(value.uid)) this.#fetchedOnly++
+    this.#fetchedDeleted.delete(value.uid)
+    this.#put(this.#fetched, value.uid, value)
     return true
   }
 
+  /** The API said `uid` does not exist (any earlier API read of it is dropped too). */
   delete(uid: string): void {
-    this.#table.delete(uid)
+    if (this.#fetched.delete(uid) && !this.#table.has(uid)) this.#fetchedOnly--
+    if (this.#table.has(uid)) this.#fetchedDeleted.add(uid)
   }
 
   /** Hands the stored entries over (see CompactTable.exportState); the table is empty afterwards. */
   exportState(): CompactTableState {
+    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0)
+      throw new Error('a table holding API reads cannot be handed over (only a loader\'s table can)')
     return this.#table.exportState()
   }
 
-  restoreState(state: CompactTableState): void {
-    this.#table.restoreState(state)
+  /**
+   * The topic table as it is now (API reads excluded): what the topic holds up
+   * to the positions read. Valid until the next `applyFromTopic`.
+   */
+  topicState(): CompactTableState {
+    return this.#table.peekState()
   }
 
-  #put(uid: string, value: T): void {
+  restoreState(state: CompactTableState, owned = false): void {
+    this.#table.restoreState(state, owned)
+  }
+
+  clear(): void {
+    this.#table.clear()
+    this.#fetched.clear()
+    this.#fetchedDeleted.clear()
+    this.#fetchedOnly = 0
+  }
+
+  #read<R>(uid: string, read: (chunk: Buffer, offset: number, length: number) => R): R | undefined {
+    // The overlay is empty most of the time: then one lookup, as before it existed.
+    if (this.#fetched.size === 0 && this.#fetchedDeleted.size === 0) return this.#table.get(uid, read)
+    if (this.#fetchedDeleted.has(uid)) return undefined
+    return this.#fetched.get(uid, read) ?? this.#table.get(uid, read)
+  }
+
+  #put(table: CompactTable, uid: string, value: T): void {
     if (value.uid !== uid) throw new TypeError(`snapshot uid ${value.uid} does not match its key ${uid}`)
     this.#writer.reset()
     this.#codec.encode(this.#writer, value)
-    this.#table.set(uid, this.#writer.buf, this.#writer.pos)
+    table.set(uid, this.#writer.buf, this.#writer.pos)
   }
 }
 
@@ -107,13 +177,28 @@ export interface MerchantTables {
   /** Distinct pooled strings (categorical values shared by all entries). */
   pooledStrings(): number
   /**
+   * Fingerprint of what the stored bytes depend on (schemas, codec options,
+   * chunk size): a checkpoint of other tables is not restored into these.
+   */
+  readonly layout: string
+  /**
+   * The topic tables and string pools as they are now, API reads excluded
+   * (what a checkpoint writes). Valid until the next `applyFromTopic`.
+   */
+  topicState(): MerchantTablesState
+  /**
    * Hands both tables and their string pools over as plain data plus
    * buffers (a table built by a loader moves to the serving thread or process
    * without being rebuilt); both tables are empty afterwards.
    */
   exportState(): MerchantTablesState
-  /** Takes over a state from `exportState`; only into tables that are still empty. */
-  restoreState(state: MerchantTablesState): void
+  /**
+   * Takes over a state from `exportState`; only into tables that are still
+   * empty. `owned`: its index arrays are adopted, not copied (see CompactTable).
+   */
+  restoreState(state: MerchantTablesState, owned?: boolean): void
+  /** Empties both tables and the string pools (after a failed restore). */
+  clear(): void
 }
 
 export interface MerchantTablesState {
@@ -130,6 +215,9 @@ export function merchantTablesTransferables(state: MerchantTablesState): ArrayBu
 // Strings that are unique per entity gain nothing from pooling and would only grow the pool.
 const SHOP_INLINE = ['location.address.street', 'googlePlaceId']
 const MERCHANT_INLINE = ['name', 'logo', 'url']
+const SHOP_POOL_BUDGETS = { merchantUid: 4_000_000 }
+/** Bumped when the compact codec or CompactTable changes how it lays out bytes. */
+const ENCODING_VERSION = 1
 
 export function createMerchantTables(options: SnapshotTableOptions): MerchantTables {
   const pools = new StringPools()
@@ -139,7 +227,7 @@ export function createMerchantTables(options: SnapshotTableOptions): MerchantTab
     leadingLong: 'fetchedAt',
     inlineStrings: SHOP_INLINE,
     // Shops repeat their merchant's uid: worth pooling for far more merchants than the default budget.
-    poolBudgets: { merchantUid: 4_000_000 },
+    poolBudgets: SHOP_POOL_BUDGETS,
   })
   const merchantCodec = createCompactCodec<Merchant>(avroSchema('Merchant').type, pools, {
     keyField: 'uid',
@@ -152,17 +240,42 @@ export function createMerchantTables(options: SnapshotTableOptions): MerchantTab
     shops,
     merchants,
     pooledStrings: () => pools.size,
+    layout: tablesLayout(),
+    topicState: () => ({ pools: pools.exportState(), shops: shops.topicState(), merchants: merchants.topicState() }),
     exportState: () => ({
       pools: pools.exportState(),
       shops: shops.exportState(),
       merchants: merchants.exportState(),
     }),
-    restoreState: (state) => {
+    restoreState: (state, owned = false) => {
       if (shops.size > 0 || merchants.size > 0 || pools.size > 0)
         throw new Error('table state can only be restored into empty tables')
       pools.restoreState(state.pools)
-      shops.restoreState(state.shops)
-      merchants.restoreState(state.merchants)
+      shops.restoreState(state.shops, owned)
+      merchants.restoreState(state.merchants, owned)
+    },
+    clear: () => {
+      shops.clear()
+      merchants.clear()
+      pools.clear()
     },
   }
+}
+
+function tablesLayout(): string {
+  const fingerprint = (name: 'Shop' | 'Merchant'): string =>
+    (avroSchema(name).type as unknown as { fingerprint(algorithm: string): Buffer }).fingerprint('sha256').toString('hex')
+  return createHash('sha256')
+    .update(
+      JSON.stringify({
+        encoding: ENCODING_VERSION,
+        chunkSize: CompactTable.CHUNK_SIZE,
+        shop: fingerprint('Shop'),
+        merchant: fingerprint('Merchant'),
+        shopInline: SHOP_INLINE,
+        merchantInline: MERCHANT_INLINE,
+        shopPoolBudgets: SHOP_POOL_BUDGETS,
+      }),
+    )
+    .digest('hex')
 }

@@ -92,6 +92,7 @@ const reader = new TableReader({
     ...(data.loader.maxBytes === undefined ? {} : { maxBytes: data.loader.maxBytes }),
   },
   follow: false,
+  ...(data.loader.transcode === false ? {} : { writerType: (schemaId: number) => serde.writerType(schemaId) }),
   onSkipped: (topic, error) => post({ type: 'skipped', topic, error }),
   // Nobody would ever hand the table over: fail the parent's start instead of hanging.
   onFatal: (error) => {

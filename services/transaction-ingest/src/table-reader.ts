@@ -1,17 +1,21 @@
-import { fork, type ChildProcess } from 'node:child_process'
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
+import type { ChildProcess } from 'node:child_process'
 import { isRetriable } from '@tep/errors'
 import { TopicReader, type KafkaLogger, type ReadBatch, type TopicCodec, type Kafka } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
 import type { Readiness } from '@tep/observability'
-import { CompactTable } from './compact-table.ts'
-import { TableLoadError } from './errors.ts'
-import type { MerchantTables, MerchantTablesState } from './snapshot-table.ts'
+import type avro from 'avsc'
+import { AvroTableWriter } from './avro-table-writer.ts'
+import type { MerchantTables } from './snapshot-table.ts'
+import { TableCheckpointer, type TableCheckpointConfig } from './table-checkpointer.ts'
+import { collectLoadGarbage, loadInChildProcess, type TableLoaderConfig, type TablePositions } from './table-loader-client.ts'
+
+export type {
+  TableLoaderConfig,
+  TableLoaderData,
+  TableLoaderFiles,
+  TableLoaderMessage,
+  TablePositions,
+} from './table-loader-client.ts'
 
 export interface TableReaderOptions {
   kafka: Kafka
@@ -41,55 +45,21 @@ export interface TableReaderOptions {
    * `positions()` stay consistent while it hands them over.
    */
   follow?: boolean
+  /**
+   * A local checkpoint of the tables (INGEST_STATE_DIR): restored at start
+   * when it still describes the topics (then only what came since is read),
+   * written once caught up, every `intervalMs` while the table moves, and at stop.
+   */
+  checkpoint?: TableCheckpointConfig
+  /**
+   * Writer schemas by id (AvroSerde.writerType). With it, records written
+   * with the table's own schema go from their Avro bytes straight into the
+   * table (AvroTableWriter); without it, or for other writer schemas, each
+   * record is decoded by its codec and encoded.
+   */
+  writerType?: (schemaId: number) => Promise<avro.Type>
 }
 
-/**
- * How the loader process reaches Kafka and the registry. Loading a million
- * records through KafkaJS leaves a large young generation, pooled V8 pages and
- * malloc'd fetch buffers behind that a process keeps (a worker thread's too);
- * a child process gives them all back when it exits, and only the finished
- * table (its arena bytes, index and string pools) comes over.
- */
-export interface TableLoaderConfig {
-  brokers: string[]
-  clientId: string
-  registryUrl: string
-  /** KafkaJS fetch limits during the load; smaller fetches keep the loader's peak lower. */
-  maxBytesPerPartition?: number
-  maxBytes?: number
-}
-
-/** Next offset to read per `${topic}:${partition}` (only partitions with applied records). */
-export type TablePositions = Record<string, string>
-
-/** What the loader process sends its parent. */
-export type TableLoaderMessage =
-  | { type: 'loaded'; state: MerchantTablesState; files: TableLoaderFiles; positions: TablePositions }
-  | { type: 'skipped'; topic: string; error: unknown }
-  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; obj: object; msg?: string }
-
-/** Files the loader wrote the bulk of the state to (arena chunks in order, index arrays, pools as JSON). */
-export interface TableLoaderFiles {
-  shops: string[]
-  merchants: string[]
-  shopsSlots?: string
-  shopsHashes?: string
-  merchantsSlots?: string
-  merchantsHashes?: string
-  pools?: string
-}
-
-/** What the parent sends the loader process first. */
-export interface TableLoaderData {
-  /** Directory (made and removed by the parent) for the state's files. */
-  spoolDir: string
-  loader: TableLoaderConfig
-  shopsTopic: string
-  merchantsTopic: string
-  consumer?: TableReaderOptions['consumer']
-}
-
-const LOADER_PATH = new URL('./table-loader-process.ts', import.meta.url)
 
 export const TABLE_CHECK = 'table'
 
@@ -115,6 +85,14 @@ export class TableReader {
   /** `${topic}:${partition}` → offset after the last applied record (or marker). */
   readonly #positions = new Map<string, bigint>()
   #loaderProcess: ChildProcess | undefined
+  readonly #checkpointer: TableCheckpointer | undefined
+  #checkpointTimer: NodeJS.Timeout | undefined
+  #restored = false
+  /** Batches being applied, and the wait of a checkpoint for them to finish. */
+  #applying = 0
+  #idle: (() => void) | undefined
+  #quiet: Promise<void> | undefined
+  readonly #fast: AvroTableWriter | undefined
 
   constructor(options: TableReaderOptions) {
     this.#options = options
@@ -122,6 +100,33 @@ export class TableReader {
       this.#resolveCaughtUp = resolve
     })
     options.readiness?.register(TABLE_CHECK, 'reading the compacted shop and merchant topics')
+    this.#fast = options.writerType === undefined ? undefined : new AvroTableWriter(options.writerType)
+    if (options.checkpoint !== undefined)
+      this.#checkpointer = new TableCheckpointer({
+        config: options.checkpoint,
+        kafka: options.kafka,
+        tables: options.tables,
+        shopsTopic: options.shops.topic,
+        merchantsTopic: options.merchants.topic,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      })
+  }
+
+  /** Whether the tables came from the checkpoint (not a load from the beginning of the topics). */
+  get restoredFromCheckpoint(): boolean {
+    return this.#restored
+  }
+
+  /**
+   * Writes a checkpoint now (if configured, caught up, and the table moved
+   * since the last one); resolves whether a file was written.
+   */
+  async saveCheckpoint(): Promise<boolean> {
+    if (this.#checkpointer === undefined || !this.#done) return false
+    return this.#checkpointer.save(
+      () => this.positions(),
+      (fn) => this.#whileQuiet(fn),
+    )
   }
 
   /** Resolves once the tables hold everything the topics had at start. */
@@ -142,7 +147,18 @@ export class TableReader {
 
   async start(): Promise<void> {
     const { kafka, shops, merchants, logger } = this.#options
-    if (this.#options.loader !== undefined) {
+    if (this.#checkpointer !== undefined) {
+      this.#options.readiness?.set(TABLE_CHECK, false, 'reading the table checkpoint')
+      const positions = await this.#checkpointer.restore()
+      if (positions !== undefined) {
+        for (const [key, offset] of positions) this.#positions.set(key, offset)
+        this.#restored = true
+        // The pools' JSON and its parse are garbage now, as after a hand-over.
+        collectLoadGarbage(logger)
+      }
+      if (this.#stopped) return
+    }
+    if (this.#options.loader !== undefined && !this.#restored) {
       // The loader caught up to the end offsets it saw; this process then only
       // follows what was written since, from where the loader stopped.
       await this.#loadInChildProcess(this.#options.loader)
@@ -171,7 +187,10 @@ export class TableReader {
     await reader.start()
     this.#setBehind(reader.behind)
     logger?.info({ partitionsToCatchUp: reader.behind, follow }, 'table reader started')
-    void reader.whenCaughtUp().then(() => this.#checkDone())
+    void reader.whenCaughtUp().then(() => {
+      this.#checkDone()
+      this.#startCheckpoints()
+    })
     reader.done().catch((err: unknown) => {
       if (this.#stopped) return
       logger?.error({ err }, 'table reader stopped after an error')
@@ -186,15 +205,64 @@ export class TableReader {
     this.#stopped = true
     this.#loaderProcess?.kill()
     await this.#reader?.stop()
+    if (this.#checkpointTimer !== undefined) clearInterval(this.#checkpointTimer)
+    // A clean stop leaves the newest checkpoint behind: the next start replays nothing.
+    await this.saveCheckpoint()
+  }
+
+  /** The first checkpoint once caught up (a restart after a crash then replays little), then one per interval. */
+  #startCheckpoints(): void {
+    const checkpointer = this.#checkpointer
+    if (checkpointer === undefined || this.#stopped) return
+    // The pools' JSON and the clients of the write are garbage afterwards: given back at once, as after a load.
+    void this.saveCheckpoint().then((written) => {
+      if (written && !this.#stopped) collectLoadGarbage(this.#options.logger)
+    })
+    this.#checkpointTimer = setInterval(() => void this.saveCheckpoint(), checkpointer.intervalMs)
+    this.#checkpointTimer.unref()
+  }
+
+  /** Runs `fn` while no batch is being applied (none starts until it settles). */
+  async #whileQuiet<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#quiet !== undefined) await this.#quiet
+    let release = (): void => {}
+    this.#quiet = new Promise((resolve) => (release = resolve))
+    try {
+      if (this.#applying > 0) await new Promise<void>((resolve) => (this.#idle = resolve))
+      return await fn()
+    } finally {
+      this.#quiet = undefined
+      release()
+    }
   }
 
   /** Applies one partition's records in offset order; a tombstone deletes the entry. */
   async #applyBatch(batch: ReadBatch): Promise<void> {
+    while (this.#quiet !== undefined) await this.#quiet
+    this.#applying++
+    try {
+      await this.#applyRecords(batch)
+    } finally {
+      this.#applying--
+      if (this.#applying === 0 && this.#idle !== undefined) {
+        this.#idle()
+        this.#idle = undefined
+      }
+    }
+  }
+
+  async #applyRecords(batch: ReadBatch): Promise<void> {
     const { shops, merchants } = this.#options
     const isShop = batch.topic === shops.topic
     for (const record of batch.records) {
       if (this.#stopped) return
       const uid = record.key?.toString('utf8')
+      if (uid !== undefined && uid !== '' && this.#fast !== undefined && record.value !== null) {
+        // No await unless a writer schema is looked up: a microtask per record is measurable at millions.
+        let handled = this.#applyFast(isShop, uid, record.key!, record.value, batch.topic)
+        if (typeof handled !== 'boolean') handled = await handled
+        if (handled) continue
+      }
       if (uid === undefined || uid === '')
         this.#options.onSkipped?.(batch.topic, new Error(`record at offset ${record.offset} has no key`))
       else if (isShop) await this.#apply('SHOP', uid, record.value, shops.codec, batch.topic)
@@ -204,81 +272,40 @@ export class TableReader {
     if (!this.#done && this.#reader !== undefined) this.#setBehind(this.#reader.behind)
   }
 
-  /** Runs the catch-up in a child process and takes over its tables and positions. */
-  async #loadInChildProcess(loader: TableLoaderConfig): Promise<void> {
-    this.#options.readiness?.set(TABLE_CHECK, false, 'catching up in the table loader process')
-    const spoolDir = await mkdtemp(path.join(tmpdir(), 'tep-table-'))
-    try {
-      await this.#runLoader(loader, spoolDir)
-    } finally {
-      await rm(spoolDir, { recursive: true, force: true })
+  /** The fast path (see `writerType`); false when the record must take the codec's. */
+  #applyFast(isShop: boolean, uid: string, key: Buffer, value: Buffer, topic: string): boolean | Promise<boolean> {
+    const fast = this.#fast!
+    const table = isShop ? this.#options.tables.shops : this.#options.tables.merchants
+    const entity = isShop ? 'SHOP' : 'MERCHANT'
+    const finish = (outcome: ReturnType<AvroTableWriter['apply']>): boolean => {
+      if (outcome === 'key-mismatch')
+        this.#options.onSkipped?.(topic, new Error(`record key ${uid} differs from the uid in its value`))
+      else if (typeof outcome === 'object') this.#options.onApplied?.(entity, uid, outcome.applied)
+      else return false
+      return true
     }
+    const outcome = fast.apply(table, uid, key, value)
+    if (outcome !== 'unknown-schema') return finish(outcome)
+    return fast.learn(table, value).then(() => finish(fast.apply(table, uid, key, value)))
   }
 
-  async #runLoader(loader: TableLoaderConfig, spoolDir: string): Promise<void> {
+  /** Runs the catch-up in a child process and takes over its tables and positions. */
+  async #loadInChildProcess(loader: TableLoaderConfig): Promise<void> {
     const { shops, merchants, logger } = this.#options
-    const data: TableLoaderData = {
-      spoolDir,
+    this.#options.readiness?.set(TABLE_CHECK, false, 'catching up in the table loader process')
+    const started = Date.now()
+    const loaded = await loadInChildProcess({
       loader,
       shopsTopic: shops.topic,
       merchantsTopic: merchants.topic,
       ...(this.#options.consumer === undefined ? {} : { consumer: this.#options.consumer }),
-    }
-    const started = Date.now()
-    // No inherited execArgv (an --inspect port would clash); V8 structured
-    // clone on the channel so skipped-record errors arrive as errors.
-    const child = fork(LOADER_PATH, [], {
-      execArgv: [],
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    })
-    this.#loaderProcess = child
-    const loaded = await new Promise<Extract<TableLoaderMessage, { type: 'loaded' }> | undefined>(
-      (resolve, reject) => {
-        let result: Extract<TableLoaderMessage, { type: 'loaded' }> | undefined
-        child.on('message', (raw) => {
-          const m = raw as TableLoaderMessage
-          if (m.type === 'loaded') result = m
-          else if (m.type === 'skipped') this.#options.onSkipped?.(m.topic, m.error)
-          else logger?.[m.level]({ ...m.obj, process: 'table-loader' }, m.msg)
-        })
-        child.on('error', (err) =>
-          reject(
-            new TableLoadError(`the table loader process could not be run: ${err.message}`, { cause: err }),
-          ),
-        )
-        // Waiting for the exit (not only the message) means its memory is gone before readiness.
-        child.on('exit', (code, signal) => {
-          if (result !== undefined || this.#stopped) resolve(result)
-          else
-            reject(
-              new TableLoadError(
-                `the table loader process exited (${signal ?? `code ${code}`}) before handing over the table; its log lines above say why`,
-                { details: { code, signal } },
-              ),
-            )
-        })
-        child.send(data)
-      },
-    ).finally(() => {
-      this.#loaderProcess = undefined
+      ...(logger === undefined ? {} : { logger }),
+      onSkipped: (topic, error) => this.#options.onSkipped?.(topic, error),
+      onChild: (child) => (this.#loaderProcess = child),
+      stopped: () => this.#stopped,
     })
     if (loaded === undefined) return
-    const { state, files } = loaded
-    for (const table of ['shops', 'merchants'] as const) {
-      state[table].chunks = files[table].map((file) =>
-        readInto(file, new ArrayBuffer(CompactTable.CHUNK_SIZE)),
-      )
-      const slots = files[`${table}Slots`]
-      const hashes = files[`${table}Hashes`]
-      if (slots === undefined || hashes === undefined)
-        throw new TableLoadError(`the table loader handed over no index for the ${table} table`)
-      state[table].slots = new Uint32Array(readInto(slots, new ArrayBuffer(fileSize(slots))))
-      state[table].hashes = new Uint32Array(readInto(hashes, new ArrayBuffer(fileSize(hashes))))
-    }
-    if (files.pools === undefined) throw new TableLoadError('the table loader handed over no string pools')
-    state.pools = JSON.parse(readFileSync(files.pools, 'utf8')) as MerchantTablesState['pools']
-    this.#options.tables.restoreState(state)
+    this.#options.tables.restoreState(loaded.state)
     for (const [key, offset] of Object.entries(loaded.positions)) this.#positions.set(key, BigInt(offset))
     logger?.info(
       {
@@ -350,55 +377,5 @@ export class TableReader {
       `caught up: ${tables.shops.size} shops, ${tables.merchants.size} merchants`,
     )
     this.#resolveCaughtUp()
-  }
-}
-
-function fileSize(file: string): number {
-  return statSync(file).size
-}
-
-/** Reads `file` into the start of `target` with no intermediate buffer. */
-function readInto(file: string, target: ArrayBuffer): ArrayBuffer {
-  const fd = openSync(file, 'r')
-  try {
-    const size = fstatSync(fd).size
-    if (size > target.byteLength)
-      throw new RangeError(`${file} is ${size} bytes, above the ${target.byteLength} expected`)
-    const view = new Uint8Array(target)
-    let done = 0
-    while (done < size) {
-      const n = readSync(fd, view, done, size - done, done)
-      if (n === 0) throw new Error(`${file} ended after ${done} of ${size} bytes`)
-      done += n
-    }
-  } finally {
-    closeSync(fd)
-  }
-  return target
-}
-
-/**
- * One memory-reducing full GC right after the hand-over. The pools' JSON and
- * the parse leave ~50 MB of dead heap whose pages V8's memory reducer would
- * give back only after several quiet seconds; this gives them back before the
- * instance reports ready. It is `node --expose-gc`'s `gc()`, made reachable
- * for this one call, so the service needs no V8 flags to be started with.
- */
-function collectLoadGarbage(logger: KafkaLogger | undefined): void {
-  try {
-    let gc = (globalThis as { gc?: unknown }).gc
-    if (typeof gc !== 'function') {
-      setFlagsFromString('--expose-gc')
-      try {
-        gc = runInNewContext('gc') as unknown
-      } finally {
-        setFlagsFromString('--no-expose-gc')
-      }
-    }
-    if (typeof gc === 'function')
-      (gc as (options: object) => void)({ type: 'major', execution: 'sync', flavor: 'last-resort' })
-  } catch (err) {
-    // Only an optimisation: the memory reducer frees the same pages a little later.
-    logger?.warn({ err }, 'could not run a garbage collection after loading the table')
   }
 }

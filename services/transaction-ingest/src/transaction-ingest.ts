@@ -22,6 +22,7 @@ import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
 import { OutcomeTracker } from './outcome-tracker.ts'
 import { createMerchantTables, type MerchantTables } from './snapshot-table.ts'
 import { TableReader, type TableLoaderConfig } from './table-reader.ts'
+import type { TableCheckpointConfig } from './table-checkpointer.ts'
 
 export interface IngestTopics {
   input: string
@@ -80,6 +81,16 @@ export interface TransactionIngestOptions {
    * process; see TableReader). Without it the table loads on this thread.
    */
   tableLoader?: TableLoaderConfig
+  /**
+   * Local checkpoint of the table (INGEST_STATE_DIR): a restart reads it and
+   * replays only what the topics got since, instead of loading them whole.
+   */
+  tableCheckpoint?: TableCheckpointConfig
+  /**
+   * Records of the table's own schema go from their Avro bytes straight into
+   * the table (default true); false: all through avsc objects (INGEST_TABLE_TRANSCODE).
+   */
+  tableTranscode?: boolean
   /** How often the input lag gauge is refreshed, ms; default 10 000. */
   lagIntervalMs?: number
   /** How long stop() lets in-flight API calls finish before aborting them, ms; default 5 000. */
@@ -101,6 +112,8 @@ export interface TransactionIngest {
   readonly metrics: IngestMetrics
   readonly tables: MerchantTables
   readonly topics: IngestTopics
+  /** Whether the table came from the checkpoint (tableCheckpoint) rather than a load of the whole topics. */
+  readonly tableFromCheckpoint: boolean
   /** The pipeline's view: state, assigned and paused partitions. */
   status(): ReturnType<TransactionalPipeline['status']>
   /** Stops consuming (in-flight work commits or aborts), then every client. Idempotent. */
@@ -165,6 +178,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     ...(logger === undefined ? {} : { logger }),
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
     ...(options.tableLoader === undefined ? {} : { loader: options.tableLoader }),
+    ...(options.tableCheckpoint === undefined ? {} : { checkpoint: options.tableCheckpoint }),
+    ...(options.tableTranscode === false ? {} : { writerType: (schemaId: number) => serde.writerType(schemaId) }),
     onApplied: (entity, uid, fetchedAt) => details.confirm(entity, uid, fetchedAt),
     onSkipped: (topic, err) =>
       logger?.error({ err, topic }, 'table record skipped: it does not decode as its schema'),
@@ -344,6 +359,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     metrics,
     tables,
     topics,
+    tableFromCheckpoint: tableReader.restoredFromCheckpoint,
     status: () => pipeline.status(),
     stop,
   }

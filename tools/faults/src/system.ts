@@ -110,7 +110,8 @@ export class FaultSystem {
     // A stable instance id, as a pod keeps its name across container restarts: the restarted
     // ingest's transactional producer aborts its predecessor's open transaction at once.
     this.serviceEnv['transaction-ingest'] = { ...base, ...enrichmentEnv, INGEST_SESSION_TIMEOUT: '10s' }
-    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: port, INGEST_INSTANCE_ID: 'transaction-ingest-0' }, `http://127.0.0.1:${port}/healthz`)
+    // INGEST_STATE_DIR: a restart after a kill reads the table checkpoint instead of the whole topics (one directory per instance).
+    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: port, INGEST_INSTANCE_ID: 'transaction-ingest-0', INGEST_STATE_DIR: path.join(this.runDir, 'ingest-state') }, `http://127.0.0.1:${port}/healthz`)
     port = await metrics()
     this.serviceEnv['bank-sync'] = {
       ...base,
@@ -170,7 +171,7 @@ export class FaultSystem {
     const name = `${service}-${n}`
     const metricsPort = String(await this.pickPort())
     if (service === 'transaction-ingest') {
-      await this.add(name, 'services/transaction-ingest/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, INGEST_INSTANCE_ID: name }, `http://127.0.0.1:${metricsPort}/healthz`)
+      await this.add(name, 'services/transaction-ingest/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, INGEST_INSTANCE_ID: name, INGEST_STATE_DIR: path.join(this.runDir, `ingest-state-${n}`) }, `http://127.0.0.1:${metricsPort}/healthz`)
     } else {
       const gatewayPort = await this.pickPort()
       await this.add(name, 'services/bank-sync/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, CONSENT_GATEWAY_PORT: String(gatewayPort), BANK_SYNC_INSTANCE_ID: name }, `http://127.0.0.1:${gatewayPort}/healthz`)
