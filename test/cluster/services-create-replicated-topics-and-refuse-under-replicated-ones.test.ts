@@ -81,12 +81,22 @@ async function describeTopics(names: string[]) {
 
 describe('topics on a three-broker cluster', () => {
   it('refuses to start a service when a topic of its catalog exists with one replica, naming it', { timeout: 180_000 }, async () => {
-    await admin.createTopics({ topics: [TOPICS.merchantInvalidations], partitions: 1, replicas: 1 })
-    const { code, output } = await runPoller()
-    expect(code).not.toBe(0)
-    expect(output).toContain('TOPIC_UNDER_REPLICATED')
-    expect(output).toContain(`${TOPICS.merchantInvalidations} has replication factor 1, expected 3`)
-    await admin.deleteTopics({ topics: [TOPICS.merchantInvalidations] })
+    // As the catalog has it (partitions, cleanup policy), but with one replica.
+    const spec = topicSpec(TOPICS.merchantInvalidations)
+    await admin.createTopics({
+      topics: [spec.name],
+      partitions: spec.partitions,
+      replicas: 1,
+      configs: [{ name: 'cleanup.policy', value: spec.cleanupPolicy }],
+    })
+    try {
+      const { code, output } = await runPoller()
+      expect(code).not.toBe(0)
+      expect(output).toContain('TOPIC_UNDER_REPLICATED')
+      expect(output).toContain(`${TOPICS.merchantInvalidations} has replication factor 1, expected 3`)
+    } finally {
+      await admin.deleteTopics({ topics: [TOPICS.merchantInvalidations] })
+    }
   })
 
   it('has a service create its topics with replication factor 3 and min.insync.replicas 2 when told nothing', { timeout: 180_000 }, async () => {
