@@ -102,3 +102,16 @@ export function connectionOptions(connection: KafkaConnection): NonNullable<Cons
   if (connection.requestTimeoutMs !== undefined) options.requestTimeout = connection.requestTimeoutMs
   return options
 }
+
+/**
+ * A bare protocol Connection (requests the clients do not offer) with the cluster's
+ * TLS and SASL. A socket error is also an `'error'` event of the Connection, which
+ * without a listener ends the process (seen when the coordinator it talked to was
+ * killed in the cluster fault rows); the request in flight fails with the same
+ * error, so the listener only has to keep the event from being unhandled.
+ */
+export function bareConnection(name: string, connection: KafkaConnection): Connection {
+  const conn = new Connection(name, connectionOptions(connection))
+  conn.on('error', () => undefined)
+  return conn
+}

@@ -36,3 +36,29 @@ export function isProducerFenced(err: unknown): boolean {
   for (const e of walk(err)) if (e.producerFenced === true) return true
   return hasProtocolError(err, 'PRODUCER_FENCED', 'INVALID_PRODUCER_EPOCH', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED')
 }
+
+interface NetworkShape {
+  code?: unknown
+}
+
+/**
+ * A broker that cannot be reached or is not (yet) the leader or coordinator: what a
+ * failover looks like to a client, which succeeds once the cluster has moved the
+ * leadership. Configuration mistakes (an unknown topic, bad credentials) are not.
+ */
+export function isFailoverError(err: unknown): boolean {
+  for (const e of walk(err)) if ((e as NetworkShape).code === 'PLT_KFK_NETWORK') return true
+  return hasProtocolError(
+    err,
+    'NOT_LEADER_OR_FOLLOWER',
+    'LEADER_NOT_AVAILABLE',
+    'NOT_COORDINATOR',
+    'COORDINATOR_NOT_AVAILABLE',
+    'COORDINATOR_LOAD_IN_PROGRESS',
+    'REQUEST_TIMED_OUT',
+    'NOT_ENOUGH_REPLICAS',
+    'FENCED_LEADER_EPOCH',
+    'UNKNOWN_LEADER_EPOCH',
+    'OFFSET_NOT_AVAILABLE',
+  )
+}

@@ -1,6 +1,6 @@
-import { Connection, offsetFetchV8, type Consumer } from '@platformatic/kafka'
+import { offsetFetchV8, type Consumer } from '@platformatic/kafka'
 import type { TopicPartition } from '../pipeline-types.ts'
-import { connectionOptions, type KafkaConnection } from './connection.ts'
+import { bareConnection, type KafkaConnection } from './connection.ts'
 import { hasProtocolError } from './protocol-errors.ts'
 
 /** How often an UNSTABLE_OFFSET_COMMIT answer is asked again. */
@@ -34,7 +34,7 @@ export async function readStableOffsets(
     const metadata = await consumer.metadata({ topics: [...byTopic.keys()] })
     const broker = metadata.brokers.get(coordinatorId)
     if (broker === undefined) throw new Error(`group coordinator ${coordinatorId} is not in the cluster metadata`)
-    const conn = new Connection(`${connection.clientId}-stable-offsets`, connectionOptions(connection))
+    const conn = bareConnection(`${connection.clientId}-stable-offsets`, connection)
     try {
       await conn.connect(broker.host, broker.port)
       const response = await offsetFetchV8.api.async(

@@ -6,7 +6,7 @@ import { KafkaConfigError } from '../errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { hideAbortedBatches } from './aborted-filter.ts'
 import { baseOptions } from './connection.ts'
-import { hasProtocolError } from './protocol-errors.ts'
+import { hasProtocolError, isFailoverError } from './protocol-errors.ts'
 
 /** One record as the reader hands it over: the bytes as written, nothing decoded. */
 export interface ReadRecord {
@@ -175,10 +175,14 @@ export class TopicReader {
   async start(): Promise<void> {
     if (this.#done !== undefined) throw new KafkaConfigError('TopicReader.start() was already called')
     const { from } = this.#options
-    await this.#refreshMetadata(true)
-    const ends = await this.#listOffsets(LATEST, READ_COMMITTED)
-    const firsts = await this.#listOffsets(EARLIEST)
-    const byTime = from === undefined ? undefined : await this.#listOffsets(BigInt(from.getTime()))
+    // A broker failover at start-up (a dead leader not replaced yet) is waited out, not thrown.
+    const { ends, firsts, byTime } = await this.#untilAnswered('reading the start offsets', async () => {
+      await this.#refreshMetadata(true)
+      const ends = await this.#listOffsets(LATEST, READ_COMMITTED)
+      const firsts = await this.#listOffsets(EARLIEST)
+      const byTime = from === undefined ? undefined : await this.#listOffsets(BigInt(from.getTime()))
+      return { ends, firsts, byTime }
+    })
     // Built only now that every lookup worked: a failed start() leaves nothing half set.
     for (const { topic, partition } of this.#wanted(ends)) {
       const key = `${topic}:${partition}`
@@ -239,6 +243,21 @@ export class TopicReader {
 
   #reading(p: PartitionRead): boolean {
     return this.#options.follow === true || p.next < p.end
+  }
+
+  /** `read()` again after a failover error, with backoff, until it answers or the reader is stopped. */
+  async #untilAnswered<T>(what: string, read: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read()
+      } catch (error) {
+        if (this.#stopped || !isFailoverError(error)) throw error
+        this.#options.onRetry?.(error, attempt)
+        this.#logger.warn({ err: error, attempt }, `${what} failed; retrying`)
+        await Promise.race([new Promise((r) => setTimeout(r, retryDelayMs(attempt))), this.#stopping])
+        if (this.#stopped) throw error
+      }
+    }
   }
 
   /** The partitions this reader reads, out of the topics' partitions in a listOffsets answer. */

@@ -1,5 +1,5 @@
-import { Connection, txnOffsetCommitV3, type Consumer, type Message, type Producer } from '@platformatic/kafka'
-import { connectionOptions, retryDelay, type KafkaConnection } from './connection.ts'
+import { txnOffsetCommitV3, type Connection, type Consumer, type Message, type Producer } from '@platformatic/kafka'
+import { bareConnection, retryDelay, type KafkaConnection } from './connection.ts'
 import { hasProtocolError } from './protocol-errors.ts'
 
 /** Answers worth asking again after a short delay; anything else fails the transaction (it is aborted and redone). */
@@ -85,7 +85,7 @@ export class TxnOffsetCommitter {
     const address = `${broker.host}:${broker.port}`
     if (this.#conn !== undefined && this.#address === address && this.#conn.isConnected()) return this.#conn
     await this.close()
-    const conn = new Connection(`${this.#connection.clientId}-txn-offsets`, connectionOptions(this.#connection))
+    const conn = bareConnection(`${this.#connection.clientId}-txn-offsets`, this.#connection)
     await conn.connect(broker.host, broker.port)
     this.#conn = conn
     this.#address = address
