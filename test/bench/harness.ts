@@ -24,8 +24,10 @@ export function createSerde(registryUrl: string): AvroSerde {
 }
 
 export async function createTopic(ctx: BenchContext, name: string, partitions: number, compact = false): Promise<string> {
+  // Not KafkaJS's waitForLeaders: on a three-broker cluster its metadata wait throws
+  // "does not host this topic-partition" instead of waiting; the loop below waits.
   await ctx.admin.createTopics({
-    waitForLeaders: true,
+    waitForLeaders: false,
     topics: [{ topic: name, numPartitions: partitions, replicationFactor: -1, configEntries: compact ? [{ name: 'cleanup.policy', value: 'compact' }] : [] }],
   })
   // createTopics' waitForLeaders is not enough under load: producers can still be
@@ -40,6 +42,25 @@ export async function createTopic(ctx: BenchContext, name: string, partitions: n
   }
 }
 
+/**
+ * One send, again while the cluster answers with a retriable error for up to 30 s:
+ * on a three-broker cluster a new topic's leader can answer "does not host this
+ * topic-partition" for a moment after every broker's metadata shows it, and
+ * KafkaJS's own retries give up first.
+ */
+async function sendRetrying(producer: Producer, topic: string, messages: Array<{ key: string; value: Buffer | null }>): Promise<void> {
+  const deadline = Date.now() + 30_000
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await producer.send({ topic, messages })
+      return
+    } catch (err) {
+      if ((err as { retriable?: boolean }).retriable !== true || Date.now() > deadline) throw err
+      await new Promise((r) => setTimeout(r, Math.min(1_000, 50 * attempt)))
+    }
+  }
+}
+
 /** Produces pre-encoded messages as fast as KafkaJS allows, in chunks. */
 export async function produceAll(ctx: BenchContext, topic: string, messages: Array<{ key: string; value: Buffer | null }>, progress?: (n: number) => void): Promise<void> {
   const producer: Producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
@@ -48,7 +69,7 @@ export async function produceAll(ctx: BenchContext, topic: string, messages: Arr
     const chunk = 2_000
     const inFlight: Promise<unknown>[] = []
     for (let i = 0; i < messages.length; i += chunk) {
-      inFlight.push(producer.send({ topic, messages: messages.slice(i, i + chunk) }))
+      inFlight.push(sendRetrying(producer, topic, messages.slice(i, i + chunk)))
       if (inFlight.length >= 4) await inFlight.shift()
       progress?.(Math.min(i + chunk, messages.length))
     }

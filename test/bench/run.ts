@@ -211,6 +211,7 @@ async function main(): Promise<number> {
         failures.push(message)
         results[scenario] = { failed: (err as Error).message }
         say(`  FAILED ${message}`)
+        if (process.env.BENCH_DEBUG === "true") say(String((err as Error).stack))
       }
       writeReport(false)
     }
