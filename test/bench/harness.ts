@@ -4,6 +4,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs'
+import { Admin as BrokerAdmin } from '@platformatic/kafka'
 import { AvroSerde, PRODUCER_DEFAULTS, createSchemaRegistry, type TopicCodec } from '@tep/kafka'
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -30,16 +31,25 @@ export async function createTopic(ctx: BenchContext, name: string, partitions: n
     waitForLeaders: false,
     topics: [{ topic: name, numPartitions: partitions, replicationFactor: -1, configEntries: compact ? [{ name: 'cleanup.policy', value: 'compact' }] : [] }],
   })
-  // createTopics' waitForLeaders is not enough under load: producers can still be
-  // told "does not host this topic-partition" until metadata shows every leader.
+  // Until every broker's metadata shows every partition with a leader: a KafkaJS
+  // client refreshing its metadata from a broker that does not know the topic yet
+  // fails with "does not host this topic-partition" instead of retrying.
   const deadline = Date.now() + 30_000
-  for (;;) {
-    const meta = await ctx.admin.fetchTopicMetadata({ topics: [name] }).catch(() => undefined)
-    const parts = meta?.topics[0]?.partitions ?? []
-    if (parts.length === partitions && parts.every((p) => p.leader >= 0)) return name
-    if (Date.now() > deadline) throw new Error(`topic ${name} has no leader for every partition after 30 s`)
-    await new Promise((r) => setTimeout(r, 100))
+  for (const broker of ctx.brokers) {
+    const admin = new BrokerAdmin({ clientId: 'bench-topic-wait', bootstrapBrokers: [broker], retries: 0 })
+    try {
+      for (;;) {
+        const meta = await admin.metadata({ topics: [name], forceUpdate: true }).catch(() => undefined)
+        const parts = meta?.topics.get(name)?.partitions ?? []
+        if (parts.length === partitions && parts.every((p) => p.leader >= 0)) break
+        if (Date.now() > deadline) throw new Error(`topic ${name} has no leader for every partition on ${broker} after 30 s`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    } finally {
+      await admin.close().catch(() => {})
+    }
   }
+  return name
 }
 
 /**
