@@ -1,5 +1,5 @@
 import { PipelineError, errorCode } from '@tep/errors'
-import type { Consumer, GroupAssignment, Message, MessagesStream } from '@platformatic/kafka'
+import type { GroupAssignment, Message } from '@platformatic/kafka'
 import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
 import { SILENT_LOGGER } from '../logger.ts'
 import { hookEmitter } from './hook-emitter.ts'
@@ -60,10 +60,9 @@ export function createPlatformaticPipeline(
 
   let state: PipelineStatus['state'] = 'created'
   let crashed: PipelineStatus['crashed']
+  /** The group member; its consumer and stream are read through it, so a replaced one is never used. */
   let current: EosConsumer | undefined
-  let consumer: Consumer | undefined
   const producer = new ProducerSlot(connection, transactionalId, options.transactionTimeoutMs ?? EOS_DEFAULTS.transactionTimeoutMs, logger)
-  let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined
   let loop: Promise<void> | undefined
   let starting: Promise<void> | undefined
   let assigned: TopicPartition[] = []
@@ -72,7 +71,7 @@ export function createPlatformaticPipeline(
   const fetchControl = new FetchControl()
   const offsetCommitter = new TxnOffsetCommitter(connection)
   const stopController = new AbortController()
-  const signal = new WakeSignal()
+  const commitWake = new WakeSignal() // the commit loop waits on it for finished records
   /** Transforms started and not yet released, all partitions (bounded by maxInFlight). */
   let inflight = 0
   /** Where pumpAll starts, so that freed budget goes round the partitions. */
@@ -113,6 +112,7 @@ export function createPlatformaticPipeline(
   }
 
   async function refreshFloors(states: PartitionState[]): Promise<void> {
+    const consumer = current?.consumer
     if (states.length === 0 || consumer === undefined) return
     const epochs = new Map(states.map((s) => [s, s.epoch]))
     let floors: Map<string, bigint | undefined>
@@ -180,14 +180,7 @@ export function createPlatformaticPipeline(
 
   function onAssignment(assignments: GroupAssignment[] | undefined): void {
     const now = (assignments ?? []).flatMap((a) => a.partitions.map((partition) => ({ topic: a.topic, partition })))
-    const keep = new Set(now.map((tp) => `${tp.topic}:${tp.partition}`))
-    // Every fetch in flight belongs to the previous generation; the stream restarts each partition at its committed offset.
-    fetchControl.invalidateAll()
-    for (const [key, s] of parts) {
-      if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
-      s.epoch += 1
-      if (!keep.has(key)) parts.delete(key)
-    }
+    retireParts(new Set(now.map((tp) => `${tp.topic}:${tp.partition}`)))
     for (const tp of now) parts.set(`${tp.topic}:${tp.partition}`, newPartitionState(tp.topic, tp.partition))
     assigned = now
     logger.info({ groupId, assigned: now }, 'partitions assigned')
@@ -198,14 +191,23 @@ export function createPlatformaticPipeline(
     void refreshFloors([...parts.values()])
   }
 
-  /** Every partition given up (the consumer is being replaced): in-flight work is dropped, nothing of it is committed. */
-  function revokeAll(): void {
+  /**
+   * Every fetch in flight belongs to the previous assignment, and the work of every
+   * partition is dropped (a new epoch): kept partitions restart at their committed
+   * offset, the others are forgotten.
+   */
+  function retireParts(keep: ReadonlySet<string>): void {
     fetchControl.invalidateAll()
-    for (const s of parts.values()) {
+    for (const [key, s] of parts) {
       if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
       s.epoch += 1
+      if (!keep.has(key)) parts.delete(key)
     }
-    parts.clear()
+  }
+
+  /** Every partition given up (the consumer is being replaced): in-flight work is dropped, nothing of it is committed. */
+  function revokeAll(): void {
+    retireParts(new Set())
     if (assigned.length > 0) {
       assigned = []
       emit('onAssigned', { partitions: [] })
@@ -218,7 +220,7 @@ export function createPlatformaticPipeline(
     if (s.position !== undefined && message.offset < s.position) return
     s.queue.push(message)
     s.position = message.offset + 1n
-    if (bufferedCount(parts.values()) >= highWater) stream?.pause()
+    if (bufferedCount(parts.values()) >= highWater) current?.stream?.pause()
     pump(s)
   }
 
@@ -252,9 +254,10 @@ export function createPlatformaticPipeline(
         .finally(() => {
           inflight -= 1
           if (s.epoch === epoch) release(s)
-          if (inflight === 0) signal.wake()
+          if (inflight === 0) commitWake.wake()
         })
     }
+    const stream = current?.stream
     if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
   }
 
@@ -283,7 +286,7 @@ export function createPlatformaticPipeline(
         break
       }
     }
-    signal.wake()
+    commitWake.wake()
     pumpAll()
   }
 
@@ -292,11 +295,11 @@ export function createPlatformaticPipeline(
   async function nextTaken(rotation: number): Promise<Taken[]> {
     const doneCount = () => [...parts.values()].reduce((n, s) => n + s.done.length, 0)
     const idle = () => state !== 'running' && inflight === 0
-    while (doneCount() === 0 && !idle()) await signal.wait()
+    while (doneCount() === 0 && !idle()) await commitWake.wait()
     if (doneCount() === 0) return []
     if (lingerMs > 0 && state === 'running' && doneCount() < maxPerTxn) {
       const deadline = Date.now() + lingerMs
-      while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) await signal.waitUntil(deadline)
+      while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) await commitWake.waitUntil(deadline)
     }
     const taken = takeDone([...parts.values()], maxPerTxn, rotation)
     for (const t of taken) pump(t.state)
@@ -307,6 +310,7 @@ export function createPlatformaticPipeline(
     const started = Date.now()
     const live = taken.filter((t) => parts.get(t.state.key) === t.state && t.state.epoch === t.epoch)
     // No consumer: it is being replaced and its partitions were given up (not live any more).
+    const consumer = current?.consumer
     if (live.length === 0 || consumer === undefined) return
     const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId)
     try {
@@ -369,7 +373,7 @@ export function createPlatformaticPipeline(
       state = 'stopping'
       stopController.abort(new PipelineStoppedError('pipeline stopping'))
       for (const s of parts.values()) if (s.resumeTimer !== undefined) clearTimeout(s.resumeTimer)
-      signal.wake()
+      commitWake.wake()
       // start() gives up at its next step; the batch in flight commits what finished.
       await starting?.catch(() => undefined)
       await loop
@@ -426,14 +430,12 @@ export function createPlatformaticPipeline(
       },
     })
     current = session
-    consumer = session.consumer
     await session.open()
-    stream = session.stream
   }
 
   async function closeConsumer(): Promise<void> {
     const session = current
-    current = consumer = stream = undefined
+    current = undefined
     await session?.close(logger)
   }
 
