@@ -11,7 +11,7 @@ import { LocalStackError } from './errors.ts'
 import { fetchRuntime } from './fetch-runtime.ts'
 import { acquireLock } from './file-lock.ts'
 import { silenceKnownWarnings } from './known-warnings.ts'
-import { assertPortsFree, type StackPorts } from './ports.ts'
+import { assertPortsAvailable, assertPortsFree, type StackPorts } from './ports.ts'
 import { brokerAnswers, registryAnswers } from './readiness.ts'
 import { startStack } from './stack.ts'
 import { isOurProcess, kafkaNodesOf, readRecord, stopRecordedStack, type StackRecord } from './stack-record.ts'
@@ -197,7 +197,9 @@ async function up(config: CliConfig): Promise<number> {
     // Fail fast on a busy port, before a first-time fetch spends half a minute.
     await assertPortsFree(config.ports, PORT_HINTS)
     const extraPorts = extraKafkaPorts(config)
-    await assertPortsFree(Object.fromEntries(extraPorts.map((p, i) => [`kafka${i + 2}`, p])) as never, {})
+    await assertPortsAvailable(
+      extraPorts.map((port, i) => ({ port, role: `Kafka broker ${i + 2}`, hint: 'STACK_KAFKA_PORT or --kafka-port (nodes 2..n use the next ports)' })),
+    )
     await fetchRuntime({ cacheDir: config.cacheDir, log: info })
     const kafkaPorts = [config.ports.kafka, ...extraPorts].map((p) => `127.0.0.1:${p}`).join(', ')
     info(

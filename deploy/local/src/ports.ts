@@ -105,21 +105,36 @@ export async function choosePorts(given: Partial<StackPorts> = {}): Promise<Stac
   }
 }
 
+/** A port to check, with the role named in the "port busy" message and how to move it. */
+export interface PortCheck {
+  port: number
+  role: string
+  hint?: string
+}
+
 /** Throws PORT_BUSY naming the role and the variable/flag to change it when a port is taken on 127.0.0.1. */
 export async function assertPortsFree(
   ports: Partial<StackPorts>,
   hint: Partial<Record<keyof StackPorts, string>> = {},
 ) {
-  for (const role of Object.keys(ports) as Array<keyof StackPorts>) {
-    const port = ports[role]
-    if (port === undefined) continue
+  await assertPortsAvailable(
+    (Object.keys(ports) as Array<keyof StackPorts>).flatMap((role) => {
+      const port = ports[role]
+      return port === undefined ? [] : [{ port, role: PORT_ROLES[role], ...(hint[role] === undefined ? {} : { hint: hint[role] }) }]
+    }),
+  )
+}
+
+/** assertPortsFree for ports of any role (the Kafka nodes 2..n of a cluster). */
+export async function assertPortsAvailable(checks: PortCheck[]) {
+  for (const { port, role, hint } of checks) {
     try {
       await close(await listen(port))
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
-      const how = hint[role] ? ` or choose another with ${hint[role]}` : ''
+      const how = hint ? ` or choose another with ${hint}` : ''
       throw new LocalStackError(
-        `port ${port} (${PORT_ROLES[role]}) on 127.0.0.1 is not available (${code}); stop what uses it${how}`,
+        `port ${port} (${role}) on 127.0.0.1 is not available (${code}); stop what uses it${how}`,
         { code: 'PORT_BUSY', cause: err, details: { role, port } },
       )
     }

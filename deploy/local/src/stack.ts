@@ -13,7 +13,7 @@ import {
 import { LocalStackError } from './errors.ts'
 import { isRuntimeCached } from './fetch-runtime.ts'
 import { findJava } from './java.ts'
-import { assertPortsFree, choosePorts, type StackPorts } from './ports.ts'
+import { assertPortsAvailable, assertPortsFree, choosePorts, distinctPortPicker, type StackPorts } from './ports.ts'
 import { terminateChild } from './process-control.ts'
 import { KAFKA_STARTED_LINE, log4jProperties, replicationFor, serverProperties } from './config-files.ts'
 import {
@@ -152,7 +152,12 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const ports = await choosePorts(options.ports)
   const extra = await extraNodePorts(brokerCount, options.extraKafkaPorts ?? [], ports)
   await assertPortsFree(ports, options.portHints)
-  await assertPortsFree(Object.fromEntries(extra.flatMap((p, i) => [[`kafka${i + 2}`, p.kafka], [`controller${i + 2}`, p.controller]])) as never)
+  await assertPortsAvailable(
+    extra.flatMap((p, i) => [
+      { port: p.kafka, role: `Kafka broker ${i + 2}` },
+      { port: p.controller, role: `Kafka controller ${i + 2}` },
+    ]),
+  )
 
   // A data dir formatted with another cluster id refuses to start, so always begin empty.
   await rm(stateDir, { recursive: true, force: true })
@@ -373,24 +378,19 @@ async function extraNodePorts(
   given: number[],
   taken: StackPorts,
 ): Promise<Array<{ kafka: number; controller: number }>> {
-  const used = new Set<number>(Object.values(taken))
-  const out: Array<{ kafka: number; controller: number }> = []
-  const pick = async (preferred?: number): Promise<number> => {
-    if (preferred !== undefined) {
-      used.add(preferred)
-      return preferred
-    }
+  const used = new Set<number>([...Object.values(taken), ...given])
+  const picker = distinctPortPicker()
+  const free = async (): Promise<number> => {
     for (;;) {
-      const { kafka, controller } = await choosePorts({ registry: 1, registryManagement: 2 })
-      for (const p of [kafka, controller]) {
-        if (!used.has(p)) {
-          used.add(p)
-          return p
-        }
+      const port = await picker()
+      if (!used.has(port)) {
+        used.add(port)
+        return port
       }
     }
   }
-  for (let i = 0; i < count - 1; i++) out.push({ kafka: await pick(given[i]), controller: await pick() })
+  const out: Array<{ kafka: number; controller: number }> = []
+  for (let i = 0; i < count - 1; i++) out.push({ kafka: given[i] ?? (await free()), controller: await free() })
   return out
 }
 
