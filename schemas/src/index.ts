@@ -37,6 +37,7 @@ export { loadReleasedSchemas, RELEASED_DIRECTORY } from './released-schemas.ts'
 export type { ReleasedSchema } from './released-schemas.ts'
 export { keySubject, valueSubject } from './subjects.ts'
 export { rawTransactionProblems } from './raw-transaction-rules.ts'
+export { CORRECTION_HANDLE_INVALIDATED, CORRECTION_HEADER, UNKNOWN_LEVEL } from './event-conventions.ts'
 
 /** Names of the event schemas in `schemas/avro/` (one file each). */
 export const SCHEMA_NAMES = [

@@ -1,12 +1,8 @@
+import { UNKNOWN_LEVEL } from '@tep/schemas'
 import { InvalidationFeedFormatError } from './errors.ts'
 import type { FeedBatch, FeedPage } from './feed.ts'
 
-/**
- * Level published for an item whose batch carries no `level`. The refresher
- * reads it as "something changed, the feed does not say what" (see
- * docs/DECISIONS.md, "Invalidation batches that carry only ids").
- */
-export const UNKNOWN_LEVEL = 'unknown'
+export { UNKNOWN_LEVEL }
 /** Entity key published for an item the feed names no key for. */
 export const NO_ENTITY_KEY = ''
 

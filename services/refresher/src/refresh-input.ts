@@ -1,4 +1,4 @@
-import type { Invalidation, Merchant, MerchantDataFetched, Shop } from '@tep/schemas'
+import { UNKNOWN_LEVEL, type Invalidation, type Merchant, type MerchantDataFetched, type Shop } from '@tep/schemas'
 
 export type EntityKind = 'shop' | 'merchant'
 
@@ -39,11 +39,7 @@ export type RefreshInput =
   | { kind: 'unkeyed'; level: string; itemId: number; seenAt: number }
   | { kind: 'ignored'; reason: 'handle-level' | 'unknown-level' | 'inconsistent'; detail: string }
 
-/**
- * Level the invalidation poller publishes for an item whose feed batch had no
- * `level` (the interface description gives batches only `ids`).
- */
-export const UNKNOWN_LEVEL = 'unknown'
+export { UNKNOWN_LEVEL }
 
 function entityOfLevel(level: string): EntityKind | undefined {
   const l = level.toLowerCase()

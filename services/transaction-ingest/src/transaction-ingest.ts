@@ -1,3 +1,4 @@
+import { CORRECTION_HEADER } from '@tep/schemas'
 import { hostname } from 'node:os'
 import { errorCode, isRetriable } from '@tep/errors'
 import {
@@ -121,8 +122,7 @@ export interface TransactionIngest {
 }
 
 export const CONSUMER_CHECK = 'consumer'
-/** Header of a raw event that corrects an earlier result; copied onto the new result (same name in @tep/refresher). */
-export const CORRECTION_HEADER = 'tep-correction'
+export { CORRECTION_HEADER }
 
 /**
  * Starts one ingest instance in-process: loads the shop/merchant table from the

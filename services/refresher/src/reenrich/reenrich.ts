@@ -1,14 +1,9 @@
+import { CORRECTION_HANDLE_INVALIDATED, CORRECTION_HEADER } from '@tep/schemas'
 import { createRecordProducer, scanTopic, TOPICS, type AvroSerde, type Kafka } from '@tep/kafka'
 import type { Logger } from '@tep/observability'
 import { addTarget, ReenrichSelector } from './reenrich-selection.ts'
 
-/**
- * Header on a republished raw event, copied by transaction-ingest onto the
- * enriched result: the result corrects an earlier one of the same transaction.
- */
-export const CORRECTION_HEADER = 'tep-correction'
-/** Value of `CORRECTION_HEADER` when the earlier result used a handle that was invalidated since. */
-export const CORRECTION_HANDLE_INVALIDATED = 'handle-invalidated'
+export { CORRECTION_HANDLE_INVALIDATED, CORRECTION_HEADER }
 
 export interface ReenrichOptions {
   kafka: Kafka
