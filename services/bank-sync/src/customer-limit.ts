@@ -12,6 +12,8 @@ export class CustomerLimit {
   readonly #windowMs: number
   readonly #now: () => number
   readonly #windows = new Map<string, { startedAt: number; count: number }>()
+  /** When the ended windows were last dropped: at most once per window length, not on every call. */
+  #prunedAt = 0
 
   constructor(options: { max: number; windowMs: number; now?: () => number }) {
     if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError(`max must be a positive integer, got ${options.max}`)
@@ -24,7 +26,7 @@ export class CustomerLimit {
   /** Counts one `kind` action of `customerId`, or throws CustomerLimitExceededError without counting it. */
   take(kind: 'start' | 'callback', customerId: string): void {
     const now = this.#now()
-    if (this.#windows.size > 10_000) this.#prune(now)
+    if (this.#windows.size > 10_000 && now - this.#prunedAt >= this.#windowMs) this.#prune(now)
     const key = `${kind}\u0000${customerId}`
     let window = this.#windows.get(key)
     if (window === undefined || now - window.startedAt >= this.#windowMs) {
@@ -38,6 +40,7 @@ export class CustomerLimit {
   }
 
   #prune(now: number): void {
+    this.#prunedAt = now
     for (const [key, w] of this.#windows) if (now - w.startedAt >= this.#windowMs) this.#windows.delete(key)
   }
 }

@@ -290,7 +290,8 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
    * `maxAgeMs` after the newest such item (age-bound.ts).
    */
   function noteUnkeyed(seenAt: number, itemId: number): void {
-    if (!options.invalidationsEnabled) return
+    // A batch still in flight while stop() runs must not start a sweeper nothing would stop.
+    if (!options.invalidationsEnabled || stopping !== undefined) return
     const started = ageBound.note(seenAt, now())
     metrics.ageBoundUntil.set(ageBound.until / 1000)
     if (!started) return
@@ -402,8 +403,9 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
         rescanAbort.abort()
         await rescan
         await reenricher?.stop()
-        await sweeper?.stop()
+        // The pipeline first: its last batches may still note unkeyed items (noteUnkeyed checks `stopping`).
         await pipeline.stop()
+        await sweeper?.stop()
         await tail.stop()
         await sweepProducer?.close()
       })()

@@ -132,13 +132,18 @@ export class TableCheckpointer {
    * move since the last one. `quiet` runs its callback while no record is
    * applied to the tables (their buffers are written as they are). Resolves
    * whether a file was written; failures are logged, never thrown (the
-   * instance works without a checkpoint).
+   * instance works without a checkpoint). A call while a save runs waits for
+   * it and then saves again: the save at a clean stop must not be answered by
+   * an interval save that took its positions earlier.
    */
   save(positions: () => Record<string, string>, quiet: <T>(fn: () => Promise<T>) => Promise<T>): Promise<boolean> {
-    this.#saving ??= this.#save(positions, quiet).finally(() => {
-      this.#saving = undefined
-    })
-    return this.#saving
+    const previous = this.#saving
+    const run = (async () => {
+      await previous
+      return this.#save(positions, quiet)
+    })()
+    this.#saving = run
+    return run
   }
 
   async #save(positions: () => Record<string, string>, quiet: <T>(fn: () => Promise<T>) => Promise<T>): Promise<boolean> {

@@ -77,8 +77,20 @@ export class AutoReenricher {
     await this.#running
   }
 
-  /** One run now. The window moves on only when nothing was left for later (`deferred` 0). */
-  async runOnce(): Promise<ReenrichReport> {
+  /**
+   * One run now, after the one under way if any: two runs at once would both
+   * republish the transactions neither has recorded as in flight yet.
+   */
+  runOnce(): Promise<ReenrichReport> {
+    const run = (this.#queue ?? Promise.resolve()).catch(() => undefined).then(() => this.#runOnce())
+    this.#queue = run
+    return run
+  }
+
+  #queue: Promise<unknown> | undefined
+
+  /** The window moves on only when nothing was left for later (`deferred` 0). */
+  async #runOnce(): Promise<ReenrichReport> {
     const { kafka, serde, logger, maxPerRun } = this.#options
     const startedAt = this.#now()
     const keepMs = this.#options.inFlightMs ?? Math.max(2 * this.#options.intervalMs, 60_000)
