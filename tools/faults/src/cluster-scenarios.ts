@@ -50,6 +50,26 @@ async function brokerKills(
   return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes }
 }
 
+/** kill -9 of the broker coordinating the ingest's transactional id or consumer group (FindCoordinator), down 15 s; twice. */
+function coordinatorKill(kind: 'transaction' | 'group', key: string, weight: number): Scenario {
+  const what = kind === 'transaction' ? `transaction coordinator of ${key}` : `group coordinator of ${key}`
+  return {
+    name: kind === 'transaction' ? 'txn-coordinator-kill' : 'group-coordinator-kill',
+    weight,
+    topology: 'cluster',
+    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    describe:
+      kind === 'transaction'
+        ? "kill -9 of the transaction coordinator of the ingest's transactional id while transactions are open, down 15 s; twice"
+        : "kill -9 of the ingest's consumer group coordinator, down 15 s; twice",
+    inject: (ctx) =>
+      brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, async () => ({
+        nodeId: await ctx.system.probe.coordinatorOf(kind, key),
+        why: what,
+      })),
+  }
+}
+
 export const CLUSTER_SCENARIOS: Scenario[] = [
   {
     name: 'leader-kill',
@@ -63,30 +83,8 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
         return { nodeId: l.nodeId, why: `leader of ${l.partitions}/${l.of} raw partitions` }
       }),
   },
-  {
-    name: 'txn-coordinator-kill',
-    weight: 0.15,
-    topology: 'cluster',
-    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
-    describe: "kill -9 of the transaction coordinator of the ingest's transactional id while transactions are open, down 15 s; twice",
-    inject: (ctx) =>
-      brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, async () => ({
-        nodeId: await ctx.system.probe.coordinatorOf('transaction', INGEST_TRANSACTIONAL_ID),
-        why: `transaction coordinator of ${INGEST_TRANSACTIONAL_ID}`,
-      })),
-  },
-  {
-    name: 'group-coordinator-kill',
-    weight: 0.15,
-    topology: 'cluster',
-    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
-    describe: "kill -9 of the ingest's consumer group coordinator, down 15 s; twice",
-    inject: (ctx) =>
-      brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, async () => ({
-        nodeId: await ctx.system.probe.coordinatorOf('group', INGEST_GROUP),
-        why: `group coordinator of ${INGEST_GROUP}`,
-      })),
-  },
+  coordinatorKill('transaction', INGEST_TRANSACTIONAL_ID, 0.15),
+  coordinatorKill('group', INGEST_GROUP, 0.15),
   {
     name: 'rolling-restart',
     weight: 0.2,

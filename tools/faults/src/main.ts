@@ -21,10 +21,10 @@ fault-results/latest.json. Exit status 0 when every row passed.
 
 rows (--scenarios, comma-separated; default: every row of the chosen topology;
 [cluster] rows need --brokers 3, [single] rows --brokers 1):
-${ALL_SCENARIOS.map((s) => `  ${s.name.padEnd(22)}${s.topology === 'cluster' ? '[cluster] ' : s.topology === 'single' ? '[single] ' : ''}${s.describe}`).join('\n')}
-  ${'oauth-state'.padEnd(22)}the consent gateway refuses a replayed, expired or forged state; error=access_denied
-  ${'bank-401-first'.padEnd(22)}bank API calls without a valid token get 401 before any other check
-  ${'secrets-not-logged'.padEnd(22)}no log line holds a secret, token, authorization code or card number of the run
+${ALL_SCENARIOS.map((s) => `  ${s.name.padEnd(24)}${s.topology === 'cluster' ? '[cluster] ' : s.topology === 'single' ? '[single] ' : ''}${s.describe}`).join('\n')}
+  ${'oauth-state'.padEnd(24)}the consent gateway refuses a replayed, expired or forged state; error=access_denied
+  ${'bank-401-first'.padEnd(24)}bank API calls without a valid token get 401 before any other check
+  ${'secrets-not-logged'.padEnd(24)}no log line holds a secret, token, authorization code or card number of the run
 
 options:
   --brokers N        Kafka nodes: 1 (default) or 3, a KRaft cluster with replication
