@@ -12,8 +12,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readTopic } from '../support/read-topic.ts'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
+import { captureLog } from '../support/log-capture.ts'
+import { withinDeadline } from '../support/within-deadline.ts'
 
-const logger = createLogger({ name: 'refresher-test', level: 'silent' })
+// Kept in memory: a set-up that hangs reports the services' last lines (see beforeAll).
+const log = captureLog()
+const logger = createLogger({ name: 'refresher-test', level: 'info', destination: log.destination })
 const kit = createKafkaTestKit()
 // The services build their @platformatic/kafka producers from a client made by createKafka.
 const serviceKafka = createKafka({
@@ -127,15 +131,23 @@ async function counterValue(name: string, labels: Record<string, string>): Promi
   )
 }
 
-beforeAll(async () => {
+let setupStep = 'starting the enrichment simulator'
+// Once a set-up hung in CI (the hook's 180 s timeout, nothing else): this says at which step, with the log.
+beforeAll(() =>
+  withinDeadline(170_000, () => `set-up stuck at "${setupStep}"; last log lines:\n${log.tail()}`, setUp),
+)
+
+async function setUp(): Promise<void> {
   sim = await startEnrichmentSim({ shops: 400, merchants: 40 })
   client = createEnrichmentClient({
     baseUrl: sim.url,
     credentials: { type: 'oauth', clientId: 'sim-client', clientSecret: 'sim-secret' },
   })
+  setupStep = 'creating the topics'
   await kit.createTopics([topics.invalidations, topics.fetched, topics.dlq, topics.raw, topics.enriched], 3)
   await kit.createTopics([topics.shops, topics.merchants], 3, { 'cleanup.policy': 'compact' })
   await kit.createTopics([topics.cursor], 1, { 'cleanup.policy': 'compact' })
+  setupStep = 'starting the refresher'
   refresher = await startRefresher({
     kafka: serviceKafka,
     serde,
@@ -151,8 +163,9 @@ beforeAll(async () => {
     consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
     retryPolicy: { initialDelayMs: 50, maxDelayMs: 500 },
   })
+  setupStep = 'waiting for the refresher\'s partitions'
   await refresher.whenAssigned()
-})
+}
 
 afterAll(async () => {
   await ingest?.stop()

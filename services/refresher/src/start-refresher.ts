@@ -281,6 +281,8 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
     },
   })
 
+  // Declared before the pipeline starts: a batch can reach noteUnkeyed while startRefresher still runs.
+  let stopping: Promise<void> | undefined
   let sweepProducer: RecordProducer | undefined
   let sweeper: Sweeper | undefined
   const ageBound = new AgeBound(options.maxAgeMs)
@@ -386,7 +388,6 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
         })
       : Promise.resolve()
 
-  let stopping: Promise<void> | undefined
   return {
     views,
     whenAssigned: () => pipeline.whenAssigned(),
