@@ -12,7 +12,7 @@
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { once } from 'node:events'
-import { PRODUCER_DEFAULTS } from '@tep/kafka'
+import { createRecordProducer } from '@tep/kafka'
 import { generateRawEvents } from '@tep/sample-traffic'
 import { rawTransactionProblems, type RawTransaction } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
@@ -109,8 +109,7 @@ export async function backfillScenario(
     },
   })
   const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
-  const producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
-  await producer.connect()
+  const producer = createRecordProducer(ctx.kafka)
   let liveSendErrors = 0
   const base = generateRawEvents(new SimDataset(), { count: 20_000, seed: 29, kind: 'card', idPrefix: 'live' }).map((e) => e.raw)
 
@@ -128,7 +127,7 @@ export async function backfillScenario(
       }
       // Not awaited (the rate must not wait for acks); a failed send is counted, not fatal.
       if (batch.length)
-        producer.send({ topic: topics.raw, messages: batch }).catch(() => {
+        producer.send(topics.raw, batch).catch(() => {
           liveSendErrors += batch.length
         })
       await new Promise((r) => setTimeout(r, tickMs))
@@ -182,7 +181,7 @@ export async function backfillScenario(
     report = line === undefined ? undefined : (JSON.parse(line) as typeof report)
     await Promise.all(pending)
   } finally {
-    await producer.disconnect()
+    await producer.close()
     await ingest.kill()
     await live.stop()
   }

@@ -10,25 +10,30 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { createKafka } from '@tep/kafka'
 import { fetchRuntime, freePort, startStack } from '@tep/local-stack'
-import { createSerde, repoRoot, type BenchContext } from './harness.ts'
+import { createBenchAdmin, createSerde, repoRoot, type BenchContext } from './harness.ts'
 import { SimDataset } from '@tep/sim-data'
-import { eosPassThrough, naive, passThrough } from './processors.ts'
+import { eosPassThrough, kafkajsPassThrough, kstreamsEosPassThrough, naive, passThrough } from './processors.ts'
 import { crash, ingestThroughput, latency, startSim } from './scenarios.ts'
 import { memory, seedMemoryTables, seedTables, type TableTopics } from './table-scenarios.ts'
 import { addRatios, renderTable, verdictRows, type ScenarioResults } from './verdicts.ts'
 import { backfillScenario } from './backfill-scenario.ts'
 
-const ALL = ['passthrough', 'eos-passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory', 'backfill'] as const
+const ALL = ['passthrough', 'kafkajs-passthrough', 'kstreams-eos-passthrough', 'eos-passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory', 'backfill'] as const
 type Scenario = (typeof ALL)[number]
 
 const HELP = `usage: npm run bench [-- options]
 
 Scenarios (default: all, in this order): ${ALL.join(', ')}
-passthrough (a zero-work KafkaJS consumer and producer) and naive (one await per
-message, KafkaJS) are the baselines of the ratios; eos-passthrough and the ingest
-run @tep/kafka's exactly-once loop (@platformatic/kafka). backfill: 200,000 file
-rows through npm run backfill while live traffic runs at 500 ev/s. All figures
-come from one run (ratios, not absolutes: the machine is shared).
+passthrough (a zero-work consumer and producer on @platformatic/kafka, the
+services' client), kstreams-eos-passthrough (Kafka Streams 4, exactly_once_v2,
+identity topology; built with Maven on first use) and naive (one await per
+message) are the baselines of the ratios; kafkajs-passthrough is the zero-work
+pass-through on KafkaJS, for reference. eos-passthrough and the ingest run
+@tep/kafka's exactly-once loop. Every throughput row is timed the same way:
+from the processor saying it consumes to the moment the read-committed end
+offsets of its outputs covered the input. backfill: 200,000 file rows through
+npm run backfill while live traffic runs at 500 ev/s. All figures come from one
+run (ratios, not absolutes: the machine is shared).
 Uses KAFKA_BROKERS/SCHEMA_REGISTRY_URL when set, otherwise a private local stack.
 
 options:
@@ -55,7 +60,8 @@ options:
   -h, --help            this text
 
 Writes <out>/<time>.json and <out>/latest.json: results.<scenario> holds the
-scenario's figures (eventsPerSecond, cpuUsPerEvent, ratioToPassthrough, ...).`
+scenario's figures (eventsPerSecond, cpuUsPerEvent, ratioToPassthrough,
+ratioToKafkaStreamsEos, ...).`
 
 const say = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -123,8 +129,7 @@ async function main(): Promise<number> {
     stopStack = () => stack.stop()
   }
   const kafka = createKafka({ brokers, clientId: 'bench' })
-  const admin = kafka.admin()
-  await admin.connect()
+  const admin = createBenchAdmin(brokers)
   const runId = Date.now().toString(36)
   const ctx: BenchContext = { kafka, admin, brokers, registryUrl, serde: createSerde(registryUrl), runId, logDir: path.join(repoRoot, '.local', 'bench'), say }
   const sim = await startSim(ctx, await freePort(), apiLatency)
@@ -174,6 +179,12 @@ async function main(): Promise<number> {
           case 'passthrough':
             result = { ...(await passThrough(ctx, events)) }
             break
+          case 'kafkajs-passthrough':
+            result = { ...(await kafkajsPassThrough(ctx, events)) }
+            break
+          case 'kstreams-eos-passthrough':
+            result = { ...(await kstreamsEosPassThrough(ctx, events)) }
+            break
           case 'eos-passthrough':
             result = { ...(await eosPassThrough(ctx, events)) }
             break
@@ -217,7 +228,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await sim.stop()
-    await admin.disconnect()
+    await admin.close()
     await stopStack()
   }
 

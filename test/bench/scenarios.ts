@@ -1,9 +1,9 @@
-import { PRODUCER_DEFAULTS, TOPICS } from '@tep/kafka'
+import { createRecordProducer, TOPICS } from '@tep/kafka'
 import { INGEST_NODE_OPTIONS } from '@tep/transaction-ingest'
 import { generateRawEvents } from '@tep/sample-traffic'
 import { SimDataset } from '@tep/sim-data'
 import { CpuMeter, perEvent } from './cpu.ts'
-import { createTopic, observe, percentile, spawnNode, waitForHttpOk, type BenchContext } from './harness.ts'
+import { createTopic, observe, percentile, spawnNode, untilCommitted, waitForHttpOk, type BenchContext } from './harness.ts'
 import { PARTITIONS, SIM_CREDENTIALS, seedRawTopic, throughput, type SimHandle, type ThroughputResult } from './processors.ts'
 import type { TableTopics } from './table-scenarios.ts'
 
@@ -75,18 +75,17 @@ export async function ingestThroughput(ctx: BenchContext, sim: SimHandle, tables
   const name = `ingest-${mode}`
   const { topic } = await seedRawTopic(ctx, name, count)
   const topics = await ingestTopics(ctx, name, topic, tables)
-  const watcher = await observe(ctx, [topics.enriched, topics.dlq], { expected: count })
   const ingest = startIngest(ctx, sim, topics, mode, metricsPort)
   const cpu = new CpuMeter()
   try {
     const started = await readyAt(metricsPort)
     cpu.start(ingest.child.pid)
-    const o = await watcher.done
+    const o = await untilCommitted(ctx, [topics.enriched, topics.dlq], count)
     cpu.stop()
+    if (o.count !== count) throw new Error(`${name}: ${o.count} outcomes for ${count} raw events`)
     return throughput(o.count, started, o.lastAt, cpu.totalUs)
   } finally {
     await ingest.kill()
-    await watcher.stop()
   }
 }
 
@@ -126,8 +125,7 @@ export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTo
   })
   const ingest = startIngest(ctx, sim, topics, 'batch', metricsPort)
   await waitForHttpOk(`http://127.0.0.1:${metricsPort}/readyz`)
-  const producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
-  await producer.connect()
+  const producer = createRecordProducer(ctx.kafka)
   const cpu = new CpuMeter()
   let span: { from: number; to: number } | undefined
   try {
@@ -144,7 +142,7 @@ export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTo
         return { key: e.transactionId, value: rawCodec.encodeSync(e) }
       })
       sent = due
-      if (batch.length) void producer.send({ topic: topics.raw, messages: batch })
+      if (batch.length) void producer.send(topics.raw, batch)
       await new Promise((r) => setTimeout(r, tickMs))
     }
     const o = await watcher.done
@@ -152,7 +150,7 @@ export async function latency(ctx: BenchContext, sim: SimHandle, tables: TableTo
     span = { from: started, to: o.lastAt }
     await Promise.all(pending)
   } finally {
-    await producer.disconnect()
+    await producer.close()
     await ingest.kill()
     await watcher.stop()
   }

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { PRODUCER_DEFAULTS } from '@tep/kafka'
+import { createRecordProducer } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
 import { CHECKPOINT_FILE } from '@tep/transaction-ingest'
 import { SimDataset } from '@tep/sim-data'
@@ -87,13 +87,14 @@ export async function seedTables(ctx: BenchContext, name: string, data: SimDatas
   const now = Date.now()
   // One producer for everything, the next batch encoded while earlier ones are in
   // flight (a producer per chunk and encode-then-send made 5M shops take tens of minutes).
-  const producer = ctx.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
-  await producer.connect()
+  const producers = [createRecordProducer(ctx.kafka), createRecordProducer(ctx.kafka)]
+  let turn = 0
   try {
     const batch = 5_000
     const inFlight: Promise<unknown>[] = []
     const send = async (topic: string, messages: Array<{ key: string; value: Buffer }>) => {
-      inFlight.push(producer.send({ topic, messages }))
+      // Each producer sends one request after the other: two of them keep two in flight.
+      inFlight.push(producers[turn++ % producers.length]!.send(topic, messages))
       if (inFlight.length >= 8) await inFlight.shift()
     }
     let reported = 0
@@ -119,7 +120,7 @@ export async function seedTables(ctx: BenchContext, name: string, data: SimDatas
     }
     await Promise.all(inFlight)
   } finally {
-    await producer.disconnect()
+    await Promise.all(producers.map((p) => p.close()))
   }
   return { ...topics, seedSeconds: Math.round((Date.now() - started) / 100) / 10 }
 }
