@@ -14,6 +14,7 @@
  * processors.ts). Prints one JSON line `{"consuming": <epoch ms>}` once it
  * consumes (group joined / partitions assigned), then runs until SIGTERM.
  */
+import { writeSync } from 'node:fs'
 import { Consumer, Producer, type Message, type MessagesStream } from '@platformatic/kafka'
 import { createEnrichmentClient, type CardTransactionInput } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, createTransactionalPipeline, type TransactionalPipelineOptions } from '@tep/kafka'
@@ -56,9 +57,11 @@ function subscribe(consumer: Consumer<Bytes, Bytes, Bytes, Bytes>): Promise<Mess
 
 /**
  * The zero-work pass-through on @platformatic/kafka: what a stream delivered
- * since the last turn of the event loop is sent as one request, up to four in
- * flight (the stream pauses beyond), each record to its input partition.
+ * since the last turn of the event loop is sent as one request (at most
+ * MAX_PER_SEND records), up to four in flight (the stream pauses beyond), each
+ * record to its input partition.
  */
+const MAX_PER_SEND = 2_000
 async function plain(): Promise<void> {
   const out = env('BENCH_OUTPUT')
   const producer = plainProducer('bench-plain')
@@ -68,7 +71,7 @@ async function plain(): Promise<void> {
   let scheduled = false
   let inFlight = 0
   let failed: unknown
-  const flush = () => {
+  const flush = (): void => {
     scheduled = false
     const batch = pending
     pending = []
@@ -90,6 +93,8 @@ async function plain(): Promise<void> {
   }
   stream.on('data', (m: Message<Bytes, Bytes, Bytes, Bytes>) => {
     pending.push(m)
+    // A request's batch per partition must stay under the broker's message.max.bytes (1 MiB).
+    if (pending.length >= MAX_PER_SEND) return flush()
     if (!scheduled) {
       scheduled = true
       setImmediate(flush)
@@ -196,7 +201,9 @@ async function naive(): Promise<void> {
     await run()
     process.exit(0)
   } catch (err) {
-    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`)
+    // Synchronous: an asynchronous write to a pipe is lost by process.exit.
+    const inner = (err as { errors?: unknown[] }).errors ?? []
+    writeSync(2, `${(err as Error).stack ?? String(err)}\n${inner.map((e) => `caused by: ${(e as Error).message} ${JSON.stringify((e as { response?: unknown }).response ?? '', (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`.slice(0, 600)).join('\n')}\n`)
     process.exit(1)
   }
 }
