@@ -30,6 +30,15 @@ export interface TableCheckpointerOptions {
   shopsTopic: string
   merchantsTopic: string
   logger?: KafkaLogger
+  /** Told while the cluster does not answer at start (for readiness). */
+  onWaiting?: (reason: string) => void
+  /** Who the cluster and its topics are; describeTopics (tests give their own). */
+  describe?: (kafka: Kafka, topics: string[]) => Promise<ClusterTopics>
+}
+
+/** Backoff while the cluster does not answer at start: 200 ms doubling to 5 s. */
+function waitDelayMs(attempt: number): number {
+  return Math.min(5_000, 200 * 2 ** Math.min(attempt - 1, 5))
 }
 
 export const DEFAULT_CHECKPOINT_INTERVAL_MS = 5 * 60_000
@@ -50,9 +59,12 @@ export class TableCheckpointer {
   #lastPositions: string | undefined
   #saving: Promise<boolean> | undefined
 
+  readonly #describe: (kafka: Kafka, topics: string[]) => Promise<ClusterTopics>
+
   constructor(options: TableCheckpointerOptions) {
     this.#options = options
     this.#now = options.config.now ?? Date.now
+    this.#describe = options.describe ?? describeTopics
   }
 
   get file(): string {
@@ -66,14 +78,21 @@ export class TableCheckpointer {
   /**
    * Fills the (empty) tables from the checkpoint and returns the positions to
    * read on from; undefined (with the reason logged) when there is none or it
-   * cannot be used, and the tables are then still empty.
+   * cannot be used, and the tables are then still empty. A cluster that does
+   * not answer is waited for, as long as it takes: without it the checkpoint
+   * cannot be checked, and a load from the topics could not start either, so
+   * giving the checkpoint up would only turn a short outage into a cold load
+   * (a minute and more at millions of shops). `signal` (the reader stopping)
+   * ends the wait.
    */
-  async restore(): Promise<Map<string, bigint> | undefined> {
-    const { config, kafka, tables, shopsTopic, merchantsTopic, logger } = this.#options
+  async restore(signal?: AbortSignal): Promise<Map<string, bigint> | undefined> {
+    const { config, tables, shopsTopic, merchantsTopic, logger } = this.#options
     const started = this.#now()
     try {
       await this.#removeLeftovers()
-      this.#identity = await describeTopics(kafka, [shopsTopic, merchantsTopic])
+      const identity = await this.#describeUntilAnswered(signal)
+      if (identity === undefined) return undefined
+      this.#identity = identity
       const found = await readCheckpointHeader(config.dir)
       if (found === undefined) {
         logger?.info({ file: this.file }, 'no table checkpoint yet; loading the table from the topics')
@@ -118,6 +137,25 @@ export class TableCheckpointer {
     }
   }
 
+  async #describeUntilAnswered(signal: AbortSignal | undefined): Promise<ClusterTopics | undefined> {
+    const { kafka, shopsTopic, merchantsTopic, logger, onWaiting } = this.#options
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#describe(kafka, [shopsTopic, merchantsTopic])
+      } catch (err) {
+        if (signal?.aborted) return undefined
+        const delayMs = waitDelayMs(attempt)
+        logger?.warn(
+          { err, attempt, delayMs },
+          'the Kafka cluster does not answer; the table checkpoint waits for it (a load from the topics would too)',
+        )
+        onWaiting?.(`waiting for the Kafka cluster to check the table checkpoint (attempt ${attempt}): ${(err as Error).message}`)
+        await abortableDelay(delayMs, signal)
+        if (signal?.aborted) return undefined
+      }
+    }
+  }
+
   /** Temporary files of writes a kill interrupted (each as large as a checkpoint). */
   async #removeLeftovers(): Promise<void> {
     const { dir } = this.#options.config
@@ -150,12 +188,12 @@ export class TableCheckpointer {
     const { config, kafka, tables, shopsTopic, merchantsTopic, logger } = this.#options
     const started = this.#now()
     try {
-      const identity = this.#identity ?? (this.#identity = await describeTopics(kafka, [shopsTopic, merchantsTopic]))
+      const identity = this.#identity ?? (this.#identity = await this.#describe(kafka, [shopsTopic, merchantsTopic]))
       const shops = identity.topics.get(shopsTopic)
       const merchants = identity.topics.get(merchantsTopic)
       if (shops === undefined || merchants === undefined) return false
       // A topic recreated since the start: the positions read would be put under the new id.
-      const current = await describeTopics(kafka, [shopsTopic, merchantsTopic])
+      const current = await this.#describe(kafka, [shopsTopic, merchantsTopic])
       if (current.topics.get(shopsTopic)?.id !== shops.id || current.topics.get(merchantsTopic)?.id !== merchants.id) {
         logger?.warn({ file: this.file }, 'a table topic was recreated while this instance read it; no checkpoint written')
         return false
@@ -187,4 +225,17 @@ export class TableCheckpointer {
       return false
     }
   }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 }

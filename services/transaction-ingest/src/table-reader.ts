@@ -88,6 +88,8 @@ export class TableReader {
   readonly #checkpointer: TableCheckpointer | undefined
   #checkpointTimer: NodeJS.Timeout | undefined
   #restored = false
+  /** Aborted by stop(): ends a wait for the cluster at start. */
+  readonly #stopping = new AbortController()
   /** Batches being applied, and the wait of a checkpoint for them to finish. */
   #applying = 0
   #idle: (() => void) | undefined
@@ -109,6 +111,7 @@ export class TableReader {
         shopsTopic: options.shops.topic,
         merchantsTopic: options.merchants.topic,
         ...(options.logger === undefined ? {} : { logger: options.logger }),
+        onWaiting: (reason) => options.readiness?.set(TABLE_CHECK, false, reason),
       })
   }
 
@@ -149,7 +152,7 @@ export class TableReader {
     const { kafka, shops, merchants, logger } = this.#options
     if (this.#checkpointer !== undefined) {
       this.#options.readiness?.set(TABLE_CHECK, false, 'reading the table checkpoint')
-      const positions = await this.#checkpointer.restore()
+      const positions = await this.#checkpointer.restore(this.#stopping.signal)
       if (positions !== undefined) {
         for (const [key, offset] of positions) this.#positions.set(key, offset)
         this.#restored = true
@@ -203,6 +206,7 @@ export class TableReader {
 
   async stop(): Promise<void> {
     this.#stopped = true
+    this.#stopping.abort()
     this.#loaderProcess?.kill()
     await this.#reader?.stop()
     if (this.#checkpointTimer !== undefined) clearInterval(this.#checkpointTimer)
