@@ -146,3 +146,32 @@ export function brokenLinks(
   }
   return problems
 }
+
+/** Paths of Markdown files named anywhere in `text` (`docs/x.md`, `../README.md`, `notes.md#part`), with their lines. */
+export function citedMarkdownPaths(text: string): MarkdownLink[] {
+  const cited: MarkdownLink[] = []
+  text.split('\n').forEach((line, index) => {
+    for (const match of line.matchAll(/(?<![\w/.-])((?:\.{1,2}\/)*(?:[\w@.-]+\/)*[\w.-]+\.md)(?![\w/])/g)) {
+      cited.push({ line: index + 1, target: match[1]! })
+    }
+  })
+  return cited
+}
+
+/**
+ * Markdown files that `file` (Markdown, YAML or JSON, relative to `root`) names but
+ * the repository does not have: a path with a folder must resolve from the file's
+ * folder or from the root; a bare name must be the name of one of `knownNames`.
+ */
+export function missingCitedFiles(root: string, file: string, knownNames: ReadonlySet<string>): string[] {
+  const text = readFileSync(path.join(root, file), 'utf8')
+  return citedMarkdownPaths(text)
+    .filter(({ target }) => {
+      if (!target.includes('/')) return !knownNames.has(target)
+      const fromFile = path.resolve(root, path.dirname(file), target)
+      const fromRoot = path.resolve(root, target)
+      const inside = (p: string) => !path.relative(root, p).startsWith('..')
+      return !((inside(fromFile) && existsSync(fromFile)) || (inside(fromRoot) && existsSync(fromRoot)))
+    })
+    .map(({ line, target }) => `${file}:${line}: ${target} (not in the repository)`)
+}

@@ -3,7 +3,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { brokenLinks, githubSlug, markdownAnchors, markdownLinks } from './markdown-links.ts'
+import {
+  brokenLinks,
+  citedMarkdownPaths,
+  githubSlug,
+  markdownAnchors,
+  markdownLinks,
+  missingCitedFiles,
+} from './markdown-links.ts'
 
 // Every relative link of the repository's Markdown must lead somewhere a reader
 // of the repository can follow: an existing file or folder inside it, and, for
@@ -40,9 +47,12 @@ function trackedFiles(patterns: string[], matches: (name: string) => boolean): s
   }
 }
 
-const MARKDOWN = trackedFiles(['*.md'], (name) => name.endsWith('.md')).filter(
-  (file) => !file.split('/').includes('node_modules'),
-)
+const outsideDependencies = (file: string) => !file.split('/').includes('node_modules')
+const MARKDOWN = trackedFiles(['*.md'], (name) => name.endsWith('.md')).filter(outsideDependencies)
+// Documentation in other formats too: the OpenAPI documents, deployment files, the dashboard.
+const DOCUMENTS = trackedFiles(['*.md', '*.yaml', '*.yml', '*.json'], (name) =>
+  /\.(?:md|ya?ml|json)$/.test(name),
+).filter((file) => outsideDependencies(file) && !file.endsWith('package-lock.json'))
 
 describe('Markdown link parsing', () => {
   it('finds inline links, images and reference definitions outside code, with their lines', () => {
@@ -92,6 +102,20 @@ describe('Markdown link parsing', () => {
   })
 })
 
+describe('cited Markdown files', () => {
+  it('are found in prose, in paths with and without folders', () => {
+    expect(
+      citedMarkdownPaths(
+        'see `spec/enrichment-service-v5.md` and ../shared/reference/notes.md#x,\nor README.md.',
+      ),
+    ).toEqual([
+      { line: 1, target: 'spec/enrichment-service-v5.md' },
+      { line: 1, target: '../shared/reference/notes.md' },
+      { line: 2, target: 'README.md' },
+    ])
+  })
+})
+
 describe("the repository's Markdown", () => {
   it('is found (README, docs, every package README)', () => {
     expect(MARKDOWN).toEqual(
@@ -108,6 +132,12 @@ describe("the repository's Markdown", () => {
 
   it('has relative links that resolve inside the repository, anchors included', () => {
     expect(MARKDOWN.flatMap((file) => brokenLinks(ROOT, file))).toEqual([])
+  })
+
+  it('and its other documents (OpenAPI, deployment files) name only Markdown files the repository has', () => {
+    const names = new Set(MARKDOWN.map((file) => path.basename(file)))
+    expect(DOCUMENTS.length).toBeGreaterThan(MARKDOWN.length)
+    expect(DOCUMENTS.flatMap((file) => missingCitedFiles(ROOT, file, names))).toEqual([])
   })
 
   it(`keeps README.md under ${README_MAX_LINES} lines (the rest lives in docs/)`, () => {
