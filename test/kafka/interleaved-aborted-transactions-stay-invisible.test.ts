@@ -2,8 +2,9 @@
  * Regression: KafkaJS 2.2.4's read-committed filter let aborted records through
  * when two producers' aborted transactions interleave in one partition (the
  * broker lists them in abort order, KafkaJS expects first-offset order). The DLQ
- * and merchant.fetched.v1 partitions are written by one transactional producer
- * per input partition, so this is their everyday shape. Clients from
+ * and merchant.fetched.v1 partitions are written by several transactional
+ * producers (one per ingest instance, besides the other writers), so this is
+ * their everyday shape. Clients from
  * `createKafka` carry the fix (`installReadCommittedFix`).
  */
 import { createKafka } from '@tep/kafka'
