@@ -33,7 +33,7 @@ The view shows events per second per topic, consumer lag per group, end-to-end
 latency p50/p99 and why a service is not ready (e.g. the reason of a pause). The
 same figures are served for Prometheus by the pipeline exporter (job
 pipeline-exporter), and every scrape target is written as a Prometheus file_sd
-list (see README, Operations).
+list (see docs/operations.md).
 
 options:
   --rate N          raw events per second of sample traffic (default 20; 0 = none)

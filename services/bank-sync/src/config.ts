@@ -37,7 +37,7 @@ export const bankSyncEnv = {
   }),
   CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: envVar(
     z.string().min(1),
-    'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (README "Security"). ' +
+    'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (docs/security.md). ' +
       'Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then a public DEVELOPMENT key, logged)',
     { optional: true, secret: true },
   ),

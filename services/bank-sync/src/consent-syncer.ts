@@ -271,7 +271,7 @@ function openTokens(consent: Consent, cipher: TokenCipher): Tokens {
 /**
  * Key rotation: tokens sealed with a key that is no longer the active one are
  * sealed again with the active key in the sync's own write, so after one sync
- * round no consent needs the old key (README "Security", key rotation).
+ * round no consent needs the old key (docs/security.md, key rotation).
  */
 export function resealed(consent: Consent, cipher: TokenCipher): Consent {
   const again = (envelope: string | null): string | null =>

@@ -148,7 +148,7 @@ describe('the table checkpoint file', () => {
     await expect(readCheckpointHeader(dir)).rejects.toThrow(/format 999/)
   })
 
-  it('removes what writes cut short by a kill left behind, and loads cold when the cluster cannot be asked', async () => {
+  it('removes what writes cut short by a kill left behind, and loads cold when the Kafka client is unusable (a setting, not an outage: nothing to wait for)', async () => {
     await writeCheckpoint(dir, content(filledTables(5)))
     const leftover = path.join(dir, `${CHECKPOINT_FILE}.4242.tmp`)
     await writeFile(leftover, 'half a checkpoint')

@@ -1,5 +1,6 @@
 import { mkdir, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
+import { PipelineError } from '@tep/errors'
 import { describeTopics, type ClusterTopics, type Kafka, type KafkaLogger } from '@tep/kafka'
 import { checkpointMismatch } from './checkpoint-check.ts'
 import { CheckpointRefused } from './errors.ts'
@@ -143,6 +144,8 @@ export class TableCheckpointer {
       try {
         return await this.#describe(kafka, [shopsTopic, merchantsTopic])
       } catch (err) {
+        // A setting that is wrong (not a client made by createKafka) does not get better by waiting.
+        if (err instanceof PipelineError && !err.retriable) throw err
         if (signal?.aborted) return undefined
         const delayMs = waitDelayMs(attempt)
         logger?.warn(

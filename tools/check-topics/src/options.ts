@@ -42,7 +42,7 @@ Kafka TLS and SASL come from the variables every service reads
 KAFKA_SASL_PASSWORD[_FILE], KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE,
 KAFKA_SSL_KEY_FILE, KAFKA_SSL_REJECT_UNAUTHORIZED, KAFKA_SSL_SERVER_NAME,
 KAFKA_ALLOW_INSECURE), the registry's basic auth from SCHEMA_REGISTRY_USERNAME and
-SCHEMA_REGISTRY_PASSWORD[_FILE]; see README "Kafka and schema registry".`
+SCHEMA_REGISTRY_PASSWORD[_FILE]; see docs/security.md, "Kafka and schema registry".`
 
 export interface CheckOptions {
   brokers: string[]

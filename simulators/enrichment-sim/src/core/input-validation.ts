@@ -43,7 +43,7 @@ export const CARD_FIELDS: Record<string, FieldRule> = {
   refresh: COMMON.refresh as FieldRule,
 }
 
-/** Bank transfers only: identical records collapsed by the client since its last call (reference G-bank). */
+/** Bank transfers only: identical records collapsed by the client since its last call (the vendor's public bank-transfer guide). */
 const aggCount: FieldRule = { pattern: /^[0-9]{1,9}$/, expected: 'a non-negative whole number of collapsed records' }
 const iban: FieldRule = { check: isValidIban, expected: 'a valid IBAN (spaces allowed; the check digits are verified)' }
 const symbol: FieldRule = { pattern: /^[0-9]{1,10}$/, expected: 'up to 10 digits' }
