@@ -60,13 +60,16 @@ export interface ImageConfig {
   workdir: string
   entrypoint: string[]
   env: Record<string, string>
+  /** What the stages COPY from the build context (repo-relative sources), e.g. `services`, `package.json`. */
+  copied: string[]
 }
 
 /** Go durations as compose writes them ("5s", "1m30s", "500ms"), in ms. */
 export function durationMs(text: string | undefined, fallbackMs: number): number {
   if (text === undefined) return fallbackMs
   const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)]
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) throw new Error(`not a compose duration: "${text}"`)
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text)
+    throw new Error(`not a compose duration: "${text}"`)
   const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
   return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2]!]!, 0)
 }
@@ -77,7 +80,11 @@ export function durationMs(text: string | undefined, fallbackMs: number): number
  * forms this repo's Dockerfile uses: exec-form ENTRYPOINT, `ENV K=V ...` without quotes.
  */
 export function imageConfig(dockerfile: string, target: string): ImageConfig {
-  const lines = dockerfile.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
+  const lines = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
   const stages = new Map<string, { base: string; instructions: string[] }>()
   let current: { base: string; instructions: string[] } | undefined
   for (const line of lines) {
@@ -88,31 +95,60 @@ export function imageConfig(dockerfile: string, target: string): ImageConfig {
     } else current?.instructions.push(line)
   }
   const chain: string[][] = []
-  for (let name: string | undefined = target; name !== undefined && stages.has(name); name = stages.get(name)!.base) chain.unshift(stages.get(name)!.instructions)
+  for (
+    let name: string | undefined = target;
+    name !== undefined && stages.has(name);
+    name = stages.get(name)!.base
+  )
+    chain.unshift(stages.get(name)!.instructions)
   if (chain.length === 0) throw new Error(`the Dockerfile has no stage "${target}"`)
-  const config: ImageConfig = { workdir: '/', entrypoint: [], env: {} }
+  const config: ImageConfig = { workdir: '/', entrypoint: [], env: {}, copied: [] }
   for (const line of chain.flat()) {
     const [keyword, ...rest] = line.split(/\s+/)
     const args = rest.join(' ')
     if (keyword === 'WORKDIR') config.workdir = path.posix.resolve(config.workdir, args)
     if (keyword === 'ENTRYPOINT') config.entrypoint = JSON.parse(args) as string[]
-    if (keyword === 'ENV') for (const pair of rest) config.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1)
+    // `COPY src... dest` from the build context (not --from another stage): every argument but the last.
+    if (keyword === 'COPY' && !rest.some((a) => a.startsWith('--from')))
+      config.copied.push(
+        ...rest
+          .filter((a) => !a.startsWith('--'))
+          .slice(0, -1)
+          .map((a) => path.posix.normalize(a)),
+      )
+    if (keyword === 'ENV')
+      for (const pair of rest)
+        config.env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1)
   }
   return config
 }
 
 export function dependsOn(s: ComposeService): Array<{ service: string; condition: DependsOnCondition }> {
-  if (Array.isArray(s.depends_on)) return s.depends_on.map((service) => ({ service, condition: 'service_started' }))
-  return Object.entries(s.depends_on ?? {}).map(([service, d]) => ({ service, condition: d.condition ?? 'service_started' }))
+  if (Array.isArray(s.depends_on))
+    return s.depends_on.map((service) => ({ service, condition: 'service_started' }))
+  return Object.entries(s.depends_on ?? {}).map(([service, d]) => ({
+    service,
+    condition: d.condition ?? 'service_started',
+  }))
 }
 
 function environmentOf(s: ComposeService): Record<string, string> {
-  if (Array.isArray(s.environment)) return Object.fromEntries(s.environment.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))
-  return Object.fromEntries(Object.entries(s.environment ?? {}).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]))
+  if (Array.isArray(s.environment))
+    return Object.fromEntries(
+      s.environment.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    )
+  return Object.fromEntries(
+    Object.entries(s.environment ?? {})
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, String(v)]),
+  )
 }
 
 function execForm(value: string[] | string | undefined, what: string): string[] | undefined {
-  if (typeof value === 'string') throw new Error(`${what} is a string; this runner takes the exec form (a list) only, which is also what the image's ENTRYPOINT expects`)
+  if (typeof value === 'string')
+    throw new Error(
+      `${what} is a string; this runner takes the exec form (a list) only, which is also what the image's ENTRYPOINT expects`,
+    )
   return value
 }
 
@@ -142,7 +178,11 @@ export class ComposeMapper {
   private readonly mapping: Mapping
 
   /** `images` gives the config of the images built here (the Dockerfile), undefined for pulled ones. */
-  constructor(compose: ComposeFile, images: (s: ComposeService) => ImageConfig | undefined, mapping: Mapping) {
+  constructor(
+    compose: ComposeFile,
+    images: (s: ComposeService) => ImageConfig | undefined,
+    mapping: Mapping,
+  ) {
     this.compose = compose
     this.images = images
     this.mapping = mapping
@@ -157,10 +197,14 @@ export class ComposeMapper {
       if (source.startsWith('.') || source.startsWith('/')) {
         const local = path.resolve(repoRoot, source)
         const sameInImage = path.resolve(repoRoot, path.posix.relative(workdir, target))
-        if (local !== sameInImage) throw new Error(`${name}: bind mount ${v} puts ${source} elsewhere than at its own place under WORKDIR ${workdir}; not mapped`)
+        if (local !== sameInImage)
+          throw new Error(
+            `${name}: bind mount ${v} puts ${source} elsewhere than at its own place under WORKDIR ${workdir}; not mapped`,
+          )
       } else {
         const dir = this.mapping.volumeDirs[source]
-        if (dir === undefined || !(source in (this.compose.volumes ?? {}))) throw new Error(`${name}: volume ${source} is neither declared in volumes: nor given a local dir`)
+        if (dir === undefined || !(source in (this.compose.volumes ?? {})))
+          throw new Error(`${name}: volume ${source} is neither declared in volumes: nor given a local dir`)
         out.push([target, dir])
       }
     }
@@ -169,9 +213,14 @@ export class ComposeMapper {
 
   private mapped(name: string, s: ComposeService, text: string): string {
     // Compose would interpolate ${VAR} / $VAR from the host's environment: not done here, so refused.
-    if (text.includes('$')) throw new Error(`${name}: "${text}" contains $, which compose interpolates and this runner does not`)
+    if (text.includes('$'))
+      throw new Error(`${name}: "${text}" contains $, which compose interpolates and this runner does not`)
     let out = text
-    for (const [target, dir] of this.volumePaths(name, s)) out = out.replace(new RegExp(`${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|$|\\s|['"])`, 'g'), dir)
+    for (const [target, dir] of this.volumePaths(name, s))
+      out = out.replace(
+        new RegExp(`${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|$|\\s|['"])`, 'g'),
+        dir,
+      )
     return out
   }
 
@@ -179,7 +228,10 @@ export class ComposeMapper {
     const [first, ...rest] = argv
     if (first === undefined) throw new Error(`${what}: nothing to run`)
     const tool = this.mapping.imageTools[first]
-    if (tool === undefined) throw new Error(`${what}: runs "${first}", which is not among the image executables this runner maps (${Object.keys(this.mapping.imageTools).join(', ')})`)
+    if (tool === undefined)
+      throw new Error(
+        `${what}: runs "${first}", which is not among the image executables this runner maps (${Object.keys(this.mapping.imageTools).join(', ')})`,
+      )
     return [...tool, ...rest]
   }
 
@@ -187,11 +239,31 @@ export class ComposeMapper {
   service(name: string): ProcessPlan {
     const s = this.compose.services[name]!
     const image = this.images(s)
-    if (image === undefined) throw new Error(`${name} runs image ${s.image}, which is not built from the Dockerfile: not a process here`)
+    if (image === undefined)
+      throw new Error(
+        `${name} runs image ${s.image}, which is not built from the Dockerfile: not a process here`,
+      )
     const entrypoint = execForm(s.entrypoint, `${name}.entrypoint`) ?? image.entrypoint
     const command = execForm(s.command, `${name}.command`) ?? []
+    // The repo root stands in for WORKDIR only where the image has the same files: a script the
+    // command runs must be one the Dockerfile copies or a bind mount brings in.
+    const present = [
+      ...image.copied,
+      ...(s.volumes ?? [])
+        .map((v) => v.split(':')[0]!)
+        .filter((src) => src.startsWith('.'))
+        .map((src) => path.posix.normalize(src)),
+    ]
+    for (const file of command.filter((a) => /^[\w./-]+\.(?:ts|mts|js|mjs)$/.test(a)))
+      if (!present.some((p) => file === p || file.startsWith(`${p}/`)))
+        throw new Error(
+          `${name}: runs ${file}, which the image does not contain (the Dockerfile copies ${image.copied.join(', ')})`,
+        )
     return {
-      argv: this.executable([...entrypoint, ...command].map((a) => this.mapped(name, s, a)), name),
+      argv: this.executable(
+        [...entrypoint, ...command].map((a) => this.mapped(name, s, a)),
+        name,
+      ),
       env: this.env(name, s),
       cwd: repoRoot,
     }
@@ -211,7 +283,8 @@ export class ComposeMapper {
     const [kind, ...args] = form.map((a) => this.mapped(name, s, a))
     if (kind === 'NONE') return undefined
     const argv = kind === 'CMD' ? args : kind === 'CMD-SHELL' ? ['sh', '-c', args.join(' ')] : undefined
-    if (argv === undefined) throw new Error(`${name}: healthcheck test starts with ${kind}, not CMD / CMD-SHELL / NONE`)
+    if (argv === undefined)
+      throw new Error(`${name}: healthcheck test starts with ${kind}, not CMD / CMD-SHELL / NONE`)
     return { argv: this.executable(argv, `${name} healthcheck`), env: this.env(name, s), cwd: repoRoot }
   }
 }
@@ -231,7 +304,12 @@ export interface ServiceProcess {
 function spawnLogged(name: string, plan: ProcessPlan, logFile: string): ServiceProcess {
   const fd = openSync(logFile, 'a')
   const logOffset = fstatSync(fd).size
-  const child = spawn(plan.argv[0]!, plan.argv.slice(1), { cwd: plan.cwd, env: plan.env, stdio: ['ignore', fd, fd], detached: true })
+  const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
+    cwd: plan.cwd,
+    env: plan.env,
+    stdio: ['ignore', fd, fd],
+    detached: true,
+  })
   closeSync(fd)
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }))
@@ -272,10 +350,24 @@ export class ComposeRun {
   /** Rejected by the first unexpected exit of a long-running service: everything awaiting races it. */
   readonly failure: Promise<never>
   private fail!: (error: Error) => void
+  /** When each service was started, became healthy, or exited, in order: what depends_on ordering is checked on. */
+  readonly timeline: Array<{
+    service: string
+    event: 'started' | 'healthy' | 'exited'
+    at: number
+    code?: number | null
+  }> = []
   /** The last output of each service's failing healthcheck, for the diagnosis. */
   readonly lastProbeOutput = new Map<string, string>()
 
-  constructor(options: { compose: ComposeFile; mapper: ComposeMapper; logDir: string; provided: Map<string, Promise<void>>; logger: Logger; knownCrash?: (output: string) => string | undefined }) {
+  constructor(options: {
+    compose: ComposeFile
+    mapper: ComposeMapper
+    logDir: string
+    provided: Map<string, Promise<void>>
+    logger: Logger
+    knownCrash?: (output: string) => string | undefined
+  }) {
     this.compose = options.compose
     this.mapper = options.mapper
     this.logDir = options.logDir
@@ -301,7 +393,9 @@ export class ComposeRun {
     const known = this.launched.get(name) ?? this.provided.get(name)
     if (known) return known
     const started = (async () => {
-      await Promise.all(dependsOn(this.compose.services[name]!).map((d) => this.condition(d.service, d.condition, name)))
+      await Promise.all(
+        dependsOn(this.compose.services[name]!).map((d) => this.condition(d.service, d.condition, name)),
+      )
       this.spawn(name)
     })()
     this.launched.set(name, started)
@@ -318,19 +412,28 @@ export class ComposeRun {
     const plan = this.mapper.service(name)
     const p = spawnLogged(name, plan, path.join(this.logDir, `${name}.log`))
     this.processes.set(name, p)
+    this.timeline.push({ service: name, event: 'started', at: performance.now() })
     this.logger.info({ composeService: name, pid: p.child.pid, argv: plan.argv.slice(1, 3) }, 'started')
     void p.exited.then(({ code, signal }) => {
+      this.timeline.push({ service: name, event: 'exited', at: performance.now(), code })
       this.logger.info({ composeService: name, code, signal }, 'exited')
       if (p.stopping || this.oneShot(name)) return
       const output = readFileSync(p.logFile).subarray(p.logOffset).toString('utf8')
       const cause = this.restartable(name) ? this.knownCrash(output) : undefined
       if (cause === undefined) {
-        this.fail(new Error(`${name} exited (code ${code}, signal ${signal}) while it should run; its log:\n${tail(p.logFile)}`))
+        this.fail(
+          new Error(
+            `${name} exited (code ${code}, signal ${signal}) while it should run; its log:\n${tail(p.logFile)}`,
+          ),
+        )
         return
       }
       // What Docker does under `restart: unless-stopped` (after a 100 ms back-off, immaterial here).
       this.restarts.push({ service: name, code, cause })
-      this.logger.warn({ composeService: name, code, cause }, 'crashed of a known cause: restarted as its restart policy says')
+      this.logger.warn(
+        { composeService: name, code, cause },
+        'crashed of a known cause: restarted as its restart policy says',
+      )
       this.spawn(name)
     })
   }
@@ -346,7 +449,10 @@ export class ComposeRun {
       const p = this.processes.get(dep)
       if (!p) throw new Error(`${by} waits for ${dep} to complete, but ${dep} is not a process here`)
       const { code, signal } = await p.exited
-      if (code !== 0) throw new Error(`${dep} did not complete successfully (code ${code}, signal ${signal}), so ${by} cannot start; its log:\n${tail(p.logFile)}`)
+      if (code !== 0)
+        throw new Error(
+          `${dep} did not complete successfully (code ${code}, signal ${signal}), so ${by} cannot start; its log:\n${tail(p.logFile)}`,
+        )
     }
   }
 
@@ -362,7 +468,8 @@ export class ComposeRun {
     const check = (async () => {
       const hc = this.compose.services[name]!.healthcheck
       const plan = this.mapper.healthcheck(name)
-      if (hc === undefined || plan === undefined) throw new Error(`${name} is waited for as service_healthy but has no healthcheck`)
+      if (hc === undefined || plan === undefined)
+        throw new Error(`${name} is waited for as service_healthy but has no healthcheck`)
       const interval = durationMs(hc.interval, 30_000)
       const timeout = durationMs(hc.timeout, 30_000)
       const startPeriodEnds = Date.now() + durationMs(hc.start_period, 0)
@@ -372,12 +479,15 @@ export class ComposeRun {
         // An exit meanwhile is reported by `failure` (callers guard), or restarted for a known cause.
         const result = await this.probe(plan, timeout)
         if (result.ok) {
+          this.timeline.push({ service: name, event: 'healthy', at: performance.now() })
           this.logger.info({ composeService: name, run }, 'healthy')
           return
         }
         this.lastProbeOutput.set(name, result.output)
         if (Date.now() >= startPeriodEnds && ++failures >= retries)
-          throw new Error(`${name} is unhealthy: ${retries} healthchecks failed in a row; the last said: ${result.output}${this.processes.has(name) ? `\nits log:\n${tail(this.processes.get(name)!.logFile)}` : ''}`)
+          throw new Error(
+            `${name} is unhealthy: ${retries} healthchecks failed in a row; the last said: ${result.output}${this.processes.has(name) ? `\nits log:\n${tail(this.processes.get(name)!.logFile)}` : ''}`,
+          )
         await delay(Math.min(interval, 2_000))
       }
     })()
@@ -386,28 +496,42 @@ export class ComposeRun {
   }
 
   private async probe(plan: ProcessPlan, timeoutMs: number): Promise<{ ok: boolean; output: string }> {
-    const child = spawn(plan.argv[0]!, plan.argv.slice(1), { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
+      cwd: plan.cwd,
+      env: plan.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
     this.probes.add(child)
     let output = ''
     child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2_000)))
     child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2_000)))
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), timeoutMs)
-    const [code] = (await Promise.race([once(child, 'exit'), once(child, 'error').then(([e]) => [`spawn error: ${(e as Error).message}`])])) as [number | string | null]
+    const [code] = (await Promise.race([
+      once(child, 'exit'),
+      once(child, 'error').then(([e]) => [`spawn error: ${(e as Error).message}`]),
+    ])) as [number | string | null]
     clearTimeout(timer)
     this.probes.delete(child)
-    return { ok: code === 0, output: `${typeof code === 'string' ? code : `exit ${code}`}: ${output.trim().slice(-500)}` }
+    return {
+      ok: code === 0,
+      output: `${typeof code === 'string' ? code : `exit ${code}`}: ${output.trim().slice(-500)}`,
+    }
   }
 
   /**
    * `docker compose stop`: SIGTERM to the service's main process (a container's
    * PID 1), SIGKILL to the whole group after stop_grace_period (default 10 s).
    */
-  async stop(name: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean; ms: number }> {
+  async stop(
+    name: string,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean; ms: number }> {
     const p = this.processes.get(name)
     if (!p) throw new Error(`${name} was never started`)
     p.stopping = true
     const started = Date.now()
-    if (p.child.exitCode !== null || p.child.signalCode !== null) return { ...(await p.exited), killed: false, ms: 0 }
+    if (p.child.exitCode !== null || p.child.signalCode !== null)
+      return { ...(await p.exited), killed: false, ms: 0 }
     p.child.kill('SIGTERM')
     const grace = durationMs(this.compose.services[name]!.stop_grace_period, 10_000)
     let killed = false
@@ -431,7 +555,9 @@ export class ComposeRun {
     const stopOne = (name: string): Promise<void> => {
       const known = stopped.get(name)
       if (known) return known
-      const dependents = names.filter((n) => dependsOn(this.compose.services[n]!).some((d) => d.service === name))
+      const dependents = names.filter((n) =>
+        dependsOn(this.compose.services[n]!).some((d) => d.service === name),
+      )
       const done = Promise.all(dependents.map(stopOne)).then(async () => {
         results.set(name, await this.stop(name))
       })
@@ -454,8 +580,11 @@ export class ComposeRun {
 
   /** The tail of every service's log, for a failure's diagnosis. */
   diagnosis(lines = 30): string {
-    const parts = [...this.processes.values()].map((p) => `----- ${p.name} (${p.logFile}) -----\n${tail(p.logFile, lines)}`)
-    for (const [name, output] of this.lastProbeOutput) parts.push(`----- ${name}: last failed healthcheck -----\n${output}`)
+    const parts = [...this.processes.values()].map(
+      (p) => `----- ${p.name} (${p.logFile}) -----\n${tail(p.logFile, lines)}`,
+    )
+    for (const [name, output] of this.lastProbeOutput)
+      parts.push(`----- ${name}: last failed healthcheck -----\n${output}`)
     return parts.join('\n')
   }
 }

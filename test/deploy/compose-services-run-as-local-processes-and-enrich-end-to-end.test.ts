@@ -46,10 +46,21 @@ import { createLogger } from '@tep/observability'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { waitFor } from '../support/wait-for.ts'
-import { ComposeMapper, ComposeRun, dependsOn, imageConfig, repoRoot, type ComposeFile, type ComposeService, type ImageConfig } from './compose-as-processes.ts'
+import {
+  ComposeMapper,
+  ComposeRun,
+  dependsOn,
+  imageConfig,
+  repoRoot,
+  type ComposeFile,
+  type ComposeService,
+  type ImageConfig,
+} from './compose-as-processes.ts'
 
 const logger = createLogger({ name: 'compose-test', level: 'info' })
-const compose = parse(readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as ComposeFile
+const compose = parse(readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8'), {
+  merge: true,
+}) as ComposeFile
 const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8')
 const services = compose.services
 
@@ -58,8 +69,10 @@ const FROM_LOCAL_STACK = ['kafka', 'registry']
 /** Not run, and why. */
 const LEFT_OUT: Record<string, string> = {
   netns: 'pause image: only holds the network namespace the others share; here that is this machine loopback',
-  prometheus: 'monitoring profile: third-party UI image, nothing of ours to execute (promtool and a real Prometheus check its config in test/ops)',
-  grafana: 'monitoring profile: third-party UI image, nothing of ours to execute (its provisioning is checked in test/ops)',
+  prometheus:
+    'monitoring profile: third-party UI image, nothing of ours to execute (promtool and a real Prometheus check its config in test/ops)',
+  grafana:
+    'monitoring profile: third-party UI image, nothing of ours to execute (its provisioning is checked in test/ops)',
 }
 const PROFILES = ['demo']
 
@@ -83,11 +96,17 @@ const KNOWN_CRASH = {
 function imageOf(s: ComposeService): ImageConfig | undefined {
   if (s.build === undefined) return undefined
   const target = typeof s.build === 'string' ? undefined : s.build.target
-  if (target === undefined) throw new Error('a build without target: the Dockerfile last stage would be used, which this test does not resolve')
+  if (target === undefined)
+    throw new Error(
+      'a build without target: the Dockerfile last stage would be used, which this test does not resolve',
+    )
   return imageConfig(dockerfile, target)
 }
 
-const OURS = Object.keys(services).filter((n) => imageOf(services[n]!) !== undefined && (services[n]!.profiles ?? []).every((p) => PROFILES.includes(p)))
+const OURS = Object.keys(services).filter(
+  (n) =>
+    imageOf(services[n]!) !== undefined && (services[n]!.profiles ?? []).every((p) => PROFILES.includes(p)),
+)
 
 const env = (name: string) => (services[name]!.environment ?? {}) as Record<string, string | number>
 const portOf = (address: string, what: string) => {
@@ -96,11 +115,17 @@ const portOf = (address: string, what: string) => {
   return Number(m[1])
 }
 const kafkaPort = portOf(String(env('kafka').KAFKA_ADVERTISED_LISTENERS), 'kafka KAFKA_ADVERTISED_LISTENERS')
-const controllerPort = portOf(String(env('kafka').KAFKA_CONTROLLER_QUORUM_VOTERS), 'kafka KAFKA_CONTROLLER_QUORUM_VOTERS')
+const controllerPort = portOf(
+  String(env('kafka').KAFKA_CONTROLLER_QUORUM_VOTERS),
+  'kafka KAFKA_CONTROLLER_QUORUM_VOTERS',
+)
 // Apicurio's image listens on Quarkus' default 8080, which compose does not set: its healthcheck names it.
-const registryPort = portOf(([services.registry!.healthcheck!.test].flat()).join(' '), 'registry healthcheck')
+const registryPort = portOf([services.registry!.healthcheck!.test].flat().join(' '), 'registry healthcheck')
 /** What the services are told, and what the check is run with: the compose file's own addresses. */
-const pipelineEnv = { KAFKA_BROKERS: String(env('transaction-ingest').KAFKA_BROKERS), SCHEMA_REGISTRY_URL: String(env('transaction-ingest').SCHEMA_REGISTRY_URL) }
+const pipelineEnv = {
+  KAFKA_BROKERS: String(env('transaction-ingest').KAFKA_BROKERS),
+  SCHEMA_REGISTRY_URL: String(env('transaction-ingest').SCHEMA_REGISTRY_URL),
+}
 const exporterMetrics = `http://127.0.0.1:${env('pipeline-exporter').METRICS_PORT}/metrics`
 
 /**
@@ -140,9 +165,17 @@ interface CheckSummary {
 /** `npm run check-topics` as an operator runs it against this compose system: the pipeline's environment, no options. */
 async function checkTopics(): Promise<{ code: number; summary: CheckSummary }> {
   const run = promisify(execFile)
-  const options = { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...pipelineEnv }, maxBuffer: 16 * 1024 * 1024 }
+  const options = {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', ...pipelineEnv },
+    maxBuffer: 16 * 1024 * 1024,
+  }
   try {
-    const { stdout } = await run(process.execPath, ['tools/check-topics/src/main.ts', '--timeout', '60'], options)
+    const { stdout } = await run(
+      process.execPath,
+      ['tools/check-topics/src/main.ts', '--timeout', '60'],
+      options,
+    )
     return { code: 0, summary: JSON.parse(stdout) as CheckSummary }
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string }
@@ -177,7 +210,9 @@ describe('docker-compose.yml, each service run as a local process', () => {
 
   const diagnose = () => {
     failed = true
-    process.stderr.write(`\n[compose] a step failed; logs in ${tmp}; their tails:\n${run?.diagnosis() ?? '(nothing started)'}\n`)
+    process.stderr.write(
+      `\n[compose] a step failed; logs in ${tmp}; their tails:\n${run?.diagnosis() ?? '(nothing started)'}\n`,
+    )
   }
   // The steps build on each other: after a failed one the rest fail at once instead of waiting out their timeouts.
   beforeEach(({ onTestFailed }) => {
@@ -189,29 +224,53 @@ describe('docker-compose.yml, each service run as a local process', () => {
     const taken = []
     for (const port of composePorts()) if (await busy(port)) taken.push(port)
     if (taken.length > 0)
-      throw new Error(`compose ports busy on 127.0.0.1: ${taken.join(', ')} (a dev stack from npm run stack:up holds 9092, npm start 8181/8182/9464+); stop what holds them`)
+      throw new Error(
+        `compose ports busy on 127.0.0.1: ${taken.join(', ')} (a dev stack from npm run stack:up holds 9092, npm start 8181/8182/9464+); stop what holds them`,
+      )
     await fetchRuntime({ log: (line) => logger.info(line) })
-    const kafkaJava = await findJava({ min: 17, homeVars: ['KAFKA_JAVA_HOME', 'JAVA_HOME'], purpose: 'the broker healthcheck (kafka-broker-api-versions)' })
+    const kafkaJava = await findJava({
+      min: 17,
+      homeVars: ['KAFKA_JAVA_HOME', 'JAVA_HOME'],
+      purpose: 'the broker healthcheck (kafka-broker-api-versions)',
+    })
     const mapper = new ComposeMapper(compose, imageOf, {
       imageTools: {
         // The image's Node 24 is this one (the tests run on the node@24 devDependency).
         node: [process.execPath],
         sh: ['sh'],
         // cp-kafka's /usr/bin/kafka-broker-api-versions runs this class on the broker's jars.
-        'kafka-broker-api-versions': [kafkaJava.bin, '-cp', `${runtimePaths().kafkaLib}/*`, 'kafka.admin.BrokerApiVersionsCommand'],
+        'kafka-broker-api-versions': [
+          kafkaJava.bin,
+          '-cp',
+          `${runtimePaths().kafkaLib}/*`,
+          'kafka.admin.BrokerApiVersionsCommand',
+        ],
       },
-      volumeDirs: Object.fromEntries(Object.keys(compose.volumes ?? {}).map((v) => [v, mkdtempSync(path.join(tmp, `volume-${v}-`))])),
+      volumeDirs: Object.fromEntries(
+        Object.keys(compose.volumes ?? {}).map((v) => [v, mkdtempSync(path.join(tmp, `volume-${v}-`))]),
+      ),
       // A container sees only its image's ENV and its environment; PATH and HOME are what every process needs.
-      baseEnv: { PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? tmp },
+      baseEnv: {
+        PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        HOME: process.env.HOME ?? tmp,
+      },
     })
-    // Registered before anything starts, so killAll finds every process even if the stack fails.
+    // The JVMs are children of this worker: a failed start stops its own, afterAll stops a started
+    // one, and if even that is never reached they die with the worker (startStack's exit hook).
     const stackUp = startStack({
       stateDir: mkdtempSync(path.join(os.tmpdir(), 'tep-test-stack-compose-')),
       ports: { kafka: kafkaPort, controller: controllerPort, registry: registryPort },
-      portHints: { kafka: 'docker-compose.yml kafka', controller: 'docker-compose.yml KAFKA_CONTROLLER_QUORUM_VOTERS', registry: 'docker-compose.yml registry' },
+      portHints: {
+        kafka: 'docker-compose.yml kafka',
+        controller: 'docker-compose.yml KAFKA_CONTROLLER_QUORUM_VOTERS',
+        registry: 'docker-compose.yml registry',
+      },
     }).then((s) => {
       stack = s
-      logger.info({ broker: s.brokers, registry: s.registryUrl, timings: s.timings }, 'local stack up on the compose ports')
+      logger.info(
+        { broker: s.brokers, registry: s.registryUrl, timings: s.timings },
+        'local stack up on the compose ports',
+      )
     })
     stackUp.catch(() => {}) // awaited below; launch() awaits it again for kafka and registry
     run = new ComposeRun({
@@ -237,9 +296,24 @@ describe('docker-compose.yml, each service run as a local process', () => {
   it('accounts for every service: run here, replaced by the local stack, or left out for a stated reason', () => {
     const all = Object.keys(services).sort()
     expect([...OURS, ...FROM_LOCAL_STACK, ...Object.keys(LEFT_OUT)].sort()).toEqual(all)
-    expect(OURS).toEqual(expect.arrayContaining(['topics', 'enrichment-sim', 'bank-sim', 'transaction-ingest', 'refresher', 'invalidation-poller', 'bank-sync', 'pipeline-exporter', 'sample-traffic']))
+    expect(OURS).toEqual(
+      expect.arrayContaining([
+        'topics',
+        'enrichment-sim',
+        'bank-sim',
+        'transaction-ingest',
+        'refresher',
+        'invalidation-poller',
+        'bank-sync',
+        'pipeline-exporter',
+        'sample-traffic',
+      ]),
+    )
     // The mapping rewrites no address: the services are told the stack's own.
-    expect(pipelineEnv).toEqual({ KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`, SCHEMA_REGISTRY_URL: `http://127.0.0.1:${registryPort}/apis/ccompat/v7` })
+    expect(pipelineEnv).toEqual({
+      KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
+      SCHEMA_REGISTRY_URL: `http://127.0.0.1:${registryPort}/apis/ccompat/v7`,
+    })
     expect(stack?.brokers).toEqual([pipelineEnv.KAFKA_BROKERS])
     expect(stack?.registryUrl).toBe(pipelineEnv.SCHEMA_REGISTRY_URL)
   })
@@ -251,8 +325,25 @@ describe('docker-compose.yml, each service run as a local process', () => {
     const checked = [...FROM_LOCAL_STACK, ...OURS].filter((n) => services[n]!.healthcheck !== undefined)
     await r.guard(Promise.all(checked.map((n) => r.waitHealthy(n))))
     expect(await r.processes.get('topics')!.exited).toEqual({ code: 0, signal: null })
-    for (const name of OURS)
-      for (const d of dependsOn(services[name]!)) expect(FROM_LOCAL_STACK.includes(d.service) || r.processes.has(d.service), `${name} depends on ${d.service}`).toBe(true)
+    // Each service started only after each of its dependencies met its condition (the stack's two: when it was up).
+    const at = (service: string, event: string): number | undefined =>
+      r.timeline.find((e) => e.service === service && e.event === event)?.at ??
+      (event === 'started' && FROM_LOCAL_STACK.includes(service) ? 0 : undefined)
+    const EVENT = {
+      service_started: 'started',
+      service_healthy: 'healthy',
+      service_completed_successfully: 'exited',
+    } as const
+    const early = OURS.flatMap((name) =>
+      dependsOn(services[name]!)
+        .filter((d) => {
+          const met = at(d.service, EVENT[d.condition])
+          const started = at(name, 'started')
+          return met === undefined || started === undefined || started < met
+        })
+        .map((d) => `${name} started before ${d.service} was ${EVENT[d.condition]}`),
+    )
+    expect(early).toEqual([])
   }, 240_000)
 
   it('enriched events flow end to end: the pipeline exporter counts them and their latency', async () => {
@@ -269,7 +360,9 @@ describe('docker-compose.yml, each service run as a local process', () => {
         },
         { timeoutMs: 80_000, intervalMs: 1_000 },
       ).catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}; the exporter's last samples: ${JSON.stringify(seen)}`, { cause: err })
+        throw new Error(`${(err as Error).message}; the exporter's last samples: ${JSON.stringify(seen)}`, {
+          cause: err,
+        })
       }),
     )
     logger.info(counted, 'enriched records counted by the exporter')
@@ -279,16 +372,24 @@ describe('docker-compose.yml, each service run as a local process', () => {
     const r = run!
     // `docker compose stop sample-traffic`: no new raw events, then wait until each one has its outcome.
     const traffic = await r.stop('sample-traffic')
-    expect(traffic).toMatchObject({ code: 0, killed: false })
-    const drained = await r.guard(waitFor('an outcome for every raw event (check-topics: 0 lost)', async () => {
-      const { summary } = await checkTopics()
-      return summary.lost === 0 && summary
-    }, { timeoutMs: 60_000, intervalMs: 1_000 }))
+    expect(traffic).toMatchObject({ code: 0, signal: null, killed: false })
+    const drained = await r.guard(
+      waitFor(
+        'an outcome for every raw event (check-topics: 0 lost)',
+        async () => {
+          const { summary } = await checkTopics()
+          return summary.lost === 0 && summary
+        },
+        { timeoutMs: 60_000, intervalMs: 1_000 },
+      ),
+    )
     logger.info({ raw: drained.raw.records, enriched: drained.enriched.records }, 'pipeline drained')
 
-    // `docker compose down`: dependents first, each within its stop_grace_period.
+    // `docker compose down`: dependents first, each within its stop_grace_period. Exit code 0 means the
+    // process handled SIGTERM itself, which a container's PID 1 must: the kernel gives PID 1 no default
+    // action for it, so a process that relied on one would sit out the grace period and be SIGKILLed.
     const stopped = await r.down()
-    const unclean = [...stopped].filter(([, s]) => s.killed || !(s.code === 0 || s.signal === 'SIGTERM'))
+    const unclean = [...stopped].filter(([, s]) => s.killed || s.code !== 0)
     expect(unclean, JSON.stringify(Object.fromEntries(stopped))).toEqual([])
 
     // The verdict with nothing running any more: nothing can arrive after it.
@@ -298,6 +399,7 @@ describe('docker-compose.yml, each service run as a local process', () => {
     expect(code).toBe(0)
     expect(summary.raw.records).toBeGreaterThanOrEqual(100)
     expect(summary.enriched.records).toBeGreaterThanOrEqual(100)
-    if (r.restarts.length > 0) logger.warn({ restarts: r.restarts }, 'services restarted after a known crash (see KNOWN_CRASH)')
+    if (r.restarts.length > 0)
+      logger.warn({ restarts: r.restarts }, 'services restarted after a known crash (see KNOWN_CRASH)')
   }, 150_000)
 })
