@@ -18,7 +18,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from '@tep/observability'
@@ -296,14 +296,11 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   /** Set once a stop was asked for: an exit after it is expected. */
   stopping: boolean
-  /** Where this process' output starts in logFile (a restarted service appends to it). */
-  logOffset: number
 }
 
 /** Spawns `plan` in its own process group (killable as a whole), stdout and stderr into `logFile`. */
 function spawnLogged(name: string, plan: ProcessPlan, logFile: string): ServiceProcess {
   const fd = openSync(logFile, 'a')
-  const logOffset = fstatSync(fd).size
   const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
     cwd: plan.cwd,
     env: plan.env,
@@ -316,7 +313,7 @@ function spawnLogged(name: string, plan: ProcessPlan, logFile: string): ServiceP
     // A spawn failure (ENOENT) has no exit event: reported as an exit with no code.
     child.once('error', () => resolve({ code: null, signal: null }))
   })
-  return { name, child, logFile, exited, stopping: false, logOffset }
+  return { name, child, logFile, exited, stopping: false }
 }
 
 export function tail(file: string, lines = 40): string {
@@ -342,11 +339,6 @@ export class ComposeRun {
   private readonly logDir: string
   private readonly provided: Map<string, Promise<void>>
   private readonly logger: Logger
-  /**
-   * The crash causes after which a service may be restarted (its restart policy
-   * then applies, as in Docker); any other exit of a long-running service fails the run.
-   */
-  private readonly knownCrash: (output: string) => string | undefined
   /** Rejected by the first unexpected exit of a long-running service: everything awaiting races it. */
   readonly failure: Promise<never>
   private fail!: (error: Error) => void
@@ -366,14 +358,12 @@ export class ComposeRun {
     logDir: string
     provided: Map<string, Promise<void>>
     logger: Logger
-    knownCrash?: (output: string) => string | undefined
   }) {
     this.compose = options.compose
     this.mapper = options.mapper
     this.logDir = options.logDir
     this.provided = options.provided
     this.logger = options.logger
-    this.knownCrash = options.knownCrash ?? (() => undefined)
     mkdirSync(this.logDir, { recursive: true })
     this.failure = new Promise<never>((_, reject) => (this.fail = reject))
     this.failure.catch(() => {}) // observed through guard(); never an unhandled rejection
@@ -402,12 +392,6 @@ export class ComposeRun {
     return started
   }
 
-  /**
-   * Services that crashed and were started again under their `restart` policy,
-   * with the known cause that allowed it (see `knownCrash`).
-   */
-  readonly restarts: Array<{ service: string; code: number | null; cause: string }> = []
-
   private spawn(name: string): void {
     const plan = this.mapper.service(name)
     const p = spawnLogged(name, plan, path.join(this.logDir, `${name}.log`))
@@ -418,28 +402,9 @@ export class ComposeRun {
       this.timeline.push({ service: name, event: 'exited', at: performance.now(), code })
       this.logger.info({ composeService: name, code, signal }, 'exited')
       if (p.stopping || this.oneShot(name)) return
-      const output = readFileSync(p.logFile).subarray(p.logOffset).toString('utf8')
-      const cause = this.restartable(name) ? this.knownCrash(output) : undefined
-      if (cause === undefined) {
-        this.fail(
-          new Error(
-            `${name} exited (code ${code}, signal ${signal}) while it should run; its log:\n${tail(p.logFile)}`,
-          ),
-        )
-        return
-      }
-      // What Docker does under `restart: unless-stopped` (after a 100 ms back-off, immaterial here).
-      this.restarts.push({ service: name, code, cause })
-      this.logger.warn(
-        { composeService: name, code, cause },
-        'crashed of a known cause: restarted as its restart policy says',
-      )
-      this.spawn(name)
+      // Any exit of a long-running service fails the run: a restart policy would hide a crash.
+      this.fail(new Error(`${name} exited (code ${code}, signal ${signal}) while it should run; its log:\n${tail(p.logFile)}`))
     })
-  }
-
-  private restartable(name: string): boolean {
-    return ['always', 'unless-stopped', 'on-failure'].includes(this.compose.services[name]!.restart ?? 'no')
   }
 
   private async condition(dep: string, condition: DependsOnCondition, by: string): Promise<void> {

@@ -76,22 +76,6 @@ const LEFT_OUT: Record<string, string> = {
 }
 const PROFILES = ['demo']
 
-/**
- * The one crash this run lets a service's `restart: unless-stopped` recover
- * from, as Docker would; any other exit fails the run. Two services registering
- * the same new schema subject at the same moment (refresher and
- * invalidation-poller both write merchant.invalidations.v1) both find no
- * compatibility level and both set it; Apicurio answers the second PUT /config
- * with 409 "A rule named 'COMPATIBILITY' already exists", which
- * registerSubjectSchema (libs/kafka/src/schema-registry.ts) treats as fatal. A
- * library bug, not one of the compose file: once that 409 is taken as "already
- * set", delete this allowance.
- */
-const KNOWN_CRASH = {
-  cause: 'concurrent first registration of one schema subject (409 COMPATIBILITY rule exists)',
-  pattern: /SchemaRegistrationError: .*\(status 409\): .*A rule named 'COMPATIBILITY' already exists/,
-}
-
 /** The image a service builds from the Dockerfile (its `build.target`); undefined for pulled images. */
 function imageOf(s: ComposeService): ImageConfig | undefined {
   if (s.build === undefined) return undefined
@@ -279,7 +263,6 @@ describe('docker-compose.yml, each service run as a local process', () => {
       logDir: path.join(tmp, 'logs'),
       provided: new Map(FROM_LOCAL_STACK.map((n) => [n, stackUp])),
       logger,
-      knownCrash: (output) => (KNOWN_CRASH.pattern.test(output) ? KNOWN_CRASH.cause : undefined),
     })
     await stackUp.catch((err: unknown) => {
       diagnose()
@@ -399,7 +382,5 @@ describe('docker-compose.yml, each service run as a local process', () => {
     expect(code).toBe(0)
     expect(summary.raw.records).toBeGreaterThanOrEqual(100)
     expect(summary.enriched.records).toBeGreaterThanOrEqual(100)
-    if (r.restarts.length > 0)
-      logger.warn({ restarts: r.restarts }, 'services restarted after a known crash (see KNOWN_CRASH)')
   }, 150_000)
 })

@@ -37,6 +37,23 @@ describe('every event schema registers with BACKWARD compatibility after its rel
   })
 })
 
+describe('instances starting together', () => {
+  it('all register a fresh subject, though each finds no compatibility level and sets it (the later ones meet a 409)', async () => {
+    // The window is narrow (both read "no level" before either writes): several subjects, many callers each.
+    for (let round = 0; round < 6; round++) {
+      const subject = freshSubject(`together-${round}`)
+      const ids = await Promise.all(
+        Array.from({ length: 16 }, () => registerSubjectSchema(registry, subject, avroSchemas.Invalidation.schema)),
+      )
+      expect(new Set(ids).size).toBe(1)
+      const config = (await (await fetch(`${registryUrl}/config/${encodeURIComponent(subject)}`)).json()) as {
+        compatibilityLevel: string
+      }
+      expect(config.compatibilityLevel).toBe('BACKWARD')
+    }
+  })
+})
+
 describe('the registry check is real', () => {
   it('refuses a version that cannot read the previous one (a new field without a default)', async () => {
     const subject = freshSubject('broken')

@@ -136,7 +136,15 @@ export async function registerSubjectSchema(
     const acceptable =
       level !== undefined && (level === wanted || (wanted === 'BACKWARD' && BACKWARD_OR_STRICTER.has(level)))
     if (!acceptable) {
-      await api.Subject.updateConfig({ subject, body: { compatibility: wanted } })
+      try {
+        await api.Subject.updateConfig({ subject, body: { compatibility: wanted } })
+      } catch (err) {
+        // Two instances starting together both found no level and both create it: Apicurio
+        // answers the second 409 "A rule named 'COMPATIBILITY' already exists". The rule
+        // exists now, so the same request updates it.
+        if (statusOf(err) !== 409) throw err
+        await api.Subject.updateConfig({ subject, body: { compatibility: wanted } })
+      }
       if (level !== undefined)
         logger.warn({ subject, from: level, to: wanted }, 'schema subject compatibility level set')
       level = wanted
