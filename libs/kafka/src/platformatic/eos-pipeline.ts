@@ -11,6 +11,7 @@ import type { KafkaConnection } from './connection.ts'
 import { ProducerSlot } from './producer-slot.ts'
 import { WakeSignal } from './wake-signal.ts'
 import { EosConsumer } from './eos-consumer.ts'
+import { TransformRunner } from './transform-runner.ts'
 import { EOS_DEFAULTS, resolveEosSettings } from './eos-options.ts'
 import { commitTransaction, toPipelineRecord, transactionWrites } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
@@ -72,8 +73,15 @@ export function createPlatformaticPipeline(
   const offsetCommitter = new TxnOffsetCommitter(connection)
   const stopController = new AbortController()
   const commitWake = new WakeSignal() // the commit loop waits on it for finished records
-  /** Transforms started and not yet released, all partitions (bounded by maxInFlight). */
-  let inflight = 0
+  /** Transforms started and not yet settled, all partitions (bounded by maxInFlight). */
+  const runner = new TransformRunner(transform, stopController.signal, {
+    release: (s) => release(s),
+    released: () => {
+      commitWake.wake()
+      pumpAll()
+    },
+    idle: () => commitWake.wake(),
+  })
   /** Where pumpAll starts, so that freed budget goes round the partitions. */
   let pumpRotation = 0
   const currentState = (): PipelineStatus['state'] => state
@@ -242,20 +250,7 @@ export function createPlatformaticPipeline(
       const entry: InFlight = { message, record: toPipelineRecord(message), settled: undefined }
       s.window.push(entry)
       room -= 1
-      const epoch = s.epoch
-      const attempt = s.failures + 1
-      inflight += 1
-      Promise.resolve()
-        .then(() => transform(entry.record, { attempt, signal: stopController.signal }))
-        .then(
-          (value) => (entry.settled = { ok: true, value }),
-          (error: unknown) => (entry.settled = { ok: false, error }),
-        )
-        .finally(() => {
-          inflight -= 1
-          if (s.epoch === epoch) release(s)
-          if (inflight === 0) commitWake.wake()
-        })
+      runner.start(s, entry)
     }
     const stream = current?.stream
     if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
@@ -269,7 +264,11 @@ export function createPlatformaticPipeline(
     for (let i = 0; i < states.length; i++) pump(states[(pumpRotation + i) % states.length]!)
   }
 
-  /** Moves the settled head of the window, in offset order, to `done`; a systemic failure pauses the partition. */
+  /**
+   * Moves the settled head of the window, in offset order, to `done`; a
+   * systemic failure pauses the partition. The caller wakes the commit loop
+   * and offers the freed budget (TransformRunner).
+   */
   function release(s: PartitionState): void {
     while (s.window.length > 0 && s.window[0]!.settled !== undefined) {
       const entry = s.window.shift()!
@@ -286,15 +285,13 @@ export function createPlatformaticPipeline(
         break
       }
     }
-    commitWake.wake()
-    pumpAll()
   }
 
   // --- transactions: one at a time, over every partition ----------------------------------
 
   async function nextTaken(rotation: number): Promise<Taken[]> {
     const doneCount = () => [...parts.values()].reduce((n, s) => n + s.done.length, 0)
-    const idle = () => state !== 'running' && inflight === 0
+    const idle = () => state !== 'running' && runner.inflight === 0
     while (doneCount() === 0 && !idle()) await commitWake.wait()
     if (doneCount() === 0) return []
     if (lingerMs > 0 && state === 'running' && doneCount() < maxPerTxn) {
@@ -347,7 +344,7 @@ export function createPlatformaticPipeline(
     for (;;) {
       const taken = await nextTaken(rotation++)
       if (taken.length === 0) {
-        if (state !== 'running' && inflight === 0) return
+        if (state !== 'running' && runner.inflight === 0) return
         continue
       }
       committing = commitTaken(taken)
