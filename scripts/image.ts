@@ -22,7 +22,13 @@ options:
 
 const say = (line: string) => process.stderr.write(`[image] ${line}\n`)
 
-const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, target: { type: 'string', multiple: true }, 'base-only': { type: 'boolean' } } })
+const { values } = parseArgs({
+  options: {
+    help: { type: 'boolean', short: 'h' },
+    target: { type: 'string', multiple: true },
+    'base-only': { type: 'boolean' },
+  },
+})
 if (values.help) {
   process.stdout.write(`${HELP}\n`)
   process.exit(0)
@@ -38,7 +44,9 @@ try {
   const started = Date.now()
   const built = await prepareAndBuild(values['base-only'] ? [] : targets, say)
   const tags = Object.values(built).filter(Boolean)
-  say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s${tags.length > 0 ? `: ${tags.join(', ')}` : ''}`)
+  say(
+    `done in ${((Date.now() - started) / 1000).toFixed(0)} s${tags.length > 0 ? `: ${tags.join(', ')}` : ''}`,
+  )
 } catch (err) {
   say(`error: ${err instanceof PodmanError ? err.message : String(err)}`)
   process.exit(1)

@@ -18,7 +18,19 @@
  * test in test/deploy/.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -55,7 +67,9 @@ const PACKAGES = [
 
 /** The image tags of package.json's version (k8s and compose name them; never `latest`). */
 export function imageTags(): { production: string; demo: string } {
-  const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }
+  const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    version: string
+  }
   return { production: `tep:${version}`, demo: `tep-demo:${version}` }
 }
 
@@ -87,29 +101,41 @@ const isRoot = () => process.getuid?.() === 0
  * it needs subordinate uid ranges and a user session these machines do not have.
  */
 export function podmanUnavailableReason(): string | undefined {
-  if (!isRoot()) return 'not running as root (this project runs podman as root only; rootless needs subuid/subgid ranges and a user session)'
+  if (!isRoot())
+    return 'not running as root (this project runs podman as root only; rootless needs subuid/subgid ranges and a user session)'
   const missing = PACKAGES.filter((p) => !isExecutable(p.binary))
-  if (missing.length > 0 && !hasApt()) return `${missing.map((p) => p.binary).join(', ')} missing and no apt-get to install ${missing.map((p) => p.pkg).join(' ')}`
+  if (missing.length > 0 && !hasApt())
+    return `${missing.map((p) => p.binary).join(', ')} missing and no apt-get to install ${missing.map((p) => p.pkg).join(' ')}`
   return undefined
 }
 
 /** Installs podman, runc and debootstrap with apt-get when missing, and writes the containers.conf drop-in. */
 export function ensurePodman(log: Log): void {
   const unavailable = podmanUnavailableReason()
-  if (unavailable !== undefined) throw new PodmanError(`podman cannot be used: ${unavailable}. Install podman, runc and debootstrap and run as root.`)
+  if (unavailable !== undefined)
+    throw new PodmanError(
+      `podman cannot be used: ${unavailable}. Install podman, runc and debootstrap and run as root.`,
+    )
   const missing = PACKAGES.filter((p) => !isExecutable(p.binary))
   if (missing.length > 0) {
-    log(`podman: ${missing.map((p) => p.binary).join(', ')} missing; installing Debian's ${missing.map((p) => p.pkg).join(' ')} with apt-get (running as root)`)
+    log(
+      `podman: ${missing.map((p) => p.binary).join(', ')} missing; installing Debian's ${missing.map((p) => p.pkg).join(' ')} with apt-get (running as root)`,
+    )
     runSync('apt-get', ['update'], log)
     // Without recommends: no crun (refuses these machines' cgroups), slirp4netns or fuse-overlayfs
     // (root with --network host needs neither).
     runSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing.map((p) => p.pkg)], log)
     const still = PACKAGES.filter((p) => !isExecutable(p.binary))
-    if (still.length > 0) throw new PodmanError(`apt-get installed ${missing.map((p) => p.pkg).join(' ')}, but ${still.map((p) => p.binary).join(', ')} is still missing`)
+    if (still.length > 0)
+      throw new PodmanError(
+        `apt-get installed ${missing.map((p) => p.pkg).join(' ')}, but ${still.map((p) => p.binary).join(', ')} is still missing`,
+      )
   }
   // A drop-in, so a containers.conf the machine already has stays untouched (podman 4.3 reads
   // /etc/containers/containers.conf.d/*.conf after containers.conf).
-  const current = existsSync(CONTAINERS_CONF_DROP_IN) ? readFileSync(CONTAINERS_CONF_DROP_IN, 'utf8') : undefined
+  const current = existsSync(CONTAINERS_CONF_DROP_IN)
+    ? readFileSync(CONTAINERS_CONF_DROP_IN, 'utf8')
+    : undefined
   if (current !== DROP_IN_TEXT) {
     mkdirSync(path.dirname(CONTAINERS_CONF_DROP_IN), { recursive: true })
     writeFileSync(CONTAINERS_CONF_DROP_IN, DROP_IN_TEXT)
@@ -124,7 +150,10 @@ function podmanVersion(): string {
 
 function runSync(cmd: string, args: string[], log: Log): void {
   log(`$ ${cmd} ${args.join(' ')}`)
-  const result = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  const result = spawnSync(cmd, args, {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  })
   if (result.error) throw new PodmanError(`${cmd} could not run: ${result.error.message}`)
   if (result.status !== 0) throw new PodmanError(`${cmd} ${args.join(' ')} exited with ${result.status}`)
 }
@@ -134,10 +163,18 @@ function runSync(cmd: string, args: string[], log: Log): void {
  * tail of its output when it fails. Asynchronous, so a test's other clients keep
  * running meanwhile (an image build takes minutes).
  */
-export function run(cmd: string, args: readonly string[], options: { log?: Log; cwd?: string } = {}): Promise<string> {
+export function run(
+  cmd: string,
+  args: readonly string[],
+  options: { log?: Log; cwd?: string } = {},
+): Promise<string> {
   options.log?.(`$ ${cmd} ${args.join(' ')}`)
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: options.cwd ?? repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+    const child = spawn(cmd, args, {
+      cwd: options.cwd ?? repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    })
     let output = ''
     const keep = (d: Buffer) => {
       output += d.toString()
@@ -148,7 +185,10 @@ export function run(cmd: string, args: readonly string[], options: { log?: Log; 
     child.once('error', (err) => reject(new PodmanError(`${cmd} could not run: ${err.message}`)))
     child.once('close', (code, signal) => {
       if (code === 0) resolve(output)
-      else reject(new PodmanError(`${cmd} ${args.join(' ')} ended with ${code ?? signal}:\n${output.slice(-6000)}`))
+      else
+        reject(
+          new PodmanError(`${cmd} ${args.join(' ')} ended with ${code ?? signal}:\n${output.slice(-6000)}`),
+        )
     })
   })
 }
@@ -175,10 +215,18 @@ async function debianRootfsTarball(log: Log): Promise<string> {
   const work = mkdtempSync(path.join(CACHE_DIR, 'debootstrap-'))
   try {
     const rootfs = path.join(work, 'rootfs')
-    log(`base image: debootstrap --variant=minbase ${DEBIAN_SUITE} from ${DEBIAN_MIRROR} (first run only, about two minutes)`)
+    log(
+      `base image: debootstrap --variant=minbase ${DEBIAN_SUITE} from ${DEBIAN_MIRROR} (first run only, about two minutes)`,
+    )
     await run('debootstrap', ['--variant=minbase', DEBIAN_SUITE, rootfs, DEBIAN_MIRROR], { log })
     // What a slim image leaves out: downloaded packages, package lists, documentation.
-    for (const dir of ['var/cache/apt/archives', 'var/lib/apt/lists', 'usr/share/doc', 'usr/share/man', 'usr/share/info']) {
+    for (const dir of [
+      'var/cache/apt/archives',
+      'var/lib/apt/lists',
+      'usr/share/doc',
+      'usr/share/man',
+      'usr/share/info',
+    ]) {
       rmSync(path.join(rootfs, dir), { recursive: true, force: true })
       mkdirSync(path.join(rootfs, dir), { recursive: true })
     }
@@ -195,10 +243,14 @@ async function debianRootfsTarball(log: Log): Promise<string> {
 /** The Node binary of the `node` devDependency (node_modules/.bin/node is a link to it). */
 function nodeBinary(): { file: string; version: string } {
   const link = path.join(repoRoot, 'node_modules', '.bin', 'node')
-  if (!existsSync(link)) throw new PodmanError(`${link} is missing: run npm ci first (the image's Node comes from the node devDependency)`)
+  if (!existsSync(link))
+    throw new PodmanError(
+      `${link} is missing: run npm ci first (the image's Node comes from the node devDependency)`,
+    )
   const file = realpathSync(link)
   const version = spawnSync(file, ['--version'], { encoding: 'utf8' }).stdout.trim()
-  if (!/^v24\./.test(version)) throw new PodmanError(`${file} is Node ${version}; the base image ${BASE_IMAGE} must be Node 24`)
+  if (!/^v24\./.test(version))
+    throw new PodmanError(`${file} is Node ${version}; the base image ${BASE_IMAGE} must be Node 24`)
   return { file, version }
 }
 
@@ -208,10 +260,15 @@ function nodeBinary(): { file: string; version: string } {
  * ships no npm.
  */
 function npmPackage(): { dir: string; version: string } {
-  const cli = process.env.npm_execpath?.trim() || spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim()
+  const cli =
+    process.env.npm_execpath?.trim() ||
+    spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim()
   if (!cli) throw new PodmanError('no npm on PATH: the image needs npm for its npm ci')
   const dir = path.dirname(path.dirname(realpathSync(cli)))
-  if (!existsSync(path.join(dir, 'bin', 'npm-cli.js'))) throw new PodmanError(`${cli} is not part of an npm package (no ${dir}/bin/npm-cli.js): the image needs npm for its npm ci`)
+  if (!existsSync(path.join(dir, 'bin', 'npm-cli.js')))
+    throw new PodmanError(
+      `${cli} is not part of an npm package (no ${dir}/bin/npm-cli.js): the image needs npm for its npm ci`,
+    )
   const { version } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }
   return { dir, version }
 }
@@ -225,12 +282,17 @@ export async function ensureBaseImage(log: Log): Promise<void> {
   const npm = npmPackage()
   const identity = `debian-${DEBIAN_SUITE}-minbase node-${node.version} npm-${npm.version}`
   if (await imageExists(BASE_IMAGE)) {
-    const label = (await podman(['image', 'inspect', '--format', '{{index .Labels "tep.base"}}', BASE_IMAGE])).trim()
+    const label = (
+      await podman(['image', 'inspect', '--format', '{{index .Labels "tep.base"}}', BASE_IMAGE])
+    ).trim()
     if (label === identity) {
       log(`base image: ${BASE_IMAGE} (${identity}) already built`)
       return
     }
-    if (label === '') throw new PodmanError(`an image ${BASE_IMAGE} exists that this project did not build (no tep.base label); remove it (podman rmi ${BASE_IMAGE}) or build elsewhere`)
+    if (label === '')
+      throw new PodmanError(
+        `an image ${BASE_IMAGE} exists that this project did not build (no tep.base label); remove it (podman rmi ${BASE_IMAGE}) or build elsewhere`,
+      )
   }
   const tarball = await debianRootfsTarball(log)
   await podman(['import', tarball, DEBIAN_IMAGE], { log })
@@ -271,7 +333,9 @@ export type Target = 'production' | 'demo'
  * npmrc naming it stays in the image. Nothing to mount when the host has no bundle.
  */
 function npmTrustMounts(): string[] {
-  const bundle = [process.env.NODE_EXTRA_CA_CERTS?.trim(), '/etc/ssl/certs/ca-certificates.crt'].find((f) => f && existsSync(f))
+  const bundle = [process.env.NODE_EXTRA_CA_CERTS?.trim(), '/etc/ssl/certs/ca-certificates.crt'].find(
+    (f) => f && existsSync(f),
+  )
   if (bundle === undefined) return []
   mkdirSync(CACHE_DIR, { recursive: true })
   const npmrc = path.join(CACHE_DIR, 'build-npmrc')
@@ -285,12 +349,18 @@ export async function buildImage(target: Target, log: Log): Promise<string> {
   const tag = imageTags()[target]
   // --pull=never: the base image is the local one; --network host: npm ci reaches the npm registry
   // the way the host does.
-  await podman(['build', '--pull=never', '--network', 'host', ...npmTrustMounts(), '--target', target, '-t', tag, '.'], { log })
+  await podman(
+    ['build', '--pull=never', '--network', 'host', ...npmTrustMounts(), '--target', target, '-t', tag, '.'],
+    { log },
+  )
   return tag
 }
 
 /** Everything above: podman ready, base image made, the targets built. */
-export async function prepareAndBuild(targets: readonly Target[], log: Log): Promise<Record<Target, string | undefined>> {
+export async function prepareAndBuild(
+  targets: readonly Target[],
+  log: Log,
+): Promise<Record<Target, string | undefined>> {
   ensurePodman(log)
   await ensureBaseImage(log)
   const built: Record<Target, string | undefined> = { production: undefined, demo: undefined }
