@@ -8,7 +8,7 @@ import { PodmanError, prepareAndBuild, type Target } from './image/podman.ts'
 
 const HELP = `usage: node scripts/image.ts [--target production|demo]... [--base-only]
 
-As root: installs podman, runc and debootstrap with apt-get when missing, writes
+As root: installs podman, runc, debootstrap and catatonit with apt-get when missing, writes
 the containers.conf drop-in podman needs here, makes the Dockerfile's base image
 locally (Debian bookworm minbase + this checkout's Node 24 and npm; the Debian
 root filesystem is cached in .cache/podman/), then builds the Dockerfile's

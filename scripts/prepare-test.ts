@@ -13,7 +13,7 @@
  *    (`$PG_BIN`, else the newest /usr/lib/postgresql/<version>/bin); Debian's
  *    `postgresql` package installed with apt-get when missing and running as root.
  *    The test starts its own server from them; it never uses a system one.
- * 5. podman, runc and debootstrap (Debian's packages) for the image test in test/deploy,
+ * 5. podman, runc, debootstrap and catatonit (Debian's packages) for the image test in test/deploy,
  *    installed with apt-get when missing and running as root, plus the containers.conf
  *    drop-in podman needs on these machines (scripts/image/podman.ts). Without root or
  *    apt this only says so: that test then reports itself as not run, with the reason.

@@ -3,7 +3,7 @@
  * Docker engine or access to a public container registry (our build machines:
  * Debian 12, root, apt, the npm registry and deb.debian.org reachable).
  *
- * - podman, runc and debootstrap come from Debian (apt-get when missing, as root).
+ * - podman, runc, debootstrap and catatonit come from Debian (apt-get when missing, as root).
  * - podman runs with Debian's runc (`podman --runtime /usr/sbin/runc`): crun refuses
  *   these machines' hybrid cgroups. A drop-in containers.conf sets
  *   `default_ulimits = []`, since the runtime cannot set RLIMIT_NOFILE/NPROC here.
@@ -63,6 +63,9 @@ const PACKAGES = [
   { binary: '/usr/bin/podman', pkg: 'podman' },
   { binary: RUNTIME, pkg: 'runc' },
   { binary: '/usr/sbin/debootstrap', pkg: 'debootstrap' },
+  // The init podman builds its pods' infra image from (podman kube play, podman pod create):
+  // without it podman would pull a pause image from a registry.
+  { binary: '/usr/bin/catatonit', pkg: 'catatonit' },
 ] as const
 
 /** The image tags of package.json's version (k8s and compose name them; never `latest`). */
@@ -109,12 +112,12 @@ export function podmanUnavailableReason(): string | undefined {
   return undefined
 }
 
-/** Installs podman, runc and debootstrap with apt-get when missing, and writes the containers.conf drop-in. */
+/** Installs podman, runc, debootstrap and catatonit with apt-get when missing, and writes the containers.conf drop-in. */
 export function ensurePodman(log: Log): void {
   const unavailable = podmanUnavailableReason()
   if (unavailable !== undefined)
     throw new PodmanError(
-      `podman cannot be used: ${unavailable}. Install podman, runc and debootstrap and run as root.`,
+      `podman cannot be used: ${unavailable}. Install podman, runc, debootstrap and catatonit and run as root.`,
     )
   const missing = PACKAGES.filter((p) => !isExecutable(p.binary))
   if (missing.length > 0) {
