@@ -221,7 +221,9 @@ async function debianRootfsTarball(log: Log): Promise<string> {
     log(
       `base image: debootstrap --variant=minbase ${DEBIAN_SUITE} from ${DEBIAN_MIRROR} (first run only, about two minutes)`,
     )
+    const started = Date.now()
     await run('debootstrap', ['--variant=minbase', DEBIAN_SUITE, rootfs, DEBIAN_MIRROR], { log })
+    log(`base image: debootstrap took ${((Date.now() - started) / 1000).toFixed(0)} s`)
     // What a slim image leaves out: downloaded packages, package lists, documentation.
     for (const dir of [
       'var/cache/apt/archives',
@@ -364,9 +366,17 @@ export async function prepareAndBuild(
   targets: readonly Target[],
   log: Log,
 ): Promise<Record<Target, string | undefined>> {
+  // Each step's duration is logged: the test's time budget on a 2-core machine depends on them.
+  const timed = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
+    const started = Date.now()
+    const result = await step()
+    log(`${what} took ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    return result
+  }
   ensurePodman(log)
-  await ensureBaseImage(log)
+  await timed('base image', () => ensureBaseImage(log))
   const built: Record<Target, string | undefined> = { production: undefined, demo: undefined }
-  for (const target of targets) built[target] = await buildImage(target, log)
+  for (const target of targets)
+    built[target] = await timed(`build of ${target}`, () => buildImage(target, log))
   return built
 }
