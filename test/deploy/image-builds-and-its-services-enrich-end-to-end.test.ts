@@ -271,5 +271,7 @@ describe('the container image built with podman', () => {
       )
       expect(results.every((r) => r.raw.accountId !== null)).toBe(true)
     },
+    // The consent round trip plus the wait for the first sync's results.
+    150_000,
   )
 })
