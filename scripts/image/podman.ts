@@ -294,10 +294,12 @@ export async function ensureBaseImage(log: Log): Promise<void> {
       log(`base image: ${BASE_IMAGE} (${identity}) already built`)
       return
     }
-    if (label === '')
-      throw new PodmanError(
-        `an image ${BASE_IMAGE} exists that this project did not build (no tep.base label); remove it (podman rmi ${BASE_IMAGE}) or build elsewhere`,
-      )
+    if (label === '') {
+      // Not made here: most likely the real one (pulled where a registry is reachable). Used as it
+      // is, never overwritten; `podman rmi` it to get the local one.
+      log(`base image: ${BASE_IMAGE} exists and was not made here (no tep.base label); using it as it is`)
+      return
+    }
   }
   const tarball = await debianRootfsTarball(log)
   await podman(['import', tarball, DEBIAN_IMAGE], { log })
