@@ -43,7 +43,7 @@ for (const t of targets) {
 try {
   const started = Date.now()
   const built = await prepareAndBuild(values['base-only'] ? [] : targets, say)
-  const tags = Object.values(built).filter(Boolean)
+  const tags = Object.values(built).map((b) => b.tag)
   say(
     `done in ${((Date.now() - started) / 1000).toFixed(0)} s${tags.length > 0 ? `: ${tags.join(', ')}` : ''}`,
   )

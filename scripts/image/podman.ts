@@ -351,23 +351,52 @@ function npmTrustMounts(): string[] {
   return ['-v', `${bundle}:/run/tep-build/ca-certificates.crt:ro`, '-v', `${npmrc}:/usr/local/etc/npmrc:ro`]
 }
 
+export interface BuiltImage {
+  /** As imageTags() names it: what deploy/k8s and docker-compose.yml refer to. */
+  tag: string
+  /**
+   * The image this build made. Tags are machine-wide: another checkout building at
+   * the same time may move them, the id stays this build's.
+   */
+  id: string
+}
+
 /** `podman build` of the project's Dockerfile for one target, tagged as imageTags() names it. */
-export async function buildImage(target: Target, log: Log): Promise<string> {
+export async function buildImage(target: Target, log: Log): Promise<BuiltImage> {
   const tag = imageTags()[target]
-  // --pull=never: the base image is the local one; --network host: npm ci reaches the npm registry
-  // the way the host does.
-  await podman(
-    ['build', '--pull=never', '--network', 'host', ...npmTrustMounts(), '--target', target, '-t', tag, '.'],
-    { log },
-  )
-  return tag
+  const idDir = mkdtempSync(path.join(os.tmpdir(), 'tep-image-id-'))
+  const idFile = path.join(idDir, 'id')
+  try {
+    // --pull=never: the base image is the local one; --network host: npm ci reaches the npm registry
+    // the way the host does.
+    await podman(
+      [
+        'build',
+        '--pull=never',
+        '--network',
+        'host',
+        ...npmTrustMounts(),
+        '--iidfile',
+        idFile,
+        '--target',
+        target,
+        '-t',
+        tag,
+        '.',
+      ],
+      { log },
+    )
+    return { tag, id: readFileSync(idFile, 'utf8').trim() }
+  } finally {
+    rmSync(idDir, { recursive: true, force: true })
+  }
 }
 
 /** Everything above: podman ready, base image made, the targets built. */
 export async function prepareAndBuild(
   targets: readonly Target[],
   log: Log,
-): Promise<Record<Target, string | undefined>> {
+): Promise<Partial<Record<Target, BuiltImage>>> {
   // Each step's duration is logged: the test's time budget on a 2-core machine depends on them.
   const timed = async <T>(what: string, step: () => Promise<T>): Promise<T> => {
     const started = Date.now()
@@ -377,7 +406,7 @@ export async function prepareAndBuild(
   }
   ensurePodman(log)
   await timed('base image', () => ensureBaseImage(log))
-  const built: Record<Target, string | undefined> = { production: undefined, demo: undefined }
+  const built: Partial<Record<Target, BuiltImage>> = {}
   for (const target of targets)
     built[target] = await timed(`build of ${target}`, () => buildImage(target, log))
   return built

@@ -54,8 +54,9 @@ describe('the container image built with podman', () => {
     const built = await timed('build (podman, base image, both targets)', () =>
       prepareAndBuild(['production', 'demo'], log),
     )
-    images.production = built.production!
-    images.demo = built.demo!
+    // By id: the tags are machine-wide, and another checkout may be building too.
+    images.production = built.production!.id
+    images.demo = built.demo!.id
     await containers.removeLeftovers()
 
     const brokers = inject('kafkaBrokers').join(',')
