@@ -3,7 +3,9 @@
 #   docker build --target demo -t tep-demo:0.1.0 .       + the simulators (docker-compose)
 #   docker run tep:0.1.0 services/transaction-ingest/src/main.ts
 # Node 24 runs the TypeScript sources directly (type stripping), so there is no
-# build stage. Not exercised by CI (no Docker engine on our machines).
+# build stage. Our machines have no Docker engine: the test suite builds both targets
+# with podman, the base image made locally under this FROM name, and runs the services
+# from them (node scripts/image.ts; deploy/README.md, "Build and run the image with podman").
 FROM node:24-bookworm-slim AS base
 ENV NODE_ENV=production NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app

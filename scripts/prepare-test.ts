@@ -13,10 +13,15 @@
  *    (`$PG_BIN`, else the newest /usr/lib/postgresql/<version>/bin); Debian's
  *    `postgresql` package installed with apt-get when missing and running as root.
  *    The test starts its own server from them; it never uses a system one.
+ * 5. podman, runc, debootstrap and catatonit (Debian's packages) for the image test in test/deploy,
+ *    installed with apt-get when missing and running as root, plus the containers.conf
+ *    drop-in podman needs on these machines (scripts/image/podman.ts). Without root or
+ *    apt this only says so: that test then reports itself as not run, with the reason.
  */
 import { spawnSync } from 'node:child_process'
 import { accessSync, constants, readdirSync } from 'node:fs'
 import { fetchRuntime, isRuntimeCached, LocalStackError } from '@tep/local-stack'
+import { ensurePodman, PodmanError, podmanUnavailableReason } from './image/podman.ts'
 
 const say = (line: string) => process.stdout.write(`[prepare-test] ${line}\n`)
 
@@ -167,7 +172,24 @@ function preparePostgres(): void {
   say(`PostgreSQL server: ${installed}`)
 }
 
+function preparePodman(): void {
+  const unavailable = podmanUnavailableReason()
+  if (unavailable !== undefined) {
+    // Not fatal, unlike the tools above: the image test is the only user, and it skips
+    // with this same reason where podman cannot run.
+    say(`podman: not prepared (${unavailable}); the image test in test/deploy will not run`)
+    return
+  }
+  try {
+    // Installs what is missing (apt-get, as for Prometheus) and writes the containers.conf drop-in.
+    ensurePodman((line) => say(line))
+  } catch (err) {
+    fail(err instanceof PodmanError ? err.message : String(err))
+  }
+}
+
 await prepareKafkaRuntime()
 prepareChromium()
 preparePrometheus()
 preparePostgres()
+preparePodman()

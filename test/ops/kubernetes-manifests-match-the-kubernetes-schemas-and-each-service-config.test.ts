@@ -24,7 +24,14 @@ interface Manifest {
 const dir = path.join(repoRoot, 'deploy/k8s')
 const manifests: Manifest[] = readdirSync(dir)
   .filter((f) => f.endsWith('.yaml'))
-  .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS() as Manifest))
+  .flatMap((f) =>
+    parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => {
+      // toJS() keeps the last of two equal keys; kubectl and podman refuse such a file (a second
+      // volumeMounts once hid transaction-ingest's first one).
+      if (d.errors.length > 0) throw new Error(`${f}: ${d.errors.map((e) => e.message).join('; ')}`)
+      return d.toJS() as Manifest
+    }),
+  )
   .filter((m) => m !== null)
 
 // Secrets are created out of band (deploy/k8s/README.md): stand-ins with the right shape.
