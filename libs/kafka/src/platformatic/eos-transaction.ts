@@ -4,6 +4,7 @@ import type { IHeaders } from 'kafkajs'
 import { errorCode } from '@tep/errors'
 import { createDlqRecord } from '../dlq-record.ts'
 import type { OutputRecord, PipelineRecord } from '../pipeline-types.ts'
+import { javaPartition } from './java-partitioner.ts'
 import type { Taken } from './partition-state.ts'
 import type { TxnOffsetCommitter } from './txn-offset-commit.ts'
 
@@ -24,8 +25,33 @@ export const SEND_CHUNK_BYTES = 8 * 1024 * 1024
 
 export type WireMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>
 
-/** Platformatic's consumed message as the transform sees records (KafkaJS-shaped, bytes untouched). */
+/**
+ * Platformatic's consumed message as the transform sees records (KafkaJS-shaped,
+ * bytes untouched). The string forms of offset and timestamp and the headers
+ * object are made when first read (own enumerable getters, so the record still
+ * spreads and compares as a plain object): an identity or enrichment transform
+ * reads none of them, and per record they were the loop's costliest step.
+ */
 export function toPipelineRecord(message: Message): PipelineRecord {
+  let headers: IHeaders | undefined
+  return {
+    topic: message.topic,
+    partition: message.partition,
+    get offset() {
+      return message.offset.toString()
+    },
+    key: message.key ?? null,
+    value: message.value ?? null,
+    get headers() {
+      return (headers ??= headersOf(message))
+    },
+    get timestamp() {
+      return message.timestamp.toString()
+    },
+  }
+}
+
+function headersOf(message: Message): IHeaders {
   const headers: IHeaders = {}
   for (const [key, value] of message.headerEntries) {
     const name = key.toString('utf8')
@@ -33,15 +59,7 @@ export function toPipelineRecord(message: Message): PipelineRecord {
     if (existing === undefined) headers[name] = value
     else headers[name] = [...(Array.isArray(existing) ? existing : [existing]), value]
   }
-  return {
-    topic: message.topic,
-    partition: message.partition,
-    offset: message.offset.toString(),
-    key: message.key ?? null,
-    value: message.value ?? null,
-    headers,
-    timestamp: message.timestamp.toString(),
-  }
+  return headers
 }
 
 const asBuffer = (v: string | Buffer): Buffer => (typeof v === 'string' ? Buffer.from(v) : v)
@@ -70,15 +88,15 @@ export function toWireMessage(output: OutputRecord): WireMessage {
 }
 
 /**
- * Gives every message without an explicit partition the one the producer would
- * choose (Java's murmur2 partitioner, compatibilityPartitioner, modulo the
- * topic's partition count), so that sends can be sized per partition.
+ * Gives every message without an explicit partition the one Java's default
+ * partitioner would choose (java-partitioner.ts: what compatibilityPartitioner
+ * gives, faster), so that sends can be sized per partition.
  */
 export function assignPartitions(messages: WireMessage[], partitionCount: (topic: string) => number): void {
   for (const m of messages) {
     if (m.partition !== undefined) continue
     const count = partitionCount(m.topic)
-    m.partition = compatibilityPartitioner(m, m.key as Buffer) % count
+    m.partition = javaPartition(m.key as Buffer | undefined, count)
   }
 }
 
