@@ -1,5 +1,5 @@
 import { Admin, ConfigResourceTypes, type ClusterMetadata } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from './kafka-client.ts'
 import { TopicConfigMismatchError, UnderReplicatedTopicError } from './errors.ts'
 import { requireConnection } from './kafka-client.ts'
 import { baseOptions } from './platformatic/connection.ts'

@@ -1,9 +1,8 @@
 import type { Consumer, Message, MessageToProduce, Producer } from '@platformatic/kafka'
 import { compatibilityPartitioner } from '@platformatic/kafka'
-import type { IHeaders } from 'kafkajs'
 import { errorCode } from '@tep/errors'
 import { createDlqRecord } from '../dlq-record.ts'
-import type { OutputRecord, PipelineRecord } from '../pipeline-types.ts'
+import type { OutputRecord, PipelineRecord, RecordHeaders } from '../pipeline-types.ts'
 import type { Taken } from './partition-state.ts'
 import type { TxnOffsetCommitter } from './txn-offset-commit.ts'
 
@@ -26,7 +25,7 @@ export type WireMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>
 
 /** Platformatic's consumed message as the transform sees records (KafkaJS-shaped, bytes untouched). */
 export function toPipelineRecord(message: Message): PipelineRecord {
-  const headers: IHeaders = {}
+  const headers: RecordHeaders = {}
   for (const [key, value] of message.headerEntries) {
     const name = key.toString('utf8')
     const existing = headers[name]
@@ -46,7 +45,7 @@ export function toPipelineRecord(message: Message): PipelineRecord {
 
 const asBuffer = (v: string | Buffer): Buffer => (typeof v === 'string' ? Buffer.from(v) : v)
 
-function wireHeaders(headers: IHeaders | undefined): Map<Buffer, Buffer> | undefined {
+function wireHeaders(headers: RecordHeaders | undefined): Map<Buffer, Buffer> | undefined {
   if (headers === undefined) return undefined
   const map = new Map<Buffer, Buffer>()
   for (const [name, value] of Object.entries(headers)) {

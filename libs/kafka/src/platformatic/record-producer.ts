@@ -1,6 +1,6 @@
 import { requireConnection } from '../kafka-client.ts'
 import { compatibilityPartitioner, Producer } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../kafka-client.ts'
 import { ProducerClosedError } from '../errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { baseOptions } from './connection.ts'

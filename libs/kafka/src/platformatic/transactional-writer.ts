@@ -1,6 +1,6 @@
 import { requireConnection } from '../kafka-client.ts'
 import { compatibilityPartitioner, type Producer } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../kafka-client.ts'
 import { ProducerClosedError, ProducerFencedError } from '../errors.ts'
 import { isFencedError } from '../fencing.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
