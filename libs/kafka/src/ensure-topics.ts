@@ -58,7 +58,8 @@ export async function ensureTopics(
   const connection = requireConnection(kafka, 'ensureTopics')
   const admin = new Admin(baseOptions(connection, '-admin'))
   try {
-    return await ensureWith(admin, catalog, options)
+    const logger = options.logger ?? kafka.logger
+    return await ensureWith(admin, catalog, logger === undefined ? options : { ...options, logger })
   } finally {
     await admin.close().catch(() => {})
   }

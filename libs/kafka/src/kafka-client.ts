@@ -9,8 +9,8 @@ export interface KafkaClientConfig {
   connectionTimeoutMs?: number
   requestTimeoutMs?: number
   /**
-   * Lowest level of this library's own Kafka log lines passed to the logger
-   * (`kafka.logger`); default info.
+   * Lowest level passed on to `logger` by `kafka.logger`, the default logger of
+   * the clients made from the handle; default info.
    */
   logLevel?: 'error' | 'warn' | 'info' | 'debug'
   /**
@@ -37,11 +37,12 @@ export interface KafkaConnectionInfo {
 /**
  * The connection handle createKafka returns: a plain, immutable description of
  * the cluster (brokers, client id, TLS/SASL, timeouts) and the logger the
- * library's clients log to. It opens nothing: each @tep/kafka client made from
- * it (createRecordProducer, createTransactionalWriter, TopicReader,
- * OffsetReader, createKafkaAdmin, the pipeline) has its own connections.
+ * library's clients log to when given none. It opens nothing: each @tep/kafka
+ * client made from it (createRecordProducer, createTransactionalWriter,
+ * TopicReader, OffsetReader, createKafkaAdmin, the pipeline) has its own connections.
  */
 export interface Kafka extends Readonly<KafkaConnectionInfo> {
+  /** Default logger of the clients made from this handle (their own `logger` option wins), filtered to `logLevel`. */
   readonly logger: KafkaLogger
 }
 

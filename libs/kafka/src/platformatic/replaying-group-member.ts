@@ -116,7 +116,7 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
     throw new KafkaConfigError(`heartbeatIntervalMs (${heartbeatInterval}) must be below sessionTimeoutMs (${sessionTimeout})`)
   if (options.groupInstanceId !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(options.groupInstanceId))
     throw new KafkaConfigError(`groupInstanceId must be 1-249 letters, digits, dot, dash or underscore, got "${options.groupInstanceId}"`)
-  const logger = options.logger ?? SILENT_LOGGER
+  const logger = options.logger ?? options.kafka.logger ?? SILENT_LOGGER
   const retryDelayMs = (attempt: number) => Math.min(30 * d.retryDelayMs, d.retryDelayMs * 2 ** Math.min(attempt - 1, 5))
   const who = { groupId: options.groupId, groupInstanceId: options.groupInstanceId ?? null }
 

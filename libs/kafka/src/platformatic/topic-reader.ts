@@ -135,7 +135,7 @@ export class TopicReader {
     const stray = options.partitions?.find((tp) => !options.topics.includes(tp.topic))
     if (stray !== undefined) throw new KafkaConfigError(`TopicReader: partition ${stray.topic}:${stray.partition} is not of its topics`)
     this.#options = options
-    this.#logger = options.logger ?? SILENT_LOGGER
+    this.#logger = options.logger ?? options.kafka.logger ?? SILENT_LOGGER
     this.#consumer = new Consumer({
       ...baseOptions(connection, '-reader'),
       // Required by the client, never joined: this reader uses fetch and listOffsets only.

@@ -50,7 +50,8 @@ export interface TransactionalWriter {
  * Java client and KafkaJS did (compatibilityPartitioner).
  */
 export function createTransactionalWriter(kafka: Kafka, options: TransactionalWriterOptions): TransactionalWriter {
-  return new Writer(requireConnection(kafka, 'createTransactionalWriter'), options)
+  const logger = options.logger ?? kafka.logger
+  return new Writer(requireConnection(kafka, 'createTransactionalWriter'), logger === undefined ? options : { ...options, logger })
 }
 
 class Writer implements TransactionalWriter {
