@@ -15,7 +15,7 @@ COPY deploy/local/package.json deploy/local/
 COPY libs libs
 COPY services services
 COPY test/package.json test/
-COPY scripts/patch-kafkajs.mjs scripts/patch-platformatic-kafka.mjs scripts/
+COPY scripts/patch-platformatic-kafka.mjs scripts/
 # INGEST_STATE_DIR of compose and k8s: a volume mounted here starts owned by node (uid 1000).
 RUN mkdir -p /var/lib/tep/ingest && chown node:node /var/lib/tep/ingest
 
@@ -24,8 +24,6 @@ RUN mkdir -p /var/lib/tep/ingest && chown node:node /var/lib/tep/ingest
 FROM base AS demo
 COPY simulators simulators
 RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulators \
- && node scripts/patch-kafkajs.mjs \
- && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
  && node scripts/patch-platformatic-kafka.mjs \
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && npm cache clean --force
@@ -39,12 +37,10 @@ ENTRYPOINT ["node"]
 # workspaces the image runs are installed (-w with a folder selects every
 # workspace in it): the test workspace's testcontainers/playwright stay out.
 # Install scripts stay off (no third-party code runs at build time), so the
-# project's own KafkaJS and @platformatic/kafka patches are applied explicitly, and
-# the build fails if one did not take (a version bump the patch no longer matches).
+# project's own @platformatic/kafka patch is applied explicitly, and the build
+# fails if it did not take (a version bump the patch no longer matches).
 FROM base AS production
 RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
- && node scripts/patch-kafkajs.mjs \
- && grep -qF 'tep-patch: no idle polling (kafkajs#1704)' node_modules/kafkajs/src/network/requestQueue/index.js \
  && node scripts/patch-platformatic-kafka.mjs \
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && npm cache clean --force

@@ -3,8 +3,8 @@
  * production image (the default, last target) installs production dependencies of
  * the deployed workspaces only (the dependency tree npm would install for exactly
  * that selection holds no test tooling) and holds no simulators; the demo target
- * adds them for docker-compose; both apply the project's KafkaJS patch explicitly,
- * failing the build if it did not take.
+ * adds them for docker-compose; both apply the project's @platformatic/kafka patch
+ * explicitly, failing the build if it did not take.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -35,8 +35,8 @@ describe('Dockerfile', () => {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     })
-    expect(tree).toMatch(/node_modules\/kafkajs$/m)
-    for (const tooling of ['testcontainers', 'playwright-core', 'vitest', 'eslint', 'typescript', 'fast-check']) {
+    expect(tree).toMatch(/node_modules\/@platformatic\/kafka$/m)
+    for (const tooling of ['kafkajs', 'testcontainers', 'playwright-core', 'vitest', 'eslint', 'typescript', 'fast-check']) {
       expect(tree, tooling).not.toMatch(new RegExp(`node_modules/${tooling}$`, 'm'))
     }
     // A numeric user, so Kubernetes' runAsNonRoot can check it.
@@ -48,18 +48,6 @@ describe('Dockerfile', () => {
     expect(selectedBy(installOf('demo'))).toEqual(['libs', 'schemas', 'services', 'simulators'])
     const compose = readFileSync(new URL('../docker-compose.yml', import.meta.url), 'utf8')
     expect(compose).toMatch(/target: demo/)
-  })
-
-  it('applies the KafkaJS patch in both targets and fails the build when it did not take', () => {
-    expect(stages.get('base')).toMatch(/COPY scripts\/patch-kafkajs\.mjs .*scripts\//)
-    const patch = readFileSync(new URL('./patch-kafkajs.mjs', import.meta.url), 'utf8')
-    const mark = /const MARK = '\/\* (tep-patch: [^*]+) \*\/'/.exec(patch)?.[1]
-    expect(mark).toBeDefined()
-    for (const stage of ['demo', 'production']) {
-      const install = installOf(stage)
-      expect(install, stage).toContain('node scripts/patch-kafkajs.mjs')
-      expect(install, stage).toContain(`grep -qF '${mark!.trim()}' node_modules/kafkajs/src/network/requestQueue/index.js`)
-    }
   })
 
   it('applies the @platformatic/kafka read_committed patch in both targets and fails the build when it did not take', () => {

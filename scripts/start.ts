@@ -7,13 +7,13 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { AvroSerde, TOPICS, TOPIC_CATALOG, createKafka, createSchemaRegistry, ensureTopics, PRODUCER_DEFAULTS } from '@tep/kafka'
+import { AvroSerde, TOPICS, TOPIC_CATALOG, createKafka, createRecordProducer, createSchemaRegistry, ensureTopics } from '@tep/kafka'
 import { SimDataset } from '@tep/sim-data'
 import { grantSampleConsents } from './start/bank-consents.ts'
 import { SampleTraffic } from './start/card-traffic.ts'
 import { waitForHttp } from './start/child-service.ts'
 import { LiveView, WATCHED } from './start/live-view.ts'
-import { PipelineExporter, VIEW_GROUP_PREFIX } from './start/pipeline-exporter.ts'
+import { PipelineExporter } from './start/pipeline-exporter.ts'
 import { obtainStack } from './start/stack.ts'
 import { ReadinessPoller, renderScreen, renderSummaryLine, takeSnapshot, type Watched } from './start/status-report.ts'
 import { DEFAULT_RESTART_POLICY, SupervisedService } from './start/supervisor.ts'
@@ -214,18 +214,17 @@ async function main(): Promise<number> {
     const serde = new AvroSerde({ registry: createSchemaRegistry({ url: stack.registryUrl }) })
     const rawCodec = serde.topic(TOPICS.transactionsRaw, 'RawTransaction')
     const enrichedCodec = serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction')
-    const exporter = new PipelineExporter({ admin: kafka.admin(), topics: WATCHED, port: exporterPort ?? (await freePort(9465)) })
+    const exporter = new PipelineExporter({ kafka, topics: WATCHED, port: exporterPort ?? (await freePort(9465)) })
     await exporter.start()
     cleanups.push(() => exporter.stop())
-    const view = new LiveView({ kafka, enriched: enrichedCodec, groupId: `${VIEW_GROUP_PREFIX}${process.pid}-${Date.now()}`, exporter })
+    const view = new LiveView({ kafka, enriched: enrichedCodec, exporter })
     await view.start()
     cleanups.push(() => view.stop())
     writeTargetsFile(targetsFile, [...health.map((h) => ({ job: h.name, url: h.url })), { job: 'pipeline-exporter', url: exporter.url! }])
     say(`pipeline exporter ${exporter.url}/metrics · Prometheus targets in ${path.relative(process.cwd(), targetsFile) || targetsFile}`)
 
-    const producer = kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true })
-    await producer.connect()
-    cleanups.push(() => producer.disconnect())
+    const producer = createRecordProducer(kafka)
+    cleanups.push(() => producer.close())
     const traffic = new SampleTraffic({ producer, codec: rawCodec, dataset: new SimDataset(), ratePerSecond: rate, topic: TOPICS.transactionsRaw, runId: Date.now().toString(36) })
     if (rate > 0) {
       traffic.start()

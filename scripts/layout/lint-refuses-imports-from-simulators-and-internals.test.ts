@@ -73,8 +73,8 @@ describe('the lint rule on production code (libs/, services/)', { timeout: 60_00
       "import { validatePipelineOptions } from '../pipeline-options.ts'",
       "import { KafkaConfigError } from '../../src/errors.ts'",
       "import { readFile } from 'node:fs/promises'",
-      "import { Kafka } from 'kafkajs'",
-      'export { createTransactionalPipeline, HttpClient, validatePipelineOptions, KafkaConfigError, readFile, Kafka }',
+      "import { Admin } from '@platformatic/kafka'",
+      'export { createTransactionalPipeline, HttpClient, validatePipelineOptions, KafkaConfigError, readFile, Admin }',
       '',
     ].join('\n')
     expect(await restrictions(code, LIB_FILE)).toEqual([])

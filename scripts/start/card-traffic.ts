@@ -1,5 +1,4 @@
-import type { Producer } from 'kafkajs'
-import type { TopicCodec } from '@tep/kafka'
+import type { RecordProducer, TopicCodec } from '@tep/kafka'
 import type { RawTransaction } from '@tep/schemas'
 import { generateRawEvents } from '@tep/sample-traffic'
 import type { SimDataset } from '@tep/sim-data'
@@ -15,7 +14,7 @@ export class SampleTraffic {
   private round = 0
   private inFlight: Promise<unknown> = Promise.resolve()
 
-  private readonly options: { producer: Producer; codec: TopicCodec<RawTransaction>; dataset: SimDataset; ratePerSecond: number; topic: string; runId: string }
+  private readonly options: { producer: RecordProducer; codec: TopicCodec<RawTransaction>; dataset: SimDataset; ratePerSecond: number; topic: string; runId: string }
 
   constructor(options: SampleTraffic['options']) {
     this.options = options
@@ -34,7 +33,7 @@ export class SampleTraffic {
     const events = generateRawEvents(this.options.dataset, { count, seed: round, idPrefix: `demo-${this.options.runId}-${round}` })
     const messages = await Promise.all(events.map(async (e) => ({ key: e.raw.transactionId, value: await this.options.codec.encode(e.raw) })))
     if (round % 25 === 24) messages.push({ key: `demo-${this.options.runId}-${round}-garbage`, value: Buffer.from('{"not":"avro"}') })
-    await this.options.producer.send({ topic: this.options.topic, messages })
+    await this.options.producer.send(this.options.topic, messages)
     this.produced += messages.length
   }
 

@@ -6,16 +6,16 @@
 import { handleHelp, loadConfigOrExit } from '@tep/config'
 import { AvroSerde, TOPICS, createKafka, createSchemaRegistry } from '@tep/kafka'
 import { LiveView, WATCHED } from './live-view.ts'
-import { PipelineExporter, VIEW_GROUP_PREFIX } from './pipeline-exporter.ts'
+import { PipelineExporter } from './pipeline-exporter.ts'
 import { EXPORTER_ENV } from './standalone-env.ts'
 
 handleHelp({ name: 'pipeline-exporter', summary: 'consumer lag, records per topic and end-to-end latency of the pipeline for Prometheus', env: EXPORTER_ENV, usage: 'usage: node scripts/start/exporter-main.ts' })
 const env = loadConfigOrExit('pipeline-exporter', EXPORTER_ENV)
 const kafka = createKafka({ brokers: env.KAFKA_BROKERS, clientId: 'tep-pipeline-exporter' })
 const serde = new AvroSerde({ registry: createSchemaRegistry({ url: env.SCHEMA_REGISTRY_URL }) })
-const exporter = new PipelineExporter({ admin: kafka.admin(), topics: WATCHED, port: env.METRICS_PORT, host: '0.0.0.0', lagIntervalMs: env.LAG_INTERVAL })
+const exporter = new PipelineExporter({ kafka, topics: WATCHED, port: env.METRICS_PORT, host: '0.0.0.0', lagIntervalMs: env.LAG_INTERVAL })
 await exporter.start()
-const view = new LiveView({ kafka, enriched: serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction'), groupId: `${VIEW_GROUP_PREFIX}exporter-${process.pid}-${Date.now()}`, exporter })
+const view = new LiveView({ kafka, enriched: serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction'), exporter })
 await view.start()
 process.stdout.write(`pipeline exporter: ${exporter.url}/metrics\n`)
 

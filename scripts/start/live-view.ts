@@ -1,5 +1,4 @@
-import type { Consumer, Kafka } from 'kafkajs'
-import { TOPICS, type TopicCodec } from '@tep/kafka'
+import { TopicReader, TOPICS, type Kafka, type TopicCodec } from '@tep/kafka'
 import type { EnrichedTransaction } from '@tep/schemas'
 import type { PipelineExporter } from './pipeline-exporter.ts'
 
@@ -20,34 +19,38 @@ const WINDOW_MS = 10_000
 
 /**
  * Counts what flows through the pipeline's topics (read committed, so only what
- * was really committed) and keeps the last few enriched transactions to show;
- * feeds the same observations to the pipeline exporter when there is one.
+ * was really committed) from the moment it starts, and keeps the last few
+ * enriched transactions to show; feeds the same observations to the pipeline
+ * exporter when there is one. A TopicReader (no consumer group): every
+ * partition of every watched topic.
  */
 export class LiveView {
   readonly counts = new Map<string, number>()
   readonly statuses = new Map<string, number>()
   readonly recent: string[] = []
-  private consumer: Consumer | undefined
+  private reader: TopicReader | undefined
   private readonly history: Array<{ at: number; counts: Map<string, number> }> = []
   private readonly latencies: Array<{ at: number; seconds: number }> = []
 
-  private readonly options: { kafka: Kafka; enriched: TopicCodec<EnrichedTransaction>; groupId: string; exporter?: PipelineExporter }
+  private readonly options: { kafka: Kafka; enriched: TopicCodec<EnrichedTransaction>; exporter?: PipelineExporter }
 
   constructor(options: LiveView['options']) {
     this.options = options
   }
 
   async start(): Promise<void> {
-    const consumer = this.options.kafka.consumer({ groupId: this.options.groupId, readUncommitted: false, allowAutoTopicCreation: false, maxWaitTimeInMs: 250 })
-    this.consumer = consumer
-    await consumer.connect()
-    await consumer.subscribe({ topics: [...WATCHED], fromBeginning: false })
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        this.counts.set(batch.topic, (this.counts.get(batch.topic) ?? 0) + batch.messages.length)
-        this.options.exporter?.countRecords(batch.topic, batch.messages.length)
+    const reader = new TopicReader({
+      kafka: this.options.kafka,
+      topics: [...WATCHED],
+      from: new Date(),
+      follow: true,
+      maxWaitMs: 250,
+      onRecords: async (batch) => {
+        if (batch.records.length === 0) return
+        this.counts.set(batch.topic, (this.counts.get(batch.topic) ?? 0) + batch.records.length)
+        this.options.exporter?.countRecords(batch.topic, batch.records.length)
         if (batch.topic !== TOPICS.transactionsEnriched) return
-        for (const message of batch.messages) {
+        for (const message of batch.records) {
           try {
             const e = await this.options.enriched.decode(message.value)
             const seconds = (Date.now() - Number(e.raw.receivedAt)) / 1000
@@ -62,6 +65,8 @@ export class LiveView {
         }
       },
     })
+    this.reader = reader
+    await reader.start()
   }
 
   /** Records per second per topic over the last ~10 s (call once per refresh). */
@@ -85,7 +90,7 @@ export class LiveView {
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect()
+    await this.reader?.stop()
   }
 }
 

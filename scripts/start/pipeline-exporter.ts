@@ -1,10 +1,10 @@
-import type { Admin } from 'kafkajs'
+import { createKafkaAdmin, OffsetReader, type Kafka } from '@tep/kafka'
 import { Counter, Gauge, Histogram, Readiness, createMetricsRegistry, startHealthServer, type HealthServer } from '@tep/observability'
 
 /** Seconds; from a few milliseconds (idle pipeline) to minutes (outage, backlog). */
 const LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600]
 
-/** Consumer groups of `npm start`'s own live view (one per run): not part of the pipeline. */
+/** Consumer groups of `npm start`'s former live view (one per run, left on a kept stack): not part of the pipeline. */
 export const VIEW_GROUP_PREFIX = 'tep-start-view-'
 
 /**
@@ -27,10 +27,14 @@ export class PipelineExporter {
   private server: HealthServer | undefined
   private timer: NodeJS.Timeout | undefined
   private polling: Promise<void> = Promise.resolve()
-  private readonly options: { admin: Admin; topics: readonly string[]; port: number; host?: string; lagIntervalMs?: number }
+  private readonly options: { kafka: Kafka; topics: readonly string[]; port: number; host?: string; lagIntervalMs?: number }
+  private readonly admin: ReturnType<typeof createKafkaAdmin>
+  private readonly offsets: OffsetReader
 
   constructor(options: PipelineExporter['options']) {
     this.options = options
+    this.admin = createKafkaAdmin(options.kafka, '-exporter-admin')
+    this.offsets = new OffsetReader(options.kafka)
     // Every watched topic has a series from the start, even before its first record.
     for (const topic of options.topics) this.records.inc({ topic }, 0)
   }
@@ -40,7 +44,6 @@ export class PipelineExporter {
   }
 
   async start(): Promise<void> {
-    await this.options.admin.connect()
     const readiness = new Readiness()
     this.server = await startHealthServer({ port: this.options.port, host: this.options.host ?? '127.0.0.1', registry: this.registry, readiness })
     await this.pollLag()
@@ -59,29 +62,31 @@ export class PipelineExporter {
   }
 
   private async pollLag(): Promise<void> {
-    const { admin } = this.options
+    const { admin, offsets: reader } = this
     try {
-      const { groups } = await admin.listGroups()
+      const groups = await admin.listGroups()
       const highs = new Map<string, Map<number, { high: number; low: number }>>()
       const highOf = async (topic: string) => {
         let offsets = highs.get(topic)
         if (!offsets) {
-          offsets = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, { high: Number(p.high), low: Number(p.low) }]))
+          // Read committed: the end a consumer of the group reads to (an open transaction's records not counted).
+          offsets = new Map((await reader.topicOffsets(topic, { readCommitted: true })).map((p) => [p.partition, { high: Number(p.high), low: Number(p.low) }]))
           highs.set(topic, offsets)
         }
         return offsets
       }
       const next: Array<{ group: string; topic: string; partition: number; lag: number }> = []
-      for (const { groupId } of groups) {
+      for (const groupId of groups.keys()) {
         if (groupId.startsWith(VIEW_GROUP_PREFIX)) continue
-        for (const { topic, partitions } of await admin.fetchOffsets({ groupId })) {
+        const [committedOffsets] = await admin.listConsumerGroupOffsets({ groups: [groupId] })
+        for (const { name: topic, partitions } of committedOffsets?.topics ?? []) {
           if (!this.options.topics.includes(topic)) continue
           const ends = await highOf(topic)
           for (const p of partitions) {
-            const end = ends.get(p.partition)
+            const end = ends.get(p.partitionIndex)
             if (!end) continue
-            const committed = Number(p.offset)
-            next.push({ group: groupId, topic, partition: p.partition, lag: Math.max(0, end.high - (committed >= 0 ? committed : end.low)) })
+            const committed = Number(p.committedOffset)
+            next.push({ group: groupId, topic, partition: p.partitionIndex, lag: Math.max(0, end.high - (committed >= 0 ? committed : end.low)) })
           }
         }
       }
@@ -102,6 +107,6 @@ export class PipelineExporter {
     clearInterval(this.timer)
     await this.polling
     await this.server?.close()
-    await this.options.admin.disconnect()
+    await Promise.all([this.admin.close().catch(() => {}), this.offsets.close()])
   }
 }

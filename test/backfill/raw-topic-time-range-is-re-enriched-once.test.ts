@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import type { EnrichmentSim } from '@tep/enrichment-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
-import { INPUT_PRODUCER_CONFIG } from '../kafka/input-producer-config.ts'
 import {
   createIngestTopics,
   encodeUnchecked,
@@ -53,7 +52,7 @@ describe('a time range of the raw topic', () => {
       transactionId: 'inside-both',
       transfer: inside.find((e) => e.raw.transfer !== null)!.raw.transfer,
     })
-    const producer = kit.producer(INPUT_PRODUCER_CONFIG)
+    const producer = kit.producer()
     await producer.connect()
     // Timestamps grow with the offsets, as the broker's lookup by time expects; the broken record sits inside the range.
     const message = async (e: { raw: (typeof inside)[number]['raw']; time: number }) => ({

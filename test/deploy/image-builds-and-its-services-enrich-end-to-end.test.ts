@@ -11,12 +11,11 @@
  * Runs where podman can (root, or apt-get to install it); elsewhere it says why not.
  */
 import { DEVELOPMENT_CUSTOMER_TOKEN_KEY, mintCustomerToken } from '@tep/bank-sync'
-import { AvroSerde, TOPIC_CATALOG, TOPICS, createSchemaRegistry, ensureTopics } from '@tep/kafka'
+import { AvroSerde, TOPIC_CATALOG, TOPICS, TopicReader, createSchemaRegistry, ensureTopics } from '@tep/kafka'
 import { distinctPortPicker } from '@tep/local-stack'
 import { generateRawEvents } from '@tep/sample-traffic'
 import type { EnrichedTransaction } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
-import type { Consumer } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { podman, podmanUnavailableReason, prepareAndBuild } from '../../scripts/image/podman.ts'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
@@ -40,7 +39,7 @@ describe('the container image built with podman', () => {
   const urls = { enrichment: '', bank: '', gateway: '' }
   const health: Record<string, string> = {}
   const enriched = new Map<string, EnrichedTransaction>()
-  let consumer: Consumer | undefined
+  let enrichedReader: TopicReader | undefined
 
   beforeAll(async () => {
     if (unavailable !== undefined) return
@@ -145,18 +144,22 @@ describe('the container image built with podman', () => {
     // Everything enriched from now on, decoded; the tests look for their own transaction ids.
     const serde = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) })
     const codec = serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction')
-    consumer = kit.consumer({ groupId: uniqueName('image-test-enriched') })
-    await consumer.connect()
-    await consumer.subscribe({ topic: TOPICS.transactionsEnriched, fromBeginning: true })
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        const value = await codec.decode(message.value)
-        enriched.set(value.transactionId, value)
+    enrichedReader = new TopicReader({
+      kafka: kit.kafka,
+      topics: [TOPICS.transactionsEnriched],
+      follow: true,
+      onRecords: async (batch) => {
+        for (const record of batch.records) {
+          const value = await codec.decode(record.value)
+          enriched.set(value.transactionId, value)
+        }
       },
     })
+    await enrichedReader.start()
   }, 900_000)
 
   afterAll(async () => {
+    await enrichedReader?.stop()
     await kit.disconnectAll()
     await containers.removeAll()
   }, 120_000)

@@ -6,14 +6,12 @@
  */
 import { createEnrichmentClient, type EnrichmentClient } from '@tep/enrichment-client'
 import { startEnrichmentSim, type EnrichmentSim } from '@tep/enrichment-sim'
-import { AvroSerde, createSchemaRegistry, ensureTopics, readDlqHeaders, type TopicSpec } from '@tep/kafka'
+import { AvroSerde, createSchemaRegistry, ensureTopics, readDlqHeaders, type Kafka, type TopicSpec } from '@tep/kafka'
 import type { EnrichedTransaction, RawTransaction } from '@tep/schemas'
 import type { IngestTopics } from '@tep/transaction-ingest'
-import type { Admin, Kafka } from 'kafkajs'
 import { inject } from 'vitest'
 import { readTopic } from '../kafka/read-topic.ts'
-import { INPUT_PRODUCER_CONFIG } from '../kafka/input-producer-config.ts'
-import { uniqueName, type KafkaTestKit } from '../support/kafka-test-kit.ts'
+import { uniqueName, type KafkaTestKit, type TestAdmin as Admin } from '../support/kafka-test-kit.ts'
 
 export const SIM_CLIENT = { clientId: 'sim-client', clientSecret: 'sim-secret' }
 
@@ -242,11 +240,11 @@ export async function produceRaw(
   const messages = await Promise.all(
     events.map(async (e) => ({ key: e.transactionId, value: await codec.encode(e) })),
   )
-  // Idempotent: KafkaJS retries a whole produce request when one partition in it
-  // fails or its response is lost, and a plain producer would then write the raw
-  // events of the partitions that had succeeded twice (seen once under load as
-  // 16 "duplicated" enriched records that were really 16 duplicated inputs).
-  const producer = kit.producer(INPUT_PRODUCER_CONFIG)
+  // Idempotent (every kit producer is): a retried produce request whose response
+  // was lost must not write the raw events twice (seen once under load, with a
+  // plain KafkaJS producer, as 16 "duplicated" enriched records that were really
+  // 16 duplicated inputs).
+  const producer = kit.producer()
   await producer.connect()
   try {
     for (let i = 0; i < messages.length; i += 500)

@@ -13,7 +13,6 @@ import { createKafka, readDlqHeaders } from '@tep/kafka'
 import type { RawTransaction } from '@tep/schemas'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { INPUT_PRODUCER_CONFIG } from '../kafka/input-producer-config.ts'
 import { readTopic } from '../support/read-topic.ts'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
@@ -118,7 +117,7 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
     sequence.push(...tail)
 
     const codec = serde.topic(topics.input, 'RawTransaction')
-    const producer = kit.producer(INPUT_PRODUCER_CONFIG)
+    const producer = kit.producer()
     await producer.connect()
     try {
       // Small produce requests: 40 records of 15 kB stay under the broker's 1 MB batch limit.

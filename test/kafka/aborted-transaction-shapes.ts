@@ -1,13 +1,11 @@
 /**
  * Partition shapes that read_committed filters have got wrong, written with two
- * transactional KafkaJS producers. KafkaJS 2.2.4 entered the broker's aborted
+ * transactional producers. KafkaJS 2.2.4 entered the broker's aborted
  * transactions in first-offset order although the broker lists them in abort
  * order (interleaved aborts leaked); @platformatic/kafka 2.12.1 keeps one
  * aborted range per producer (a producer's earlier aborted transaction leaked).
  */
-import type { Producer } from 'kafkajs'
-import { transactionalProducerConfig } from '@tep/kafka'
-import type { KafkaTestKit } from '../support/kafka-test-kit.ts'
+import type { KafkaTestKit, TestProducer as Producer } from '../support/kafka-test-kit.ts'
 
 export interface AbortingProducers {
   a: Producer
@@ -16,8 +14,8 @@ export interface AbortingProducers {
 
 /** Two connected transactional producers, `<topic>-a` and `<topic>-b`, tracked by the kit. */
 export async function abortingProducers(kit: KafkaTestKit, topic: string): Promise<AbortingProducers> {
-  const a = kit.producer(transactionalProducerConfig(`${topic}-a`, { transactionTimeout: 10_000 }))
-  const b = kit.producer(transactionalProducerConfig(`${topic}-b`, { transactionTimeout: 10_000 }))
+  const a = kit.producer({ transactionalId: `${topic}-a`, transactionTimeout: 10_000 })
+  const b = kit.producer({ transactionalId: `${topic}-b`, transactionTimeout: 10_000 })
   await Promise.all([a.connect(), b.connect()])
   return { a, b }
 }

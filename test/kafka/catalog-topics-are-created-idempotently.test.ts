@@ -1,11 +1,11 @@
-import kafkajs, { type Admin } from 'kafkajs'
+import { ConfigResourceTypes } from '@platformatic/kafka'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureTopics, topicCatalog, TopicConfigMismatchError, TOPICS, type TopicSpec } from '@tep/kafka'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { createKafkaAdmin, ensureTopics, topicCatalog, TopicConfigMismatchError, TOPICS, type TopicSpec } from '@tep/kafka'
+import { createKafkaTestKit, uniqueName, type TestAdmin } from '../support/kafka-test-kit.ts'
 
 const kit = createKafkaTestKit()
-const { ConfigResourceTypes } = kafkajs
-let admin: Admin
+let admin: TestAdmin
+let configAdmin: ReturnType<typeof createKafkaAdmin>
 
 /** The real catalog under unique names, so the test never touches the shared topics. */
 function uniqueCatalog(): TopicSpec[] {
@@ -14,18 +14,21 @@ function uniqueCatalog(): TopicSpec[] {
 }
 
 async function configsOf(name: string, keys: string[]): Promise<Record<string, string>> {
-  const { resources } = await admin.describeConfigs({
+  const [resource] = await configAdmin.describeConfigs({
     includeSynonyms: false,
-    resources: [{ type: ConfigResourceTypes.TOPIC, name, configNames: keys }],
+    resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: name, configurationKeys: keys }],
   })
-  return Object.fromEntries(resources[0]!.configEntries.map((e) => [e.configName, e.configValue]))
+  return Object.fromEntries(resource!.configs.map((e) => [e.name, e.value ?? '']))
 }
 
 beforeAll(async () => {
   admin = kit.admin()
-  await admin.connect()
+  configAdmin = createKafkaAdmin(kit.kafka)
 })
-afterAll(() => kit.disconnectAll())
+afterAll(async () => {
+  await configAdmin.close()
+  await kit.disconnectAll()
+})
 
 describe('ensureTopics', () => {
   it('creates the whole catalog once and finds it complete the second time', async () => {

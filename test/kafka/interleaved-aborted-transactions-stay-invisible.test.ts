@@ -1,11 +1,11 @@
 /**
  * Regression: KafkaJS 2.2.4's read-committed filter let aborted records through
  * when two producers' aborted transactions interleave in one partition (the
- * broker lists them in abort order, KafkaJS expects first-offset order). The DLQ
+ * broker lists them in abort order, KafkaJS expected first-offset order). The DLQ
  * and merchant.fetched.v1 partitions are written by several transactional
  * producers (one per ingest instance, besides the other writers), so this is
- * their everyday shape. Clients from
- * `createKafka` carry the fix (`installReadCommittedFix`).
+ * their everyday shape. KafkaJS is gone; the shape stays pinned for the reader
+ * every tool and test uses now (TopicReader, through readTopic).
  */
 import { createKafka } from '@tep/kafka'
 import { afterAll, describe, expect, inject, it } from 'vitest'
@@ -17,7 +17,7 @@ const kit = createKafkaTestKit()
 afterAll(() => kit.disconnectAll())
 
 describe('two producers whose aborted transactions interleave in one partition', () => {
-  it('show nothing of either to a read-committed KafkaJS reader', async () => {
+  it('show nothing of either to a read-committed reader', async () => {
     const topic = uniqueName('aborted-interleaved')
     await kit.createTopics([topic], 1)
     const producers = await abortingProducers(kit, topic)

@@ -2,7 +2,7 @@
  * Shared set-up of the transactional pipeline tests: unique topics, a pipeline
  * with test timings, and promises for pipeline events (no sleeping).
  */
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '@tep/kafka'
 import {
   createKafka,
   ensureTopics,
@@ -16,7 +16,6 @@ import {
 } from '@tep/kafka'
 import { inject } from 'vitest'
 import { uniqueName, type KafkaTestKit } from '../support/kafka-test-kit.ts'
-import { INPUT_PRODUCER_CONFIG } from './input-producer-config.ts'
 
 export const PIPELINE_TEST_CONSUMER = {
   sessionTimeout: 10_000,
@@ -142,7 +141,7 @@ export function startPipeline(
 
 /**
  * Produces `count` records keyed `k<i>` with values `v<i>` (non-transactional,
- * idempotent: a retried request must not duplicate the input, see INPUT_PRODUCER_CONFIG).
+ * idempotent like every kit producer: a retried request must not duplicate the input).
  */
 export async function produceInputs(
   kit: KafkaTestKit,
@@ -150,7 +149,7 @@ export async function produceInputs(
   count: number,
   from = 0,
 ): Promise<string[]> {
-  const producer = kit.producer(INPUT_PRODUCER_CONFIG)
+  const producer = kit.producer()
   await producer.connect()
   const values = Array.from({ length: count }, (_, i) => `v${from + i}`)
   try {

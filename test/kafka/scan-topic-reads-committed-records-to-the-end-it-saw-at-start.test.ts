@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { scanTopic, TopicScanTimeoutError, transactionalProducerConfig, withTransaction } from '@tep/kafka'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { scanTopic, TopicScanTimeoutError } from '@tep/kafka'
+import { createKafkaTestKit, uniqueName, withTransaction } from '../support/kafka-test-kit.ts'
 
 const kit = createKafkaTestKit()
 afterAll(() => kit.disconnectAll())
@@ -27,7 +27,7 @@ describe('scanTopic', () => {
   it('reads committed records up to the end offsets it saw at the start, skipping aborted ones and later writes', async () => {
     const topic = uniqueName('scan')
     await kit.createTopics([topic], 2)
-    const producer = kit.producer(transactionalProducerConfig(uniqueName('scan-tx'), { transactionTimeout: 10_000 }))
+    const producer = kit.producer({ transactionalId: uniqueName('scan-tx'), transactionTimeout: 10_000 })
     await producer.connect()
     await withTransaction(producer, (tx) =>
       tx.send(topic, [
@@ -90,7 +90,7 @@ describe('scanTopic', () => {
   it('ends at the last stable offset: a transaction open at the start neither blocks the scan nor is part of it', async () => {
     const topic = uniqueName('scan-open')
     await kit.createTopics([topic], 1)
-    const producer = kit.producer(transactionalProducerConfig(uniqueName('scan-open-tx'), { transactionTimeout: 60_000 }))
+    const producer = kit.producer({ transactionalId: uniqueName('scan-open-tx'), transactionTimeout: 60_000 })
     await producer.connect()
     await withTransaction(producer, (tx) => tx.send(topic, [{ value: 'committed' }]))
     const open = await producer.transaction()

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { TopicReader, transactionalProducerConfig, withTransaction, type ReadBatch } from '@tep/kafka'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { TopicReader, type ReadBatch } from '@tep/kafka'
+import { createKafkaTestKit, uniqueName, withTransaction } from '../support/kafka-test-kit.ts'
 
 const kit = createKafkaTestKit()
 afterAll(() => kit.disconnectAll())
@@ -23,7 +23,7 @@ describe('TopicReader', () => {
     const a = uniqueName('alpha')
     const b = uniqueName('beta')
     await kit.createTopics([a, b], 3)
-    const producer = kit.producer(transactionalProducerConfig(uniqueName('reader-tx'), { transactionTimeout: 10_000 }))
+    const producer = kit.producer({ transactionalId: uniqueName('reader-tx'), transactionTimeout: 10_000 })
     await producer.connect()
     await withTransaction(producer, async (tx) => {
       await tx.send(a, [

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { transactionalProducerConfig, type TransactionalPipeline } from '@tep/kafka'
+import type { TransactionalPipeline } from '@tep/kafka'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import {
   CommitCounter,
@@ -142,7 +142,7 @@ describe('transactional consume-transform-produce step', () => {
     await produceInputs(kit, topics.input, 30)
     // The previous owner of partition 0, still alive: it processed v0..v9 and is about to commit.
     const zombie = kit.producer(
-      transactionalProducerConfig(`${topics.prefix}-previous-owner`, { transactionTimeout: 60_000 }),
+      { transactionalId: `${topics.prefix}-previous-owner`, transactionTimeout: 60_000 },
     )
     await zombie.connect()
     const zombieTx = await zombie.transaction()

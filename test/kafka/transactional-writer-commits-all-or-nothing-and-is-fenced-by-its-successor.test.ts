@@ -92,8 +92,8 @@ describe('createTransactionalWriter', () => {
 
   it('writes one send of more than 1 MB spread over partitions, each key where the Java client puts it', async () => {
     const base = uniqueName('large')
-    const [topic, reference] = [`${base}.out`, `${base}.kafkajs`]
-    await kit.createTopics([topic, reference], 3)
+    const topic = `${base}.out`
+    await kit.createTopics([topic], 3)
     const w = writer(`${base}.tx`)
     // 3,000 × 1 kB: about 1 MB per partition, 3 MB in all, in one call.
     const messages = Array.from({ length: 3_000 }, (_, i) => ({ key: `tx-${i}`, value: Buffer.alloc(1_000, i % 256) }))
@@ -110,10 +110,10 @@ describe('createTransactionalWriter', () => {
       expect(order).toEqual([...order].sort((a, b) => a - b))
     }
 
-    // KafkaJS's DefaultPartitioner (the Java one) puts the same keys in the same partitions.
-    const kafkajs = kit.producer()
-    await kafkajs.connect()
-    await kafkajs.send({ topic: reference, messages: messages.slice(0, 50).map((m) => ({ key: m.key, value: 'x' })) })
-    for (const m of await readTopic(kit.kafka, reference)) expect(partitionOf.get(m.key!.toString())).toBe(m.partition)
+    // Where the Java client's partitioner puts these keys among 3 partitions, as KafkaJS 2.2.4's
+    // DefaultPartitioner (the Java one) computed them before KafkaJS was removed: an
+    // independent reference, not the client under test.
+    const java: Record<string, number> = { 'tx-0': 1, 'tx-1': 0, 'tx-2': 0, 'tx-3': 1, 'tx-4': 0, 'tx-5': 1, 'tx-6': 0, 'tx-7': 1, 'tx-8': 1, 'tx-9': 1, 'tx-2999': 2 }
+    for (const [key, partition] of Object.entries(java)) expect(partitionOf.get(key), key).toBe(partition)
   })
 })

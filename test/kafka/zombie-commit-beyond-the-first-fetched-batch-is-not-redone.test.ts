@@ -6,7 +6,7 @@
  * batch end well before the zombie's commit.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { transactionalProducerConfig, type TransactionalPipeline } from '@tep/kafka'
+import type { TransactionalPipeline } from '@tep/kafka'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { readTopic, valuesByPartition } from '../support/read-topic.ts'
 import {
@@ -36,7 +36,7 @@ describe("a zombie whose commit reaches beyond the new owner's first fetched bat
 
     // The previous owner processed v0..v14 and is about to commit offset 15.
     const zombie = kit.producer(
-      transactionalProducerConfig(`${topics.prefix}-previous-owner`, { transactionTimeout: 60_000 }),
+      { transactionalId: `${topics.prefix}-previous-owner`, transactionTimeout: 60_000 },
     )
     await zombie.connect()
     const zombieTx = await zombie.transaction()

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { choosePorts } from '@tep/local-stack'
-import { Kafka, logLevel } from 'kafkajs'
+import { Admin } from '@platformatic/kafka'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 // `npm run stack:up` / `stack:down` as a user runs them, on a second, isolated stack
@@ -89,13 +89,12 @@ describe('npm run stack:up / stack:down', () => {
     expect([recordAfter.kafkaPid, recordAfter.registryPid]).toEqual(pids)
 
     // The broker serves metadata and the registry stores and returns a schema.
-    const admin = new Kafka({ brokers: [`127.0.0.1:${kafkaPort}`], logLevel: logLevel.WARN }).admin()
+    const admin = new Admin({ clientId: 'stack-probe', bootstrapBrokers: [`127.0.0.1:${kafkaPort}`] })
     try {
-      await admin.connect()
-      const cluster = await admin.describeCluster()
-      expect(cluster.brokers.map((b) => b.port)).toEqual([kafkaPort])
+      const cluster = await admin.metadata({ topics: [], forceUpdate: true })
+      expect([...cluster.brokers.values()].map((b) => b.port)).toEqual([kafkaPort])
     } finally {
-      await admin.disconnect()
+      await admin.close()
     }
     const registry = `http://127.0.0.1:${registryPort}/apis/ccompat/v7`
     const schema = JSON.stringify({ type: 'record', name: 'Probe', fields: [{ name: 'id', type: 'string' }] })

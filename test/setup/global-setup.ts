@@ -1,4 +1,3 @@
-import { silenceKnownWarnings } from '@tep/local-stack'
 import type { TestProject } from 'vitest/node'
 import { chooseBackend, externalStack, type TestStack } from './stack-backend.ts'
 
@@ -19,7 +18,6 @@ const log = (line: string) => process.stderr.write(`[global-setup] ${line}\n`)
  * Vitest calls the returned teardown also when tests fail.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  silenceKnownWarnings()
   const { backend, reason } = await chooseBackend(process.env, async () => {
     const { dockerAnswers } = await import('./stack-docker.ts')
     return dockerAnswers()

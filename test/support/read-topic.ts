@@ -6,9 +6,8 @@
  * `readUncommitted`, which adds the aborted records below that end), so call it
  * after the writers finished or were fenced.
  */
-import type { Kafka } from 'kafkajs'
-import type { CollectedMessage } from './kafka-test-kit.ts'
-import { TEST_CONSUMER_DEFAULTS, uniqueName } from './kafka-test-kit.ts'
+import { TopicReader, type Kafka } from '@tep/kafka'
+import { collected, type CollectedMessage } from './kafka-test-kit.ts'
 
 export interface ReadTopicOptions {
   readUncommitted?: boolean
@@ -20,77 +19,37 @@ export async function readTopic(
   topic: string,
   options: ReadTopicOptions = {},
 ): Promise<CollectedMessage[]> {
-  const admin = kafka.admin()
-  await admin.connect()
-  let offsets: Awaited<ReturnType<typeof admin.fetchTopicOffsets>>
-  try {
-    offsets = await admin.fetchTopicOffsets(topic)
-  } finally {
-    await admin.disconnect()
-  }
-  const ends = new Map(offsets.map((p) => [p.partition, BigInt(p.high)]))
-  // Start at the low watermark: a partition whose records were all deleted or
-  // compacted away has nothing left to read, not a gap to wait for.
-  const positions = new Map(offsets.map((p) => [p.partition, BigInt(p.low)]))
-  const done = () => [...ends].every(([p, end]) => (positions.get(p) ?? 0n) >= end)
   const received: CollectedMessage[] = []
-  if (done()) return received
-
-  const consumer = kafka.consumer({
-    ...TEST_CONSUMER_DEFAULTS,
-    groupId: uniqueName(`read-${topic}`),
-    readUncommitted: options.readUncommitted ?? false,
+  // A bounded TopicReader: every partition from its first offset (a partition whose
+  // records were all deleted or compacted away has nothing left to read) to the end
+  // offsets it captures at start.
+  const reader = new TopicReader({
+    kafka,
+    topics: [topic],
+    maxWaitMs: 200,
+    ...(options.readUncommitted === true ? { readUncommitted: true } : {}),
+    onRecords: (batch) => {
+      for (const r of batch.records) received.push(collected(topic, batch.partition, r))
+    },
   })
   const timeoutMs = options.timeoutMs ?? 30_000
+  let timer: NodeJS.Timeout | undefined
   try {
-    await consumer.connect()
-    await consumer.subscribe({ topic, fromBeginning: true })
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const where = [...ends].map(([p, end]) => `p${p} at ${positions.get(p)}/${end}`).join(', ')
-        reject(
-          new Error(
-            `reading ${topic} to its end did not finish within ${timeoutMs} ms (${where})`,
-          ),
-        )
-      }, timeoutMs)
-      // END_BATCH_PROCESS also fires for batches made only of control or aborted
-      // records, which never reach eachMessage but still move the position.
-      consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-        const next = BigInt(payload.lastOffset) + 1n
-        if (next > (positions.get(payload.partition) ?? 0n)) positions.set(payload.partition, next)
-        if (done()) {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      consumer.on(consumer.events.CRASH, ({ payload }) => {
-        // A retriable error (e.g. COORDINATOR_LOAD_IN_PROGRESS on a fresh broker): KafkaJS restarts the consumer.
-        if (payload.restart) return
-        clearTimeout(timer)
-        reject(payload.error)
-      })
-      consumer
-        .run({
-          eachMessage: async ({ partition, message }) => {
-            if (BigInt(message.offset) >= (ends.get(partition) ?? 0n)) return
-            received.push({
-              topic,
-              partition,
-              offset: message.offset,
-              key: message.key,
-              value: message.value,
-              headers: message.headers ?? {},
-            })
-          },
-        })
-        .catch((err: unknown) => {
-          clearTimeout(timer)
-          reject(err)
-        })
-    })
+    await Promise.race([
+      (async () => {
+        await reader.start()
+        await reader.done()
+      })(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const where = reader.unfinished().join(', ')
+          reject(new Error(`reading ${topic} to its end did not finish within ${timeoutMs} ms (partitions left: ${where})`))
+        }, timeoutMs)
+      }),
+    ])
   } finally {
-    await consumer.disconnect()
+    clearTimeout(timer)
+    await reader.stop()
   }
   return received
 }

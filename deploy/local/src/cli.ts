@@ -10,7 +10,6 @@ import { parseArgs } from 'node:util'
 import { LocalStackError } from './errors.ts'
 import { fetchRuntime } from './fetch-runtime.ts'
 import { acquireLock } from './file-lock.ts'
-import { silenceKnownWarnings } from './known-warnings.ts'
 import { assertPortsAvailable, assertPortsFree, type StackPorts } from './ports.ts'
 import { brokerAnswers, registryAnswers } from './readiness.ts'
 import { startStack } from './stack.ts'
@@ -334,7 +333,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-silenceKnownWarnings()
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { Kafka, logLevel } from 'kafkajs'
+import { Admin } from '@platformatic/kafka'
 
 /** Reports why waiting is pointless (the process exited), or undefined while it runs. */
 export type ExitCheck = () => string | undefined
@@ -54,24 +54,22 @@ export function waitForLogLine(
   )
 }
 
-/** One metadata round-trip with a fresh KafkaJS admin; false on any failure or while fewer than `minBrokers` are registered. */
+/** One metadata round-trip with a fresh admin; false on any failure or while fewer than `minBrokers` are registered. */
 export async function brokerAnswers(brokers: string[], timeoutMs = 3_000, minBrokers = 1): Promise<boolean> {
-  const admin = new Kafka({
+  const admin = new Admin({
     clientId: 'local-stack-probe',
-    brokers,
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: timeoutMs,
+    bootstrapBrokers: brokers,
+    connectTimeout: timeoutMs,
     requestTimeout: timeoutMs,
-    retry: { retries: 0 },
-  }).admin()
+    retries: 0,
+  })
   try {
-    await admin.connect()
-    const cluster = await admin.describeCluster()
-    return cluster.brokers.length >= minBrokers && cluster.controller !== null
+    const cluster = await admin.metadata({ topics: [], forceUpdate: true })
+    return cluster.brokers.size >= minBrokers && cluster.controllerId >= 0
   } catch {
     return false
   } finally {
-    await admin.disconnect().catch(() => {})
+    await admin.close().catch(() => {})
   }
 }
 

@@ -1,7 +1,14 @@
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
-import { AvroSerde, TOPICS, type KafkaLogger } from '@tep/kafka'
+import {
+  AvroSerde,
+  createReplayingGroupMember,
+  TOPICS,
+  type Kafka,
+  type KafkaLogger,
+  type ReplayBatch,
+  type ReplayingGroupMember,
+} from '@tep/kafka'
 import type { EnrichedTransaction } from '@tep/schemas'
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs'
 import type { Pool, PoolClient } from 'pg'
 
 /**
@@ -86,20 +93,17 @@ export async function resetOffsets(pool: Pool, consumerName: string, topic: stri
  * Materialises enriched transactions into PostgreSQL exactly once. The offsets
  * live in the database, not in Kafka: each fetched batch is upserted by
  * transactionId and the partition's next offset saved in ONE database
- * transaction, and on every assignment the consumer seeks to the offsets the
- * database holds. A crash between the two is impossible to observe: either both
- * are committed or neither, and the next start continues from the database.
+ * transaction, and on every assignment each partition is read from the offset
+ * the database holds (a @tep/kafka replaying group member, which never commits
+ * to Kafka). A crash between the two is impossible to observe: either both are
+ * committed or neither, and the next start continues from the database.
  * Records are read committed, so aborted pipeline attempts never reach the table.
  */
 export function createPostgresMaterializer(options: PostgresMaterializerOptions): PostgresMaterializer {
   const topic = options.topic ?? TOPICS.transactionsEnriched
   const { pool, consumerName } = options
   const codec = new AvroSerde({ registry: options.schemaRegistry }).topic(topic, 'EnrichedTransaction')
-  // Next offset per partition as stored in the database (loaded at each assignment).
-  const next = new Map<number, bigint>()
-  // Settles once the stored offsets of the current assignment are loaded; batches wait for it.
-  let offsetsLoaded: Promise<void> = Promise.resolve()
-  let consumer: Consumer | undefined
+  let member: ReplayingGroupMember | undefined
 
   const loadOffsets = async (): Promise<Map<number, bigint>> => {
     const { rows } = await pool.query<{ partition: number; next_offset: string }>(
@@ -134,18 +138,16 @@ export function createPostgresMaterializer(options: PostgresMaterializerOptions)
     ])
   }
 
-  const eachBatch = async ({ batch, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> => {
-    await offsetsLoaded
-    const from = next.get(batch.partition) ?? 0n
-    // Before the seek of an assignment took effect a batch may start earlier: those rows are in the table already.
-    const messages = batch.messages.filter((m) => BigInt(m.offset) >= from)
-    if (messages.length === 0 || !isRunning() || isStale()) return
+  // A batch that throws is handed over again (after a pause) by the member, from the same position.
+  const onBatch = async (batch: ReplayBatch): Promise<void> => {
+    const messages = batch.records
+    if (messages.length === 0 || batch.signal.aborted) return
     const last = messages[messages.length - 1]!.offset
-    const nextOffset = (BigInt(last) + 1n).toString()
+    const nextOffset = (last + 1n).toString()
     const db = await pool.connect()
     try {
       await db.query('BEGIN')
-      for (const m of messages) await upsert(db, batch.partition, m.offset, m.value, m.key?.toString('utf8') ?? null)
+      for (const m of messages) await upsert(db, batch.partition, m.offset.toString(), m.value, m.key?.toString('utf8') ?? null)
       await db.query(SAVE_OFFSET, [consumerName, topic, batch.partition, nextOffset])
       await db.query('COMMIT')
     } catch (err) {
@@ -154,47 +156,32 @@ export function createPostgresMaterializer(options: PostgresMaterializerOptions)
     } finally {
       db.release()
     }
-    next.set(batch.partition, BigInt(nextOffset))
     options.onCommitted?.({ partition: batch.partition, nextOffset, rows: messages.length })
-    await heartbeat()
   }
 
   return {
     async start() {
       await ensureSchema(pool)
-      consumer = options.kafka.consumer({
+      member = createReplayingGroupMember({
+        kafka: options.kafka,
         groupId: consumerName,
-        readUncommitted: false,
-        allowAutoTopicCreation: false,
-        sessionTimeout: options.consumer?.sessionTimeout ?? 30_000,
-        heartbeatInterval: options.consumer?.heartbeatInterval ?? 3_000,
-        maxWaitTimeInMs: options.consumer?.maxWaitTimeInMs ?? 500,
+        topics: [topic],
+        sessionTimeoutMs: options.consumer?.sessionTimeout ?? 30_000,
+        heartbeatIntervalMs: options.consumer?.heartbeatInterval ?? 3_000,
+        maxWaitTimeMs: options.consumer?.maxWaitTimeInMs ?? 500,
+        // Each assigned partition continues at the offset the database holds; none stored: from the beginning.
+        startPositions: async () => {
+          const stored = await loadOffsets()
+          return new Map([...stored].map(([partition, offset]) => [`${topic}:${partition}`, offset]))
+        },
+        onAssigned: () => {},
+        onBatch,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
       })
-      const c = consumer
-      c.on(c.events.GROUP_JOIN, ({ payload }) => {
-        const assigned = payload.memberAssignment[topic] ?? []
-        offsetsLoaded = loadOffsets()
-          .then((stored) => {
-            next.clear()
-            for (const p of assigned) {
-              const offset = stored.get(p) ?? 0n
-              next.set(p, offset)
-              // No stored offset: from the beginning (offset 0 is clamped to the low watermark by a reset).
-              if (stored.has(p)) c.seek({ topic, partition: p, offset: offset.toString() })
-            }
-          })
-          .catch((err: unknown) => {
-            // Without the stored offsets nothing may be written: the batch fails and KafkaJS retries it.
-            options.logger?.error({ err }, 'reading the stored offsets failed')
-            throw err
-          })
-      })
-      await c.connect()
-      await c.subscribe({ topic, fromBeginning: true })
-      await c.run({ autoCommit: false, eachBatchAutoResolve: true, eachBatch })
+      await member.start()
     },
     async stop() {
-      await consumer?.disconnect()
+      await member?.stop()
     },
   }
 }

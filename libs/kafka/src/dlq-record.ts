@@ -1,5 +1,5 @@
 import { errorCode } from '@tep/errors'
-import type { IHeaders } from 'kafkajs'
+import type { RecordHeaders } from './pipeline-types.ts'
 import { maskPans, maskPansInText } from './pan-masking.ts'
 
 /**
@@ -34,7 +34,7 @@ export interface DlqSource {
   timestamp?: string
   key: Buffer | null
   value: Buffer | null
-  headers?: IHeaders
+  headers?: RecordHeaders
 }
 
 export interface DlqFailure {
@@ -50,7 +50,7 @@ export interface DlqRecord {
   topic: string
   key: Buffer | null
   value: Buffer | null
-  headers: IHeaders
+  headers: RecordHeaders
 }
 
 function messageOf(error: unknown): string {
@@ -87,7 +87,7 @@ export function buildDlqHeaders(
 export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: DlqFailure): DlqRecord {
   // The source's own headers are copied too, so they are masked like the key and value:
   // a producer may put a card reference or a description in one.
-  const kept: IHeaders = {}
+  const kept: RecordHeaders = {}
   let headersMasked = 0
   const maskHeader = (v: Buffer | string): Buffer | string => {
     if (typeof v === 'string') {
@@ -105,7 +105,7 @@ export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: Dl
   }
   const key = source.key === null ? { bytes: null, masked: 0 } : maskPans(source.key)
   const value = source.value === null ? { bytes: null, masked: 0 } : maskPans(source.value)
-  const headers: IHeaders = { ...kept, ...buildDlqHeaders(source, failure) }
+  const headers: RecordHeaders = { ...kept, ...buildDlqHeaders(source, failure) }
   const masked = key.masked + value.masked + headersMasked
   if (masked > 0) headers[DLQ_HEADERS.masked] = String(masked)
   return { topic: dlqTopic, key: key.bytes, value: value.bytes, headers }
@@ -113,7 +113,7 @@ export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: Dl
 
 /** Reads the dlq.* headers of a consumed DLQ record back into strings (for tools and tests). */
 export function readDlqHeaders(
-  headers: IHeaders | undefined,
+  headers: RecordHeaders | undefined,
 ): Partial<Record<keyof typeof DLQ_HEADERS, string>> {
   const out: Partial<Record<keyof typeof DLQ_HEADERS, string>> = {}
   for (const [field, name] of Object.entries(DLQ_HEADERS) as [keyof typeof DLQ_HEADERS, string][]) {

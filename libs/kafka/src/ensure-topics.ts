@@ -1,5 +1,5 @@
 import { Admin, ConfigResourceTypes, type ClusterMetadata } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from './kafka-client.ts'
 import { TopicConfigMismatchError, UnderReplicatedTopicError } from './errors.ts'
 import { requireConnection } from './kafka-client.ts'
 import { baseOptions } from './platformatic/connection.ts'
@@ -58,7 +58,8 @@ export async function ensureTopics(
   const connection = requireConnection(kafka, 'ensureTopics')
   const admin = new Admin(baseOptions(connection, '-admin'))
   try {
-    return await ensureWith(admin, catalog, options)
+    const logger = options.logger ?? kafka.logger
+    return await ensureWith(admin, catalog, logger === undefined ? options : { ...options, logger })
   } finally {
     await admin.close().catch(() => {})
   }

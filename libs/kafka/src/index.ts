@@ -1,15 +1,13 @@
-export { createKafka, PRODUCER_DEFAULTS, transactionalProducerConfig } from './kafka-client.ts'
-/** The connection handle createKafka returns (a KafkaJS client): services pass it to this library only. */
-export type { Kafka } from 'kafkajs'
-export type { KafkaClientConfig, KafkaConnectionInfo } from './kafka-client.ts'
-export { kafkaConnectionOf } from './kafka-client.ts'
+export { createKafka, kafkaConnectionOf } from './kafka-client.ts'
+/** The connection handle createKafka returns (a plain description of the cluster): passed to this library's clients. */
+export type { Kafka, KafkaClientConfig, KafkaConnectionInfo } from './kafka-client.ts'
+export { clientOptions, createKafkaAdmin } from './platformatic/clients.ts'
 export { EOS_DEFAULTS } from './platformatic/eos-options.ts'
 export { platformaticSecurityOptions } from './platformatic/connection.ts'
 export { createReplayingGroupMember, REPLAYING_MEMBER_DEFAULTS } from './platformatic/replaying-group-member.ts'
 export type { ReplayBatch, ReplayingGroupMember, ReplayingGroupMemberOptions } from './platformatic/replaying-group-member.ts'
 export * from './kafka-security.ts'
-export { pinoLogCreator, SILENT_LOGGER } from './logger.ts'
-export { hideAbortedRecords, installReadCommittedFix } from './read-committed-fix.ts'
+export { SILENT_LOGGER } from './logger.ts'
 export type { KafkaLogger } from './logger.ts'
 export { DEFAULT_PARTITIONS, TOPIC_CATALOG, TOPICS, topicCatalog, topicSpec } from './topic-catalog.ts'
 export type { CatalogOptions, CleanupPolicy, TopicName, TopicSpec } from './topic-catalog.ts'
@@ -40,7 +38,7 @@ export type { RetryPolicy } from './retry-policy.ts'
 export { createTransactionalPipeline, runTransactionalPipeline } from './transactional-pipeline.ts'
 export type { TransactionalPipeline } from './transactional-pipeline.ts'
 export { isRecordFailure } from './pipeline-options.ts'
-export type { TransactionalPipelineOptions } from './pipeline-options.ts'
+export type { PipelineConsumerSettings, TransactionalPipelineOptions } from './pipeline-options.ts'
 export type {
   AbortedEvent,
   CommittedEvent,
@@ -50,6 +48,7 @@ export type {
   PipelineHooks,
   PipelineRecord,
   PipelineStatus,
+  RecordHeaders,
   TopicPartition,
   Transform,
   TransformContext,
@@ -57,7 +56,6 @@ export type {
 export { isFencedError } from './fencing.ts'
 export { scanTopic } from './topic-scan.ts'
 export type { ScannedMessage, TopicScanOptions } from './topic-scan.ts'
-export { withTransaction } from './with-transaction.ts'
 export { createTransactionalWriter, DEFAULT_TRANSACTION_TIMEOUT_MS } from './platformatic/transactional-writer.ts'
 export type {
   TransactionalWriter,

@@ -1,14 +1,6 @@
-import {
-  Kafka,
-  logLevel,
-  Partitioners,
-  type KafkaConfig,
-  type ProducerConfig,
-} from 'kafkajs'
 import { KafkaConfigError } from './errors.ts'
-import { pinoLogCreator, SILENT_LOGGER, type KafkaLogger } from './logger.ts'
-import { kafkaSecurityFromEnv, toKafkaJsSecurity, type KafkaSecurity } from './kafka-security.ts'
-import { installReadCommittedFix } from './read-committed-fix.ts'
+import { SILENT_LOGGER, type KafkaLogger } from './logger.ts'
+import { kafkaSecurityFromEnv, type KafkaSecurity } from './kafka-security.ts'
 
 export interface KafkaClientConfig {
   /** host:port list. */
@@ -16,25 +8,23 @@ export interface KafkaClientConfig {
   clientId: string
   connectionTimeoutMs?: number
   requestTimeoutMs?: number
-  /** KafkaJS log level routed to the logger; default INFO. */
-  logLevel?: 'error' | 'warn' | 'info' | 'debug'
-  /** Retry of KafkaJS requests (not of records); KafkaJS defaults otherwise. */
-  retry?: KafkaConfig['retry']
   /**
-   * TLS and SASL, the one way to pass them: they reach the KafkaJS client and every
-   * @platformatic/kafka client made from it (the data path). Unset, they are read
-   * from the KAFKA_SECURITY_PROTOCOL/SASL/SSL variables (kafkaSecurityFromEnv), so
-   * every service, tool and child process honours them. (KafkaJS-style `ssl`/`sasl`
-   * options are gone: they secured the KafkaJS admin only and left the data path in
-   * plaintext.)
+   * Lowest level passed on to `logger` by `kafka.logger`, the default logger of
+   * the clients made from the handle; default info.
+   */
+  logLevel?: 'error' | 'warn' | 'info' | 'debug'
+  /**
+   * TLS and SASL, the one way to pass them: every @platformatic/kafka client
+   * made from the handle uses them. Unset, they are read from the
+   * KAFKA_SECURITY_PROTOCOL/SASL/SSL variables (kafkaSecurityFromEnv), so every
+   * service, tool and child process honours them.
    */
   security?: KafkaSecurity
 }
 
 /**
- * How a `Kafka` made by createKafka was configured: the @platformatic/kafka
- * clients of this library (the exactly-once loop, writers, readers, ensureTopics)
- * are built from it.
+ * How to reach the cluster: what every @platformatic/kafka client of this
+ * library (the exactly-once loop, writers, readers, admin) is built from.
  */
 export interface KafkaConnectionInfo {
   brokers: string[]
@@ -44,32 +34,51 @@ export interface KafkaConnectionInfo {
   requestTimeoutMs?: number
 }
 
-const connections = new WeakMap<Kafka, KafkaConnectionInfo>()
-
-/** The settings `kafka` was created with; undefined for a KafkaJS client not made by createKafka. */
-export function kafkaConnectionOf(kafka: Kafka): KafkaConnectionInfo | undefined {
-  return connections.get(kafka)
+/**
+ * The connection handle createKafka returns: a plain, immutable description of
+ * the cluster (brokers, client id, TLS/SASL, timeouts) and the logger the
+ * library's clients log to when given none. It opens nothing: each @tep/kafka
+ * client made from it (createRecordProducer, createTransactionalWriter,
+ * TopicReader, OffsetReader, createKafkaAdmin, the pipeline) has its own connections.
+ */
+export interface Kafka extends Readonly<KafkaConnectionInfo> {
+  /** Default logger of the clients made from this handle (their own `logger` option wins), filtered to `logLevel`. */
+  readonly logger: KafkaLogger
 }
 
-/** The settings `kafka` was created with; `what` (the caller's name) is refused a client not made by createKafka. */
+/** The connection settings of `kafka`; undefined when it is not a handle (no brokers or client id). */
+export function kafkaConnectionOf(kafka: Kafka): KafkaConnectionInfo | undefined {
+  const k = kafka as Partial<Kafka> | null | undefined
+  if (k === null || typeof k !== 'object') return undefined
+  if (!Array.isArray(k.brokers) || k.brokers.length === 0 || typeof k.clientId !== 'string' || k.clientId === '') return undefined
+  const info: KafkaConnectionInfo = { brokers: [...k.brokers], clientId: k.clientId }
+  if (k.security !== undefined) info.security = k.security
+  if (k.connectionTimeoutMs !== undefined) info.connectionTimeoutMs = k.connectionTimeoutMs
+  if (k.requestTimeoutMs !== undefined) info.requestTimeoutMs = k.requestTimeoutMs
+  return info
+}
+
+/** The settings of `kafka`; `what` (the caller's name) is refused anything that is not a handle made by createKafka. */
 export function requireConnection(kafka: Kafka, what: string): KafkaConnectionInfo {
-  const connection = connections.get(kafka)
+  const connection = kafkaConnectionOf(kafka)
   if (connection === undefined)
     throw new KafkaConfigError(`${what} needs a Kafka client made by createKafka (its brokers and security are read from it)`)
   return connection
 }
 
-const LEVELS = {
-  error: logLevel.ERROR,
-  warn: logLevel.WARN,
-  info: logLevel.INFO,
-  debug: logLevel.DEBUG,
-} as const
+const LEVELS = ['debug', 'info', 'warn', 'error'] as const
+
+/** `logger` without the levels below `level`. */
+function atLevel(logger: KafkaLogger, level: (typeof LEVELS)[number]): KafkaLogger {
+  if (level === 'debug') return logger
+  const min = LEVELS.indexOf(level)
+  const pick = (l: (typeof LEVELS)[number]) => (LEVELS.indexOf(l) >= min ? logger[l].bind(logger) : () => {})
+  return { debug: pick('debug'), info: pick('info'), warn: pick('warn'), error: pick('error') }
+}
 
 /**
- * Creates a KafkaJS client whose logs go to `logger`. It is also the connection
- * handle of this library's @platformatic/kafka clients (kafkaConnectionOf);
- * admin, producers and consumers made from it directly are KafkaJS.
+ * Checks the settings and returns the connection handle (see `Kafka`); TLS and
+ * SASL come from `security` or, unset, from the environment.
  */
 export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SILENT_LOGGER): Kafka {
   if (config.brokers.length === 0) {
@@ -82,60 +91,21 @@ export function createKafka(config: KafkaClientConfig, logger: KafkaLogger = SIL
     )
   }
   if (config.clientId.length === 0) throw new KafkaConfigError('createKafka needs a non-empty clientId')
-  // KafkaJS's own read-committed filter can let aborted records through.
-  installReadCommittedFix()
   if ('ssl' in config || 'sasl' in config) {
     throw new KafkaConfigError(
-      'createKafka takes TLS and SASL as `security` (a KafkaSecurity, e.g. kafkaSecurityFromEnv()), not `ssl`/`sasl`: those would not reach the @platformatic/kafka clients',
+      'createKafka takes TLS and SASL as `security` (a KafkaSecurity, e.g. kafkaSecurityFromEnv()), not `ssl`/`sasl`',
     )
   }
   const security = config.security ?? kafkaSecurityFromEnv()
   // Accepted only with KAFKA_ALLOW_INSECURE=true; said on every start so it is never forgotten.
   for (const what of security.insecure ?? []) logger.warn({ clientId: config.clientId }, `INSECURE Kafka setting accepted (KAFKA_ALLOW_INSECURE=true): ${what}`)
-  const kafkajs = toKafkaJsSecurity(security)
-  const kafka = new Kafka({
-    brokers: config.brokers,
-    clientId: config.clientId,
-    ssl: kafkajs.ssl,
-    sasl: kafkajs.sasl,
-    connectionTimeout: config.connectionTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    retry: config.retry,
-    logLevel: LEVELS[config.logLevel ?? 'info'],
-    logCreator: pinoLogCreator(logger),
-  })
-  const info: KafkaConnectionInfo = {
+  const kafka: { -readonly [K in keyof Kafka]: Kafka[K] } = {
     brokers: [...config.brokers],
     clientId: config.clientId,
+    logger: atLevel(logger, config.logLevel ?? 'info'),
   }
-  if (security.tls !== undefined || security.sasl !== undefined) info.security = security
-  if (config.connectionTimeoutMs !== undefined) info.connectionTimeoutMs = config.connectionTimeoutMs
-  if (config.requestTimeoutMs !== undefined) info.requestTimeoutMs = config.requestTimeoutMs
-  connections.set(kafka, info)
-  return kafka
-}
-
-/**
- * Producer settings every producer of this project uses: the Java-compatible
- * murmur2 partitioner (so keys land where Java/Kafka Streams clients put them)
- * and no topic auto-creation (topics come from the catalog).
- */
-export const PRODUCER_DEFAULTS = {
-  createPartitioner: Partitioners.DefaultPartitioner,
-  allowAutoTopicCreation: false,
-} as const satisfies ProducerConfig
-
-/** Settings of a transactional producer (idempotent, one request in flight, as KafkaJS requires). */
-export function transactionalProducerConfig(
-  transactionalId: string,
-  overrides: Pick<ProducerConfig, 'transactionTimeout' | 'retry'> = {},
-): ProducerConfig {
-  return {
-    ...PRODUCER_DEFAULTS,
-    transactionalId,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    transactionTimeout: overrides.transactionTimeout ?? 60_000,
-    ...(overrides.retry === undefined ? {} : { retry: overrides.retry }),
-  }
+  if (security.tls !== undefined || security.sasl !== undefined) kafka.security = security
+  if (config.connectionTimeoutMs !== undefined) kafka.connectionTimeoutMs = config.connectionTimeoutMs
+  if (config.requestTimeoutMs !== undefined) kafka.requestTimeoutMs = config.requestTimeoutMs
+  return Object.freeze(kafka)
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { KafkaConfigError } from './errors.ts'
-import { kafkaSecurityFromEnv, schemaRegistrySecurityFromEnv, toKafkaJsSecurity } from './kafka-security.ts'
+import { kafkaSecurityFromEnv, schemaRegistrySecurityFromEnv } from './kafka-security.ts'
 
 const files: Record<string, string> = {
   '/etc/kafka/ca.pem': 'CA-PEM',
@@ -27,7 +27,6 @@ function problemsOf(fn: () => unknown): string[] {
 describe('kafkaSecurityFromEnv', () => {
   it('is plaintext without variables', () => {
     expect(kafkaSecurityFromEnv({}, read)).toEqual({})
-    expect(toKafkaJsSecurity({})).toEqual({})
   })
 
   it('reads SASL_SSL with SCRAM-SHA-512, a private CA and a password file', () => {
@@ -43,10 +42,6 @@ describe('kafkaSecurityFromEnv', () => {
     )
     expect(security).toEqual({
       tls: { ca: 'CA-PEM' },
-      sasl: { mechanism: 'scram-sha-512', username: 'ingest', password: 'from-file' },
-    })
-    expect(toKafkaJsSecurity(security)).toEqual({
-      ssl: { ca: 'CA-PEM' },
       sasl: { mechanism: 'scram-sha-512', username: 'ingest', password: 'from-file' },
     })
   })

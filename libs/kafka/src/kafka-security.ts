@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
-import type { KafkaConfig, SASLOptions } from 'kafkajs'
 import { KafkaConfigError } from './errors.ts'
 
 /**
- * TLS and SASL to the brokers, in a client-neutral shape both Kafka clients of
- * the project consume (KafkaJS through `toKafkaJsSecurity`, @platformatic/kafka
- * through its own mapping). Produced from the environment by
+ * TLS and SASL to the brokers, in the project's own shape (createKafka keeps it;
+ * platformaticSecurityOptions maps it to @platformatic/kafka's options). Produced from the environment by
  * `kafkaSecurityFromEnv`, which every service and tool reads at start-up.
  */
 export interface KafkaSecurity {
@@ -194,12 +192,4 @@ export function schemaRegistrySecurityFromEnv(
     throw new KafkaConfigError(`schema registry security configuration is invalid:\n  - ${problems.join('\n  - ')}`, { problems })
   }
   return username !== undefined && password !== undefined ? { auth: { username, password } } : {}
-}
-
-/** The KafkaJS `ssl` and `sasl` options of a KafkaSecurity. */
-export function toKafkaJsSecurity(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
-  const out: Pick<KafkaConfig, 'ssl' | 'sasl'> = {}
-  if (security.tls !== undefined) out.ssl = security.tls === true ? true : { ...security.tls }
-  if (security.sasl !== undefined) out.sasl = { ...security.sasl } as SASLOptions
-  return out
 }

@@ -1,9 +1,22 @@
 import { PipelineError } from '@tep/errors'
-import type { ConsumerConfig, Kafka } from 'kafkajs'
+import type { Kafka } from './kafka-client.ts'
 import { KafkaConfigError } from './errors.ts'
 import type { KafkaLogger } from './logger.ts'
 import type { PipelineHooks, Transform } from './pipeline-types.ts'
 import type { RetryPolicy } from './retry-policy.ts'
+
+/** Consumer timings of the loop, in the names KafkaJS gave them (ms and bytes). */
+export interface PipelineConsumerSettings {
+  /** Default 30 000. */
+  sessionTimeout?: number
+  /** Default 3 000. */
+  heartbeatInterval?: number
+  rebalanceTimeout?: number
+  /** How long a fetch waits for records; default 200. */
+  maxWaitTimeInMs?: number
+  maxBytesPerPartition?: number
+  maxBytes?: number
+}
 
 export interface TransactionalPipelineOptions {
   /** A client made by createKafka: the loop's @platformatic/kafka clients use its brokers, client id and security. */
@@ -43,12 +56,8 @@ export interface TransactionalPipelineOptions {
   transactionTimeoutMs?: number
   /** Read a topic from the beginning when the group has no committed offset; default true (no record is skipped). */
   fromBeginning?: boolean
-  /**
-   * Consumer settings, in KafkaJS's names, the loop reads: sessionTimeout,
-   * heartbeatInterval, rebalanceTimeout, maxWaitTimeInMs, maxBytesPerPartition,
-   * maxBytes (eos-options.ts); groupId and isolation are fixed.
-   */
-  consumer?: Omit<Partial<ConsumerConfig>, 'groupId' | 'readUncommitted' | 'allowAutoTopicCreation'>
+  /** Consumer settings of the loop (eos-options.ts); groupId and isolation are fixed. */
+  consumer?: PipelineConsumerSettings
   logger?: KafkaLogger
   hooks?: PipelineHooks
   /** Random source of the backoff jitter (tests). */

@@ -1,5 +1,9 @@
-import type { IHeaders } from 'kafkajs'
 import type { KafkaLogger } from './logger.ts'
+
+/** Record headers by name (a repeated header is an array; the KafkaJS shape the project kept). */
+export interface RecordHeaders {
+  [name: string]: Buffer | string | (Buffer | string)[] | undefined
+}
 
 /** One consumed record as the transform sees it (bytes untouched). */
 export interface PipelineRecord {
@@ -8,8 +12,8 @@ export interface PipelineRecord {
   readonly offset: string
   readonly key: Buffer | null
   readonly value: Buffer | null
-  readonly headers: IHeaders
-  /** Record timestamp, epoch ms as a string (KafkaJS form). */
+  readonly headers: RecordHeaders
+  /** Record timestamp, epoch ms as a string (as KafkaJS had it). */
   readonly timestamp: string
 }
 
@@ -19,7 +23,7 @@ export interface OutputRecord {
   key: string | Buffer | null
   /** Already serialized (e.g. AvroSerde codec `encode`); null is a tombstone. */
   value: Buffer | null
-  headers?: IHeaders
+  headers?: RecordHeaders
   /** Explicit partition; default: the Java-compatible murmur2 partitioner on the key. */
   partition?: number
 }

@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from './kafka-client.ts'
 import { TopicScanTimeoutError } from './errors.ts'
 import { TopicReader } from './platformatic/topic-reader.ts'
 

@@ -1,5 +1,5 @@
 import { PipelineError } from '@tep/errors'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from './kafka-client.ts'
 import { describe, expect, it } from 'vitest'
 import { KafkaConfigError } from './errors.ts'
 import { createKafka } from './kafka-client.ts'

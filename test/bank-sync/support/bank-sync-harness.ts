@@ -10,11 +10,11 @@ import {
   type BankSyncOptions,
   type SyncOutcome,
 } from '@tep/bank-sync'
-import { AvroSerde, createKafka, createSchemaRegistry, type TopicCodec } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, type Kafka, type TopicCodec } from '@tep/kafka'
 import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
 import { createKeyring } from '@tep/token-cipher'
-import type { Kafka } from 'kafkajs'
 import { createKafkaTestKit, uniqueName, type KafkaTestKit } from '../../support/kafka-test-kit.ts'
+import { readTopic } from '../../support/read-topic.ts'
 import { waitFor } from '../../support/wait-for.ts'
 
 /** The bank's time is frozen here and moves only through the simulator clock. */
@@ -291,55 +291,11 @@ export async function startHarness(
       return items
     },
     async readAll<T>(topic: string, codec: TopicCodec<T>) {
-      const admin = kit.admin()
-      await admin.connect()
-      const remaining = new Map<number, bigint>()
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        if (BigInt(p.high) > BigInt(p.low)) remaining.set(p.partition, BigInt(p.high))
-      }
+      // Read committed, to the end offsets at the call, per partition in offset order.
+      const records = await readTopic(kit.kafka, topic)
       const out: Array<{ key: string; value: T; partition: number; offset: bigint }> = []
-      if (remaining.size === 0) return []
-      const consumer = kit.consumer({ groupId: uniqueName('read-all'), readUncommitted: false })
-      let done!: () => void
-      const finished = new Promise<void>((r) => {
-        done = r
-      })
-      consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
-        const target = remaining.get(e.payload.partition)
-        if (target !== undefined && BigInt(e.payload.lastOffset) + 1n >= target)
-          remaining.delete(e.payload.partition)
-        if (remaining.size === 0) done()
-      })
-      await consumer.connect()
-      await consumer.subscribe({ topics: [topic], fromBeginning: true })
-      await consumer.run({
-        autoCommit: false,
-        eachBatch: async ({ batch }) => {
-          for (const m of batch.messages) {
-            out.push({
-              key: m.key?.toString() ?? '',
-              value: await codec.decode(m.value),
-              partition: batch.partition,
-              offset: BigInt(m.offset),
-            })
-          }
-        },
-      })
-      let timer: NodeJS.Timeout | undefined
-      try {
-        await Promise.race([
-          finished,
-          new Promise((_, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`reading ${topic} to its end offsets timed out; read ${out.length}`)),
-              30_000,
-            )
-          }),
-        ])
-      } finally {
-        if (timer) clearTimeout(timer)
-        await consumer.disconnect()
-      }
+      for (const m of records)
+        out.push({ key: m.key?.toString() ?? '', value: await codec.decode(m.value), partition: m.partition, offset: BigInt(m.offset) })
       return out
         .sort((a, b) => a.partition - b.partition || (a.offset < b.offset ? -1 : 1))
         .map(({ key, value }) => ({ key, value }))

@@ -1,5 +1,4 @@
-import { ensureTopics, scanTopic, type TopicSpec } from '@tep/kafka'
-import type { Kafka, Message } from 'kafkajs'
+import { createKafkaAdmin, ensureTopics, scanTopic, type Kafka, type OutgoingMessage, type TopicSpec } from '@tep/kafka'
 
 /**
  * Topics of the backfill tool. Their values are JSON (internal bookkeeping,
@@ -88,13 +87,12 @@ export async function ensureBackfillTopics(
 /** Every backfill's latest state (read committed), by id. */
 export async function readStates(kafka: Kafka, stateTopic: string): Promise<Map<string, BackfillState>> {
   const states = new Map<string, BackfillState>()
-  const admin = kafka.admin()
-  await admin.connect()
+  const admin = createKafkaAdmin(kafka)
   try {
     const topics = await admin.listTopics()
     if (!topics.includes(stateTopic)) return states
   } finally {
-    await admin.disconnect()
+    await admin.close()
   }
   await scanTopic({
     kafka,
@@ -109,8 +107,8 @@ export async function readStates(kafka: Kafka, stateTopic: string): Promise<Map<
   return states
 }
 
-export function stateMessage(state: BackfillState): Message {
-  return { key: state.backfillId, value: JSON.stringify(state) }
+export function stateMessage(state: BackfillState): OutgoingMessage {
+  return { key: state.backfillId, value: Buffer.from(JSON.stringify(state)) }
 }
 
 /** A ledger entry: what became of one row. */

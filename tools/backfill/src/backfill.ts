@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto'
 import { rename, writeFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
-import { TOPICS, transactionalProducerConfig, withTransaction, type KafkaLogger } from '@tep/kafka'
+import { createTransactionalWriter, OffsetReader, TOPICS, type Kafka, type KafkaLogger, type PartitionOffsets } from '@tep/kafka'
 import type { EnrichmentPort } from '@tep/transaction-ingest'
-import type { Kafka } from 'kafkajs'
 import {
   backfillTopics,
   ensureBackfillTopics,
@@ -186,11 +185,10 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   // ledger at start is exact even when a killed run left a transaction open.
   let partitions = options.partitions ?? DEFAULTS.partitions
   let state: BackfillState
-  const admin = kafka.admin()
-  await admin.connect()
+  const admin = new OffsetReader(kafka)
   try {
     if (input.kind === 'topic') {
-      const offsets = await admin.fetchTopicOffsets(input.topic)
+      const offsets = await admin.topicOffsets(input.topic, { readCommitted: true })
       partitions = offsets.length
       state = run.state ?? (await topicRangeState(admin, input, backfillId, identity, offsets))
     } else {
@@ -212,18 +210,18 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       // Kafka answers "coordinator loading" for a while on a fresh group coordinator: retried.
       const ranges = state.ranges ?? []
       await retrying(async () => {
-        const committed = await admin.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [input.topic] })
-        if ((committed[0]?.partitions ?? []).every((p) => BigInt(p.offset) < 0n))
-          await admin.setOffsets({
-            groupId: `backfill-${backfillId}`,
-            topic: input.topic,
-            partitions: ranges.map((r) => ({ partition: r.partition, offset: r.start })),
-          })
+        const committed = await admin.committedOffsets(`backfill-${backfillId}`, input.topic)
+        if (committed.size === 0)
+          await admin.setCommittedOffsets(
+            `backfill-${backfillId}`,
+            input.topic,
+            ranges.map((r) => ({ partition: r.partition, offset: BigInt(r.start) })),
+          )
       })
       await writeState(kafka, stateTopic, state, logger)
     }
   } finally {
-    await admin.disconnect()
+    await admin.close()
   }
 
   const prior = run.state === undefined ? [] : await readLedger(kafka, topics.ledger)
@@ -234,11 +232,10 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     'backfill starting',
   )
 
-  const guardAdmin = kafka.admin()
-  await guardAdmin.connect()
+  const guardOffsets = new OffsetReader(kafka)
   const live = options.live ?? {}
   const guard = new LiveGuard({
-    admin: guardAdmin,
+    offsets: guardOffsets,
     liveGroup: live.group ?? DEFAULTS.liveGroup,
     liveTopic: live.topic ?? DEFAULTS.liveTopic,
     maxLiveLag: live.maxLag ?? DEFAULTS.maxLiveLag,
@@ -270,17 +267,15 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       if (state.loadComplete && processed >= state.loadedRows) finish()
       return
     }
-    const a = kafka.admin()
-    await a.connect()
+    const a = new OffsetReader(kafka)
     try {
-      const committed = await retrying(() => a.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [input.topic] }))
-      const at = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]))
+      const at = await retrying(() => a.committedOffsets(`backfill-${backfillId}`, input.topic))
       const open = (state.ranges ?? []).filter(
         (r) => BigInt(r.start) < BigInt(r.end) && (at.get(r.partition) ?? -1n) < BigInt(r.end),
       )
       if (open.length === 0) finish()
     } finally {
-      await a.disconnect()
+      await a.close()
     }
   }
 
@@ -373,7 +368,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     await pipeline.stop()
     await setup.stop()
     await guard.stop()
-    await guardAdmin.disconnect()
+    await guardOffsets.close()
     await client.close?.()
     options.progress?.stop()
   }
@@ -439,20 +434,18 @@ function guarded(client: EnrichmentPort, guard: LiveGuard): EnrichmentPort {
 }
 
 async function topicRangeState(
-  admin: ReturnType<Kafka['admin']>,
+  admin: OffsetReader,
   input: Extract<BackfillInput, { kind: 'topic' }>,
   backfillId: string,
   identity: { sha256: string; source: string },
-  offsets: { partition: number; high: string; low: string }[],
+  offsets: PartitionOffsets[],
 ): Promise<BackfillState> {
-  // One after the other: two concurrent lookups through one KafkaJS admin were seen to
-  // come back as "no record" (high watermark) for both moments.
-  const fromOffsets = await admin.fetchTopicOffsetsByTimestamp(input.topic, input.from.getTime())
-  const toOffsets = await admin.fetchTopicOffsetsByTimestamp(input.topic, input.to.getTime())
+  const fromOffsets = await admin.offsetsAt(input.topic, input.from.getTime())
+  const toOffsets = await admin.offsetsAt(input.topic, input.to.getTime())
   // -1: no record at or after the moment, i.e. the range ends (or starts) at the current end.
-  const at = (list: { partition: number; offset: string }[], p: { partition: number; high: string }): string => {
-    const o = list.find((x) => x.partition === p.partition)?.offset
-    return o === undefined || BigInt(o) < 0n ? p.high : o
+  const at = (found: Map<number, bigint>, p: PartitionOffsets): string => {
+    const o = found.get(p.partition)
+    return String(o === undefined || o < 0n ? p.high : o)
   }
   const ranges = offsets.map((p) => ({ partition: p.partition, start: at(fromOffsets, p), end: at(toOffsets, p) }))
   const estimate = ranges.reduce((n, r) => n + Math.max(0, Number(BigInt(r.end) - BigInt(r.start))), 0)
@@ -477,12 +470,14 @@ async function writeState(
   logger: KafkaLogger | undefined,
 ): Promise<void> {
   // The loader's transactional id: a loader of this backfill still alive elsewhere is fenced.
-  const producer = kafka.producer(transactionalProducerConfig(`backfill-${state.backfillId}-loader`))
-  await producer.connect()
+  const writer = createTransactionalWriter(kafka, {
+    transactionalId: `backfill-${state.backfillId}-loader`,
+    ...(logger === undefined ? {} : { logger }),
+  })
   try {
-    await withTransaction(producer, (tx) => tx.send(stateTopic, [stateMessage(state)]), logger)
+    await writer.run((tx) => tx.send(stateTopic, [stateMessage(state)]))
   } finally {
-    await producer.disconnect()
+    await writer.close()
   }
 }
 

@@ -4,6 +4,7 @@ import {
   AvroSerde,
   createTransactionalPipeline,
   isRecordFailure,
+  type Kafka,
   type KafkaLogger,
   type OutputRecord,
   type PipelineHooks,
@@ -20,7 +21,6 @@ import {
   TableReader,
   type EnrichmentPort,
 } from '@tep/transaction-ingest'
-import type { Kafka } from 'kafkajs'
 import type { LedgerEntry } from './backfill-topics.ts'
 import type { StagedRow } from './file-loader.ts'
 import { REJECT_CODES, rowToRaw, RowRejection, validateEvent } from './row-mapping.ts'

@@ -1,5 +1,4 @@
-import { transactionalProducerConfig, withTransaction, type KafkaLogger } from '@tep/kafka'
-import type { Kafka, Message } from 'kafkajs'
+import { createTransactionalWriter, type Kafka, type KafkaLogger, type OutgoingMessage } from '@tep/kafka'
 import { stateMessage, type BackfillState, type BackfillTopics } from './backfill-topics.ts'
 import { readRows, type FileFormat, type FileRow } from './file-rows.ts'
 
@@ -36,8 +35,10 @@ export async function loadFile(options: LoadFileOptions): Promise<BackfillState>
   const perTxn = options.rowsPerTransaction ?? 1_000
   let state = { ...options.state }
   if (state.loadComplete) return state
-  const producer = kafka.producer(transactionalProducerConfig(`backfill-${state.backfillId}-loader`))
-  await producer.connect()
+  const writer = createTransactionalWriter(kafka, {
+    transactionalId: `backfill-${state.backfillId}-loader`,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  })
   try {
     let chunk: FileRow[] = []
     const flush = async (complete: boolean): Promise<void> => {
@@ -48,20 +49,16 @@ export async function loadFile(options: LoadFileOptions): Promise<BackfillState>
         loadedRows: state.loadedRows + chunk.length,
         loadComplete: complete,
       }
-      const messages: Message[] = chunk.map((row) => ({
+      const messages: OutgoingMessage[] = chunk.map((row) => ({
         key: String(row.line),
-        value: JSON.stringify(row satisfies StagedRow),
+        value: Buffer.from(JSON.stringify(row satisfies StagedRow)),
         // Spread by line so that the enrichment step works on several partitions at once.
         partition: row.line % partitions,
       }))
-      await withTransaction(
-        producer,
-        async (tx) => {
-          if (messages.length > 0) await tx.send(topics.rows, messages)
-          await tx.send(topics.state, [stateMessage(next)])
-        },
-        options.logger,
-      )
+      await writer.run(async (tx) => {
+        if (messages.length > 0) await tx.send(topics.rows, messages)
+        await tx.send(topics.state, [stateMessage(next)])
+      })
       state = next
       chunk = []
       options.onLoaded?.(state)
@@ -74,6 +71,6 @@ export async function loadFile(options: LoadFileOptions): Promise<BackfillState>
     await flush(true)
     return state
   } finally {
-    await producer.disconnect()
+    await writer.close()
   }
 }

@@ -1,8 +1,8 @@
-import type { Admin } from 'kafkajs'
-import type { KafkaLogger } from '@tep/kafka'
+import type { KafkaLogger, OffsetReader } from '@tep/kafka'
 
 export interface LiveGuardOptions {
-  admin: Admin
+  /** Reads the live topic's end offsets and the live group's committed offsets. */
+  offsets: OffsetReader
   /** Consumer group of the live ingest (its committed offsets give its lag). */
   liveGroup: string
   /** The live ingest's input topic. */
@@ -113,19 +113,18 @@ export class LiveGuard {
   }
 
   async #check(): Promise<void> {
-    const { admin, liveGroup, liveTopic, maxLiveLag } = this.#options
+    const { offsets, liveGroup, liveTopic, maxLiveLag } = this.#options
     let lag = 0
     try {
-      const [ends, committed] = await Promise.all([
-        admin.fetchTopicOffsets(liveTopic),
-        admin.fetchOffsets({ groupId: liveGroup, topics: [liveTopic] }),
+      const [ends, done] = await Promise.all([
+        offsets.topicOffsets(liveTopic, { readCommitted: true }),
+        offsets.committedOffsets(liveGroup, liveTopic),
       ])
-      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]))
       for (const e of ends) {
         const c = done.get(e.partition)
         // A partition the live group never committed: no live ingest to protect there.
-        if (c === undefined || c < 0n) continue
-        const l = BigInt(e.high) - c
+        if (c === undefined) continue
+        const l = e.high - c
         if (l > 0n) lag += Number(l)
       }
     } catch (err) {

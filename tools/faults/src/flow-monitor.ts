@@ -1,5 +1,4 @@
-import { TOPICS } from '@tep/kafka'
-import type { Admin, Kafka } from 'kafkajs'
+import { OffsetReader, TOPICS, type Kafka } from '@tep/kafka'
 
 export interface FlowSample {
   at: number
@@ -16,7 +15,7 @@ export interface FlowSample {
  */
 export class FlowMonitor {
   samples: FlowSample[] = []
-  private admin: Admin
+  private offsets: OffsetReader
   private timer: NodeJS.Timeout | undefined
   private partitions = 0
   private busy = false
@@ -25,11 +24,10 @@ export class FlowMonitor {
 
   constructor(kafka: Kafka, groupId = 'transaction-ingest') {
     this.groupId = groupId
-    this.admin = kafka.admin({ retry: { retries: 0 } })
+    this.offsets = new OffsetReader(kafka)
   }
 
   async start(): Promise<void> {
-    await this.admin.connect()
     this.timer = setInterval(() => void this.sample(), 1_000)
   }
 
@@ -40,15 +38,14 @@ export class FlowMonitor {
     if (this.busy) return { at, lag, output }
     this.busy = true
     try {
-      const [ends, committed, enriched, dlq] = await Promise.all([
-        this.admin.fetchTopicOffsets(TOPICS.transactionsRaw),
-        this.admin.fetchOffsets({ groupId: this.groupId, topics: [TOPICS.transactionsRaw] }),
-        this.admin.fetchTopicOffsets(TOPICS.transactionsEnriched),
-        this.admin.fetchTopicOffsets(TOPICS.transactionsDlq),
+      const [ends, done, enriched, dlq] = await Promise.all([
+        this.offsets.topicOffsets(TOPICS.transactionsRaw, { readCommitted: true }),
+        this.offsets.committedOffsets(this.groupId, TOPICS.transactionsRaw),
+        this.offsets.topicOffsets(TOPICS.transactionsEnriched, { readCommitted: true }),
+        this.offsets.topicOffsets(TOPICS.transactionsDlq, { readCommitted: true }),
       ])
       this.partitions = ends.length
-      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Math.max(0, Number(p.offset))]))
-      lag = ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - (done.get(p.partition) ?? 0)), 0)
+      lag = ends.reduce((sum, p) => sum + Math.max(0, Number(p.high - (done.get(p.partition) ?? 0n))), 0)
       output = [...enriched, ...dlq].reduce((sum, p) => sum + Number(p.high), 0)
     } catch {
       // broker down: a sample without figures, which counts as "no progress"
@@ -105,6 +102,6 @@ export class FlowMonitor {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
-    await this.admin.disconnect().catch(() => {})
+    await this.offsets.close()
   }
 }

@@ -1,8 +1,7 @@
-import { AvroSerde, createSchemaRegistry, PRODUCER_DEFAULTS, TOPICS, type TopicCodec } from '@tep/kafka'
+import { AvroSerde, createRecordProducer, createSchemaRegistry, TOPICS, type Kafka, type OutgoingMessage, type RecordProducer, type TopicCodec } from '@tep/kafka'
 import { generateRawEvents } from '@tep/sample-traffic'
 import type { RawTransaction } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
-import type { Kafka, Message, Producer } from 'kafkajs'
 
 export interface ExtraRecord {
   key: string
@@ -15,16 +14,16 @@ export interface ExtraRecord {
  * producer. A batch that fails (broker down) is sent again until it goes
  * through: the harness never drops input, and a batch written twice by such a
  * retry is two raw records that each need an outcome, which the check counts.
- * After a failed send the producer is replaced: KafkaJS's idempotent producer
- * keeps its sequence numbers after a partition's leader moved, and the new
- * leader then refuses every later batch with OUT_OF_ORDER_SEQUENCE_NUMBER
- * (seen on the three-broker cluster: the same batch retried for minutes). A new
- * producer gets a new producer id and starts its sequences at 0.
+ * After a failed send the producer is replaced: an idempotent producer that
+ * keeps its sequence numbers after a partition's leader moved can have every
+ * later batch refused with OUT_OF_ORDER_SEQUENCE_NUMBER (seen with KafkaJS on
+ * the three-broker cluster: the same batch retried for minutes). A new producer
+ * gets a new producer id and starts its sequences at 0.
  */
 export class Traffic {
   produced = 0
   sendFailures = 0
-  private producer: Producer
+  private producer: RecordProducer
   private readonly kafka: Kafka
   readonly codec: TopicCodec<RawTransaction>
   private readonly dataset = new SimDataset()
@@ -38,12 +37,11 @@ export class Traffic {
     this.runId = runId
   }
 
-  private newProducer(): Producer {
-    return this.kafka.producer({ ...PRODUCER_DEFAULTS, idempotent: true, retry: { retries: 8, maxRetryTime: 5_000 } })
+  private newProducer(): RecordProducer {
+    return createRecordProducer(this.kafka)
   }
 
   async connect(): Promise<void> {
-    await this.producer.connect()
     await this.codec.register()
   }
 
@@ -64,7 +62,7 @@ export class Traffic {
       const n = main ? Math.min(perTick, options.count - sent) : trickle
       const round = this.round++
       const events = generateRawEvents(this.dataset, { count: n, seed: round, idPrefix: `${options.prefix}-${this.runId}-${round}` })
-      const messages: Message[] = events.map((e) => ({ key: e.raw.transactionId, value: this.codec.encodeSync(e.raw) }))
+      const messages: OutgoingMessage[] = events.map((e) => ({ key: e.raw.transactionId, value: this.codec.encodeSync(e.raw) }))
       if (options.extra) messages.push(...(await options.extra(n)))
       await this.send(messages)
       sent += n
@@ -75,10 +73,10 @@ export class Traffic {
     }
   }
 
-  async send(messages: Message[]): Promise<void> {
+  async send(messages: OutgoingMessage[]): Promise<void> {
     for (;;) {
       try {
-        await this.producer.send({ topic: TOPICS.transactionsRaw, messages })
+        await this.producer.send(TOPICS.transactionsRaw, messages)
         this.produced += messages.length
         return
       } catch {
@@ -86,13 +84,12 @@ export class Traffic {
         await new Promise((r) => setTimeout(r, 1_000))
         const old = this.producer
         this.producer = this.newProducer()
-        await old.disconnect().catch(() => {})
-        await this.producer.connect().catch(() => {})
+        await old.close().catch(() => {})
       }
     }
   }
 
   async close(): Promise<void> {
-    await this.producer.disconnect().catch(() => {})
+    await this.producer.close().catch(() => {})
   }
 }

@@ -52,7 +52,7 @@ export function createPlatformaticPipeline(
   options: TransactionalPipelineOptions,
   connection: KafkaConnection,
 ): TransactionalPipeline {
-  const logger = options.logger ?? SILENT_LOGGER
+  const logger = options.logger ?? options.kafka.logger ?? SILENT_LOGGER
   const hooks = options.hooks ?? {}
   const policy = resolveRetryPolicy(options.retryPolicy)
   const random = options.random ?? Math.random

@@ -1,9 +1,8 @@
 import type { Consumer, Message, MessageToProduce, Producer } from '@platformatic/kafka'
 import { compatibilityPartitioner } from '@platformatic/kafka'
-import type { IHeaders } from 'kafkajs'
 import { errorCode } from '@tep/errors'
 import { createDlqRecord } from '../dlq-record.ts'
-import type { OutputRecord, PipelineRecord } from '../pipeline-types.ts'
+import type { OutputRecord, PipelineRecord, RecordHeaders } from '../pipeline-types.ts'
 import { javaPartition } from './java-partitioner.ts'
 import type { Taken } from './partition-state.ts'
 import type { TxnOffsetCommitter } from './txn-offset-commit.ts'
@@ -33,7 +32,7 @@ export type WireMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>
  * reads none of them, and per record they were the loop's costliest step.
  */
 export function toPipelineRecord(message: Message): PipelineRecord {
-  let headers: IHeaders | undefined
+  let headers: RecordHeaders | undefined
   return {
     topic: message.topic,
     partition: message.partition,
@@ -51,8 +50,8 @@ export function toPipelineRecord(message: Message): PipelineRecord {
   }
 }
 
-function headersOf(message: Message): IHeaders {
-  const headers: IHeaders = {}
+function headersOf(message: Message): RecordHeaders {
+  const headers: RecordHeaders = {}
   for (const [key, value] of message.headerEntries) {
     const name = key.toString('utf8')
     const existing = headers[name]
@@ -64,7 +63,7 @@ function headersOf(message: Message): IHeaders {
 
 const asBuffer = (v: string | Buffer): Buffer => (typeof v === 'string' ? Buffer.from(v) : v)
 
-function wireHeaders(headers: IHeaders | undefined): Map<Buffer, Buffer> | undefined {
+function wireHeaders(headers: RecordHeaders | undefined): Map<Buffer, Buffer> | undefined {
   if (headers === undefined) return undefined
   const map = new Map<Buffer, Buffer>()
   for (const [name, value] of Object.entries(headers)) {

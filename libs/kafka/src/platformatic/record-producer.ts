@@ -1,6 +1,6 @@
 import { requireConnection } from '../kafka-client.ts'
 import { compatibilityPartitioner, Producer } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../kafka-client.ts'
 import { ProducerClosedError } from '../errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { baseOptions } from './connection.ts'
@@ -27,7 +27,7 @@ export interface RecordProducer {
  * the partition KafkaJS and Java clients put it in.
  */
 export function createRecordProducer(kafka: Kafka, options: RecordProducerOptions = {}): RecordProducer {
-  const logger = options.logger ?? SILENT_LOGGER
+  const logger = options.logger ?? kafka.logger ?? SILENT_LOGGER
   const producer = new Producer<Buffer, Buffer, Buffer, Buffer>({
     ...baseOptions(requireConnection(kafka, 'createRecordProducer'), '-producer'),
     idempotent: true,

@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { Consumer, FetchIsolationLevels, type GroupAssignment } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../kafka-client.ts'
 import { KafkaConfigError } from '../errors.ts'
 import { requireConnection } from '../kafka-client.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
@@ -65,6 +65,15 @@ export interface ReplayingGroupMemberOptions {
    */
   onBatch: (batch: ReplayBatch) => void | Promise<void>
   /**
+   * Where each assigned partition starts, keyed `${topic}:${partition}` (a
+   * position below the partition's first offset starts there); partitions
+   * absent from the answer start at their first offset. Asked on every
+   * assignment, before its first batch, and again whenever its reading starts
+   * over: for a consumer that keeps its offsets outside Kafka (in the database
+   * it writes to). Default: every partition from its first offset.
+   */
+  startPositions?: (partitions: TopicPartition[]) => Promise<ReadonlyMap<string, bigint>>
+  /**
    * Another live process joined with the same groupInstanceId and took the
    * membership over. Fatal, as in the Java client: this member stops (onAssigned([])
    * first) instead of taking it back, which would fence the other one in turn.
@@ -89,7 +98,8 @@ export interface ReplayingGroupMember {
 /**
  * A consumer-group member that never commits: after every assignment it reads
  * each assigned partition read_committed from the beginning (state rebuilt from a
- * compacted topic), on @platformatic/kafka with optional static membership. The
+ * compacted topic) or from the positions `startPositions` gives (offsets kept
+ * outside Kafka), on @platformatic/kafka with optional static membership. The
  * group protocol (join, sync, heartbeats, rejoin after a rebalance) is the client's;
  * each assignment is read by its own TopicReader (follow mode, only the assigned
  * partitions), on that reader's own connections so a long poll never holds up a
@@ -106,7 +116,7 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
     throw new KafkaConfigError(`heartbeatIntervalMs (${heartbeatInterval}) must be below sessionTimeoutMs (${sessionTimeout})`)
   if (options.groupInstanceId !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(options.groupInstanceId))
     throw new KafkaConfigError(`groupInstanceId must be 1-249 letters, digits, dot, dash or underscore, got "${options.groupInstanceId}"`)
-  const logger = options.logger ?? SILENT_LOGGER
+  const logger = options.logger ?? options.kafka.logger ?? SILENT_LOGGER
   const retryDelayMs = (attempt: number) => Math.min(30 * d.retryDelayMs, d.retryDelayMs * 2 ** Math.min(attempt - 1, 5))
   const who = { groupId: options.groupId, groupInstanceId: options.groupInstanceId ?? null }
 
@@ -161,10 +171,20 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
     if (partitions.length === 0) return
     const ended = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
     for (let attempt = 1; !signal.aborted; attempt++) {
+      let positions: ReadonlyMap<string, bigint> | undefined
+      try {
+        positions = await options.startPositions?.([...partitions])
+      } catch (err) {
+        logger.warn({ err, ...who, attempt }, 'reading the start positions failed; asking again')
+        await abortableDelay(retryDelayMs(attempt), signal)
+        continue
+      }
+      if (signal.aborted) return
       const reader = new TopicReader({
         kafka: options.kafka,
         topics: [...new Set(partitions.map((tp) => tp.topic))],
         partitions,
+        ...(positions === undefined ? {} : { positions }),
         follow: true,
         maxWaitMs: options.maxWaitTimeMs ?? d.maxWaitTimeMs,
         maxBytes: d.maxBytes,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Consumer } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../kafka-client.ts'
 import { requireConnection } from '../kafka-client.ts'
 import { baseOptions } from './connection.ts'
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Consumer, type RecordsBatch } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../kafka-client.ts'
 import { requireConnection } from '../kafka-client.ts'
 import { KafkaConfigError } from '../errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
@@ -58,6 +58,12 @@ export interface TopicReaderOptions {
   maxBytesPerPartition?: number
   /** How long a fetch waits for new records when a partition is at its end (default 500 ms). */
   maxWaitMs?: number
+  /**
+   * Hand over the records of aborted transactions too (read_uncommitted fetches;
+   * for checks of what a topic physically holds). The end offsets stay the last
+   * stable offsets. Default false: read committed.
+   */
+  readUncommitted?: boolean
   logger?: KafkaLogger
   /** Told about a failed fetch that will be retried (outage, leader moved): for readiness. */
   onRetry?: (error: unknown, attempt: number) => void
@@ -129,7 +135,7 @@ export class TopicReader {
     const stray = options.partitions?.find((tp) => !options.topics.includes(tp.topic))
     if (stray !== undefined) throw new KafkaConfigError(`TopicReader: partition ${stray.topic}:${stray.partition} is not of its topics`)
     this.#options = options
-    this.#logger = options.logger ?? SILENT_LOGGER
+    this.#logger = options.logger ?? options.kafka.logger ?? SILENT_LOGGER
     this.#consumer = new Consumer({
       ...baseOptions(connection, '-reader'),
       // Required by the client, never joined: this reader uses fetch and listOffsets only.
@@ -293,7 +299,7 @@ export class TopicReader {
       try {
         response = await this.#consumer.fetch({
           node,
-          isolationLevel: READ_COMMITTED,
+          isolationLevel: this.#options.readUncommitted === true ? READ_UNCOMMITTED : READ_COMMITTED,
           maxWaitTime: maxWaitMs,
           maxBytes: this.#options.maxBytes ?? 16 * 1024 * 1024,
           topics: [...byTopic].map(([topicId, ps]) => ({
@@ -336,7 +342,7 @@ export class TopicReader {
     if (raw.length === 0) return
     const bounded = this.#options.follow !== true
     const records: ReadRecord[] = []
-    for (const batch of hideAbortedBatches(raw, aborted)) {
+    for (const batch of this.#options.readUncommitted === true ? raw : hideAbortedBatches(raw, aborted)) {
       // Control batches (commit/abort markers) advance the position but hold no data.
       if ((batch.attributes & IS_CONTROL) !== 0) continue
       const appendTime = (batch.attributes & LOG_APPEND_TIME) !== 0

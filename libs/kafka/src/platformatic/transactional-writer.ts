@@ -1,6 +1,6 @@
 import { requireConnection } from '../kafka-client.ts'
 import { compatibilityPartitioner, type Producer } from '@platformatic/kafka'
-import type { Kafka } from 'kafkajs'
+import type { Kafka } from '../kafka-client.ts'
 import { ProducerClosedError, ProducerFencedError } from '../errors.ts'
 import { isFencedError } from '../fencing.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
@@ -50,7 +50,8 @@ export interface TransactionalWriter {
  * Java client and KafkaJS did (compatibilityPartitioner).
  */
 export function createTransactionalWriter(kafka: Kafka, options: TransactionalWriterOptions): TransactionalWriter {
-  return new Writer(requireConnection(kafka, 'createTransactionalWriter'), options)
+  const logger = options.logger ?? kafka.logger
+  return new Writer(requireConnection(kafka, 'createTransactionalWriter'), logger === undefined ? options : { ...options, logger })
 }
 
 class Writer implements TransactionalWriter {
