@@ -19,9 +19,9 @@
  *    apt this only says so: that test then reports itself as not run, with the reason.
  */
 import { spawnSync } from 'node:child_process'
-import { accessSync, constants, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { fetchRuntime, isRuntimeCached, LocalStackError } from '@tep/local-stack'
-import { ensurePodman, PodmanError, podmanUnavailableReason } from './image/podman.ts'
+import { ensurePodman, isExecutable, PodmanError, podmanUnavailableReason } from './image/podman.ts'
 
 const say = (line: string) => process.stdout.write(`[prepare-test] ${line}\n`)
 
@@ -55,15 +55,6 @@ async function prepareKafkaRuntime(): Promise<void> {
       return
     }
     fail(err instanceof Error ? err.message : String(err))
-  }
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK)
-    return true
-  } catch {
-    return false
   }
 }
 

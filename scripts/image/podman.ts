@@ -86,7 +86,8 @@ function baseImageOfDockerfile(): string {
   return from
 }
 
-function isExecutable(file: string): boolean {
+/** Whether `file` exists and may be executed (prepare-test.ts asks too). */
+export function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK)
     return true
