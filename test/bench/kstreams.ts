@@ -10,15 +10,13 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { DEFAULT_CACHE_DIR, findJava, runtimePaths } from '@tep/local-stack'
+import { DEFAULT_CACHE_DIR, DEPENDENCY_PLUGIN, findJava, runtimePaths } from '@tep/local-stack'
 import { repoRoot } from './harness.ts'
 
 const run = promisify(execFile)
 const SOURCE_DIR = path.join(repoRoot, 'test/bench/kstreams')
 const POM = path.join(SOURCE_DIR, 'pom.xml')
 const SOURCE = path.join(SOURCE_DIR, 'src/IdentityEos.java')
-/** Pinned: Maven 3.8 resolves a bare `dependency:` prefix to an ancient plugin. */
-const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1'
 
 export interface KafkaStreamsBench {
   java: string

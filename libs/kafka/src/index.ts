@@ -34,6 +34,7 @@ export {
 } from './dlq-record.ts'
 export type { DlqFailure, DlqRecord, DlqSource } from './dlq-record.ts'
 export { backoffDelay, DEFAULT_RETRY_POLICY, resolveRetryPolicy } from './retry-policy.ts'
+export { abortableDelay } from './abortable-delay.ts'
 export type { RetryPolicy } from './retry-policy.ts'
 export { createTransactionalPipeline, runTransactionalPipeline } from './transactional-pipeline.ts'
 export type { TransactionalPipeline } from './transactional-pipeline.ts'

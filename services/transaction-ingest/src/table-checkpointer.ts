@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { PipelineError } from '@tep/errors'
-import { describeTopics, type ClusterTopics, type Kafka, type KafkaLogger } from '@tep/kafka'
+import { abortableDelay, describeTopics, type ClusterTopics, type Kafka, type KafkaLogger } from '@tep/kafka'
 import { checkpointMismatch } from './checkpoint-check.ts'
 import { CheckpointRefused } from './errors.ts'
 import type { MerchantTables } from './snapshot-table.ts'
@@ -228,17 +228,4 @@ export class TableCheckpointer {
       return false
     }
   }
-}
-
-function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve()
-    const done = () => {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }

@@ -1,5 +1,6 @@
 import type { KafkaLogger } from '../logger.ts'
 import { backoffDelay, type RetryPolicy } from '../retry-policy.ts'
+import { abortableDelay } from '../abortable-delay.ts'
 
 export interface RecoveredEvent {
   /** What failed, e.g. "consumer stream failed". */
@@ -87,17 +88,4 @@ export class ConsumerRecovery {
       }
     }
   }
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
 }

@@ -8,6 +8,7 @@ import type { TopicPartition } from '../pipeline-types.ts'
 import { baseOptions } from './connection.ts'
 import { hasProtocolError } from './protocol-errors.ts'
 import { TopicReader, type ReadBatch } from './topic-reader.ts'
+import { abortableDelay } from '../abortable-delay.ts'
 
 /**
  * What one fetch brought for one assigned partition (a TopicReader batch:
@@ -312,16 +313,4 @@ export function createReplayingGroupMember(options: ReplayingGroupMemberOptions)
 
     assigned: () => [...assigned],
   }
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
 }
