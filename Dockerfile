@@ -26,6 +26,7 @@ COPY simulators simulators
 RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulators \
  && node scripts/patch-platformatic-kafka.mjs \
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
+ && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && npm cache clean --force
 COPY schemas schemas
 USER node
@@ -37,12 +38,13 @@ ENTRYPOINT ["node"]
 # workspaces the image runs are installed (-w with a folder selects every
 # workspace in it): the test workspace's testcontainers/playwright stay out.
 # Install scripts stay off (no third-party code runs at build time), so the
-# project's own @platformatic/kafka patch is applied explicitly, and the build
-# fails if it did not take (a version bump the patch no longer matches).
+# project's own @platformatic/kafka patches are applied explicitly, and the build
+# fails if one did not take (a version bump the patch no longer matches).
 FROM base AS production
 RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
  && node scripts/patch-platformatic-kafka.mjs \
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
+ && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && npm cache clean --force
 COPY schemas schemas
 # uid 1000 (the image's `node` user) by number, so Kubernetes' runAsNonRoot can verify it.

@@ -50,15 +50,21 @@ describe('Dockerfile', () => {
     expect(compose).toMatch(/target: demo/)
   })
 
-  it('applies the @platformatic/kafka read_committed patch in both targets and fails the build when it did not take', () => {
+  it('applies both @platformatic/kafka patches in both targets and fails the build when one did not take', () => {
     expect(stages.get('base')).toContain('scripts/patch-platformatic-kafka.mjs')
     const patch = readFileSync(new URL('./patch-platformatic-kafka.mjs', import.meta.url), 'utf8')
-    const mark = /const MARK = '\/\* (tep-patch: [^*]+) \*\/'/.exec(patch)?.[1]
-    expect(mark).toBeDefined()
-    for (const stage of ['demo', 'production']) {
-      const install = installOf(stage)
-      expect(install, stage).toContain('node scripts/patch-platformatic-kafka.mjs')
-      expect(install, stage).toContain(`grep -qF '${mark!.trim()}' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js`)
+    const marks = [
+      [/const MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js'],
+      [/const DB_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/dynamic-buffer/dist/index.js'],
+    ] as const
+    for (const [pattern, file] of marks) {
+      const mark = pattern.exec(patch)?.[1]
+      expect(mark, file).toBeDefined()
+      for (const stage of ['demo', 'production']) {
+        const install = installOf(stage)
+        expect(install, stage).toContain('node scripts/patch-platformatic-kafka.mjs')
+        expect(install, stage).toContain(`grep -qF '${mark!.trim()}' ${file}`)
+      }
     }
   })
 })

@@ -38,14 +38,14 @@ export class AvroTableWriter {
    * synchronously (millions of records: no promise each); 'unknown-schema'
    * when its writer schema was not looked up yet (`learn`, then again).
    */
-  apply(table: AvroTable, uid: string, key: Buffer, value: Buffer): FastApply | 'unknown-schema' {
+  apply(table: AvroTable, key: Buffer, value: Buffer): FastApply | 'unknown-schema' {
     if (value.length < HEADER || value[0] !== MAGIC) return 'fallback'
     const same = this.#same.get(this.#cacheKey(table, value.readInt32BE(1)))
     if (same === undefined) return 'unknown-schema'
     if (!same) return 'fallback'
     let fetchedAt: number | undefined
     try {
-      fetchedAt = table.applyAvroFromTopic(uid, key, value, HEADER)
+      fetchedAt = table.applyAvroFromTopic(key, value, HEADER)
     } catch {
       return 'fallback'
     }

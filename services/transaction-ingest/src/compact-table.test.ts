@@ -24,6 +24,29 @@ describe('CompactTable', () => {
     expect(table.size).toBe(1)
   })
 
+  it('takes keys as UTF-8 bytes too (the table load), as the same entries as string keys', () => {
+    const table = new CompactTable()
+    const keys = ['shop-1', 'obchod-č-2', 'ünïcødé-🛒', '']
+    const frame = Buffer.from(`xx${keys.join('|')}yy`)
+    let at = 2
+    for (const key of keys) {
+      const length = Buffer.byteLength(key)
+      // Values of every copy path: short (a loop) and above 256 bytes (a native copy).
+      table.setBytes(frame, at, length, Buffer.from(`${key}=bytes`.padEnd(key.length % 2 === 0 ? 300 : 20, '.')))
+      at += length + 1
+    }
+    expect(table.size).toBe(keys.length)
+    for (const key of keys) expect(table.get(key, asString)?.startsWith(`${key}=bytes`)).toBe(true)
+    // A string key replaces what a byte key stored, and the other way round.
+    put(table, 'shop-1', 'by string')
+    expect(table.get('shop-1', asString)).toBe('by string')
+    const key = Buffer.from('obchod-č-2')
+    table.setBytes(key, 0, key.length, Buffer.from('by bytes again'), 8)
+    expect(table.get('obchod-č-2', asString)).toBe('by bytes')
+    expect(table.size).toBe(keys.length)
+    expect([...table.keys()].sort()).toEqual([...keys].sort())
+  })
+
   it('keeps every entry through index growth, deletions and arena compaction', () => {
     const table = new CompactTable()
     const n = 60_000

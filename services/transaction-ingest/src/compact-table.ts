@@ -96,12 +96,28 @@ export class CompactTable {
   /** Stores `value[0..length)` under `key`, replacing any previous value. */
   set(key: string, value: Buffer, length: number = value.length): void {
     if ((this.#size + this.#deleted + 1) / this.#slots.length > MAX_LOAD) this.#resize()
-    const slot = this.#find(key)
+    this.#store(this.#find(key), key, value, length)
+  }
+
+  /**
+   * `set` with the key given as its UTF-8 bytes `key[keyStart, keyStart + keyLength)`
+   * (the table load: a record's key goes in without becoming a JS string).
+   */
+  setBytes(key: Buffer, keyStart: number, keyLength: number, value: Buffer, length: number = value.length): void {
+    if ((this.#size + this.#deleted + 1) / this.#slots.length > MAX_LOAD) this.#resize()
+    if (keyLength > this.#scratch.length) this.#scratch = Buffer.allocUnsafe(Math.max(keyLength, this.#scratch.length * 2))
+    const scratch = this.#scratch
+    for (let i = 0; i < keyLength; i++) scratch[i] = key[keyStart + i] as number
+    this.#store(this.#findScratch(keyLength), undefined, value, length)
+  }
+
+  /** Writes the record of the key in the scratch buffer (`#find` put it there) to `slot`, or to a new slot when -1. */
+  #store(slot: number, key: string | undefined, value: Buffer, length: number): void {
     const keyLen = this.#scratchLen
     const recordLen = varintSize(keyLen) + keyLen + varintSize(length) + length
     if (recordLen > CHUNK_SIZE)
       throw new RangeError(
-        `table entry ${key} is ${recordLen} bytes, above the ${CHUNK_SIZE}-byte chunk size`,
+        `table entry ${key ?? this.#scratch.toString('utf8', 0, keyLen)} is ${recordLen} bytes, above the ${CHUNK_SIZE}-byte chunk size`,
       )
     if (this.#chunkPos + recordLen > CHUNK_SIZE) {
       if ((this.#chunks.length + 1) * CHUNK_SIZE > MAX_ARENA)
@@ -113,10 +129,10 @@ export class CompactTable {
     const chunk = this.#chunks[chunkIndex] as Buffer
     let pos = this.#chunkPos
     pos = writeVarint(chunk, pos, keyLen)
-    this.#scratch.copy(chunk, pos, 0, keyLen)
+    copyBytes(this.#scratch, 0, keyLen, chunk, pos)
     pos += keyLen
     pos = writeVarint(chunk, pos, length)
-    value.copy(chunk, pos, 0, length)
+    copyBytes(value, 0, length, chunk, pos)
     const location = chunkIndex * CHUNK_SIZE + this.#chunkPos
     this.#chunkPos += recordLen
     this.#liveBytes += recordLen
@@ -235,7 +251,11 @@ export class CompactTable {
     const maxBytes = key.length * 3
     if (maxBytes > this.#scratch.length)
       this.#scratch = Buffer.allocUnsafe(Math.max(maxBytes, this.#scratch.length * 2))
-    const len = this.#scratch.write(key, 0, 'utf8')
+    return this.#findScratch(this.#scratch.write(key, 0, 'utf8'))
+  }
+
+  /** `#find` of the key whose `len` UTF-8 bytes are in the scratch buffer. */
+  #findScratch(len: number): number {
     this.#scratchLen = len
     const h = fnv1a(this.#scratch, len)
     this.#lastHash = h
@@ -330,6 +350,18 @@ export class CompactTable {
     }
     this.#garbageBytes = 0
   }
+}
+
+/**
+ * Buffer#copy makes a view object per call (Node 24's _copyActual): for the
+ * short keys and values of a table entry a loop is cheaper.
+ */
+function copyBytes(src: Buffer, start: number, length: number, target: Buffer, at: number): void {
+  if (length > 256) {
+    src.copy(target, at, start, start + length)
+    return
+  }
+  for (let i = 0; i < length; i++) target[at + i] = src[start + i] as number
 }
 
 function recordLengthIn(chunk: Buffer, start: number): number {

@@ -102,14 +102,15 @@ export class SnapshotTable<T extends Snapshot> {
    * object in between. Returns its fetchedAt, or undefined (and nothing is
    * applied) when its uid field is not `key`; throws on bytes that do not decode.
    */
-  applyAvroFromTopic(uid: string, key: Buffer, avroBytes: Buffer, offset: number): number | undefined {
+  applyAvroFromTopic(key: Buffer, avroBytes: Buffer, offset: number): number | undefined {
     this.#writer.reset()
     const fetchedAt = this.#codec.transcode(this.#writer, avroBytes, offset)
     const { keyStart, keyLength } = this.#codec
-    if (keyLength !== key.length || avroBytes.compare(key, 0, key.length, keyStart, keyStart + keyLength) !== 0)
-      return undefined
-    this.#supersedeFetched(uid)
-    this.#table.set(uid, this.#writer.buf, this.#writer.pos)
+    if (keyLength !== key.length) return undefined
+    for (let i = 0; i < keyLength; i++) if (key[i] !== avroBytes[keyStart + i]) return undefined
+    // The key as a string only when an API read may have to give way (not during a load).
+    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0) this.#supersedeFetched(key.toString('utf8'))
+    this.#table.setBytes(key, 0, keyLength, this.#writer.buf, this.#writer.pos)
     return fetchedAt
   }
 

@@ -1,14 +1,14 @@
-import { fork, type ChildProcess } from 'node:child_process'
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
+import { closeSync, constants, openSync } from 'node:fs'
+import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import type { KafkaLogger } from '@tep/kafka'
-import { CompactTable } from './compact-table.ts'
 import { TableLoadError } from './errors.ts'
 import type { MerchantTablesState } from './snapshot-table.ts'
+import { HandoverReceiver, TABLES, type HandoverState } from './table-handover.ts'
 import type { TableReaderOptions } from './table-reader.ts'
 
 /**
@@ -32,27 +32,20 @@ export interface TableLoaderConfig {
 /** Next offset to read per `${topic}:${partition}` (only partitions with applied records). */
 export type TablePositions = Record<string, string>
 
-/** What the loader process sends its parent. */
+/**
+ * What the loader process sends its parent over the IPC channel. The
+ * `loaded` state comes without its buffers: those arrive through the
+ * hand-over FIFO (table-handover.ts).
+ */
 export type TableLoaderMessage =
-  | { type: 'loaded'; state: MerchantTablesState; files: TableLoaderFiles; positions: TablePositions }
+  | ({ type: 'loaded'; state: MerchantTablesState; positions: TablePositions } & HandoverState)
   | { type: 'skipped'; topic: string; error: unknown }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; obj: object; msg?: string }
 
-/** Files the loader wrote the bulk of the state to (arena chunks in order, index arrays, pools as JSON). */
-export interface TableLoaderFiles {
-  shops: string[]
-  merchants: string[]
-  shopsSlots?: string
-  shopsHashes?: string
-  merchantsSlots?: string
-  merchantsHashes?: string
-  pools?: string
-}
-
 /** What the parent sends the loader process first. */
 export interface TableLoaderData {
-  /** Directory (made and removed by the parent) for the state's files. */
-  spoolDir: string
+  /** The FIFO (made by the parent) to send the tables' bytes through. */
+  handover: string
   loader: TableLoaderConfig
   shopsTopic: string
   merchantsTopic: string
@@ -75,43 +68,67 @@ export interface LoadInChildProcessOptions {
 }
 
 /**
- * Runs the catch-up in the loader process (table-loader-process.ts) and reads
+ * Runs the catch-up in the loader process (table-loader-process.ts) and takes
  * what it handed over: the tables' state (arena chunks, index, pools) and its
  * positions; undefined when the caller stopped first.
  */
 export async function loadInChildProcess(
   options: LoadInChildProcessOptions,
 ): Promise<{ state: MerchantTablesState; positions: TablePositions } | undefined> {
-  const spoolDir = await mkdtemp(path.join(tmpdir(), 'tep-table-'))
+  const dir = await mkdtemp(path.join(tmpdir(), 'tep-table-'))
   try {
-    return await runLoader(options, spoolDir)
+    const fifo = path.join(dir, 'handover')
+    try {
+      execFileSync('mkfifo', ['-m', '600', fifo], { stdio: ['ignore', 'ignore', 'pipe'] })
+    } catch (err) {
+      throw new TableLoadError(`could not make the table loader's hand-over FIFO with mkfifo: ${(err as Error).message}`, { cause: err })
+    }
+    return await runLoader(options, fifo)
   } finally {
-    await rm(spoolDir, { recursive: true, force: true })
+    await rm(dir, { recursive: true, force: true })
   }
 }
 
 async function runLoader(
   options: LoadInChildProcessOptions,
-  spoolDir: string,
+  fifo: string,
 ): Promise<{ state: MerchantTablesState; positions: TablePositions } | undefined> {
   const { loader, logger } = options
   const data: TableLoaderData = {
-    spoolDir,
+    handover: fifo,
     loader,
     shopsTopic: options.shopsTopic,
     merchantsTopic: options.merchantsTopic,
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
   }
+  // The open waits (on the thread pool) for the loader to open its end.
+  const receiver = new HandoverReceiver()
+  let opened = false
+  const received = open(fifo, 'r').then(async (handle) => {
+    opened = true
+    try {
+      await receiver.readFrom(handle.fd)
+    } finally {
+      await handle.close()
+    }
+  })
+  // Seen below; a loader that broke the hand-over is killed, and its exit says so.
+  received.catch(() => child.kill())
   // No inherited execArgv (an --inspect port would clash); V8 structured
   // clone on the channel so skipped-record errors arrive as errors.
+  // Transparent huge pages for the loader's malloc'd memory (its arena, fetch
+  // buffers): a 2 MiB page costs one fault instead of 512, which halves the
+  // cost of its fresh memory where faults are slow.
   const child = fork(LOADER_PATH, [], {
     execArgv: [],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) },
   })
   options.onChild(child)
-  const loaded = await new Promise<Extract<TableLoaderMessage, { type: 'loaded' }> | undefined>(
-    (resolve, reject) => {
+  let loaded: Extract<TableLoaderMessage, { type: 'loaded' }> | undefined
+  try {
+    loaded = await new Promise<Extract<TableLoaderMessage, { type: 'loaded' }> | undefined>((resolve, reject) => {
       let result: Extract<TableLoaderMessage, { type: 'loaded' }> | undefined
       child.on('message', (raw) => {
         const m = raw as TableLoaderMessage
@@ -134,46 +151,37 @@ async function runLoader(
           )
       })
       child.send(data)
-    },
-  ).finally(() => options.onChild(undefined))
-  if (loaded === undefined) return undefined
-  const { state, files } = loaded
-  for (const table of ['shops', 'merchants'] as const) {
-    state[table].chunks = files[table].map((file) => readInto(file, new ArrayBuffer(CompactTable.CHUNK_SIZE)))
-    const slots = files[`${table}Slots`]
-    const hashes = files[`${table}Hashes`]
-    if (slots === undefined || hashes === undefined)
-      throw new TableLoadError(`the table loader handed over no index for the ${table} table`)
-    state[table].slots = new Uint32Array(readInto(slots, new ArrayBuffer(fileSize(slots))))
-    state[table].hashes = new Uint32Array(readInto(hashes, new ArrayBuffer(fileSize(hashes))))
+    })
+  } finally {
+    options.onChild(undefined)
+    // A loader that never opened its end leaves our open waiting: a writer that opens and closes ends it.
+    if (!opened) unblockOpen(fifo)
   }
-  if (files.pools === undefined) throw new TableLoadError('the table loader handed over no string pools')
-  state.pools = JSON.parse(readFileSync(files.pools, 'utf8')) as MerchantTablesState['pools']
+  if (loaded === undefined) {
+    await received.catch(() => {})
+    return undefined
+  }
+  await received
+  const { state } = loaded
+  const parts = receiver.complete(loaded)
+  for (const table of TABLES) Object.assign(state[table], parts[table])
+  state.pools = parts.pools
+  logger?.debug({ handoverBytes: receiver.bytes }, 'table hand-over received')
   return { state, positions: loaded.positions }
 }
 
-function fileSize(file: string): number {
-  return statSync(file).size
+function unblockOpen(fifo: string): void {
+  try {
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
+  } catch {
+    // ENXIO: no reader waits any more.
+  }
 }
 
-/** Reads `file` into the start of `target` with no intermediate buffer. */
-function readInto(file: string, target: ArrayBuffer): ArrayBuffer {
-  const fd = openSync(file, 'r')
-  try {
-    const size = fstatSync(fd).size
-    if (size > target.byteLength)
-      throw new RangeError(`${file} is ${size} bytes, above the ${target.byteLength} expected`)
-    const view = new Uint8Array(target)
-    let done = 0
-    while (done < size) {
-      const n = readSync(fd, view, done, size - done, done)
-      if (n === 0) throw new Error(`${file} ended after ${done} of ${size} bytes`)
-      done += n
-    }
-  } finally {
-    closeSync(fd)
-  }
-  return target
+/** GLIBC_TUNABLES with malloc's transparent huge pages on (kept as set when the operator chose a value). */
+function withHugePages(tunables: string | undefined): string {
+  if (tunables === undefined || tunables === '') return 'glibc.malloc.hugetlb=1'
+  return tunables.includes('glibc.malloc.hugetlb=') ? tunables : `${tunables}:glibc.malloc.hugetlb=1`
 }
 
 /**

@@ -1,22 +1,22 @@
 /**
  * Entry of the table loader process (forked by TableReader when it has a
  * `loader` config): reads both compacted topics up to their end offsets into
- * tables of its own, then sends the tables' arena chunks, index, string pools
- * and where it stopped to the parent over the IPC channel, and exits.
- * Everything else the load allocated (KafkaJS fetch buffers and message
- * objects, decoded records, a young generation grown by the allocation rate)
- * goes back to the system with the process. A worker thread is not enough:
- * V8 keeps an exited isolate's pages pooled, and glibc keeps the thread's
- * malloc arenas, both for the life of the process.
+ * tables of its own and hands them over to the parent: the arena chunks as
+ * they fill and, once caught up, the rest of the state, through the FIFO the
+ * parent made (table-handover.ts), then where it stopped over the IPC channel; then it exits.
+ * Everything else the load allocated (fetch buffers and message objects,
+ * a young generation grown by the allocation rate) goes back to the system
+ * with the process. A worker thread is not enough: V8 keeps an exited
+ * isolate's pages pooled, and glibc keeps the thread's malloc arenas, both for
+ * the life of the process.
  */
-import { rmSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
+import { closeSync, openSync } from 'node:fs'
 import { AvroSerde, createKafka, createSchemaRegistry, type KafkaLogger, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import { createMerchantTables } from './snapshot-table.ts'
+import { HandoverSender, TABLES } from './table-handover.ts'
 import {
   TableReader,
   type TableLoaderData,
-  type TableLoaderFiles,
   type TableLoaderMessage,
 } from './table-reader.ts'
 
@@ -25,12 +25,7 @@ if (process.send === undefined)
     'table-loader-process.ts runs only as a child forked by TableReader (it needs an IPC channel)',
   )
 // Orphaned (the service was killed): stop at once instead of loading for nobody.
-// Its hand-over files go too (the parent, killed, will not delete them).
-const handOver: { spoolDir?: string } = {}
-const onOrphaned = (): void => {
-  if (handOver.spoolDir !== undefined) rmSync(handOver.spoolDir, { recursive: true, force: true })
-  process.exit(1)
-}
+const onOrphaned = (): void => process.exit(1)
 process.on('disconnect', onOrphaned)
 
 function send(message: TableLoaderMessage): Promise<void> {
@@ -70,7 +65,9 @@ const logger: KafkaLogger = {
 const data = await new Promise<TableLoaderData>((resolve) =>
   process.once('message', (m) => resolve(m as TableLoaderData)),
 )
-handOver.spoolDir = data.spoolDir
+// Blocking writes on the thread pool: the load's own thread never waits for the service to read.
+const handover = openSync(data.handover, 'w')
+const sender = new HandoverSender(handover)
 const kafka = createKafka(
   { brokers: data.loader.brokers, clientId: `${data.loader.clientId}-table-loader`, logLevel: 'warn' },
   logger,
@@ -105,38 +102,29 @@ const reader = new TableReader({
     }).finally(() => process.exit(1))
   },
 })
+// Full chunks go over while the load fills the next ones (the parent copies them on its own core).
+const shipping = setInterval(() => {
+  for (const table of TABLES) sender.sendFull(table, tables[table].topicState())
+}, 100)
 try {
   await reader.start()
   await reader.whenCaughtUp()
 } finally {
+  clearInterval(shipping)
   await reader.stop()
 }
 const state = tables.exportState()
-// The bulk goes through files in the directory the parent made, read straight
-// into the parent's own buffers: over the IPC channel it would pass through
-// receive buffers and copies that leave tens of MB of freed malloc memory behind.
-const files: TableLoaderFiles = { shops: [], merchants: [] }
-for (const table of ['shops', 'merchants'] as const) {
-  const { chunks, chunkPos, slots, hashes } = state[table]
-  const write = (name: string, bytes: Uint8Array): string => {
-    const file = path.join(data.spoolDir, `${table}-${name}`)
-    writeFileSync(file, bytes)
-    return file
-  }
-  for (let i = 0; i < chunks.length; i++) {
-    // The last chunk only up to where it was written.
-    const used = i === chunks.length - 1 ? chunkPos : (chunks[i] as ArrayBuffer).byteLength
-    files[table].push(write(`chunk-${i}`, new Uint8Array(chunks[i] as ArrayBuffer, 0, used)))
-  }
-  files[`${table}Slots`] = write('slots', new Uint8Array(slots.buffer))
-  files[`${table}Hashes`] = write('hashes', new Uint8Array(hashes.buffer))
+for (const table of TABLES) sender.sendRest(table, state[table])
+sender.sendPools(state.pools)
+await sender.end()
+closeSync(handover)
+const chunkCounts = { shops: state.shops.chunks.length, merchants: state.merchants.chunks.length }
+for (const table of TABLES) {
   state[table].chunks = []
   state[table].slots = new Uint32Array(0)
   state[table].hashes = new Uint32Array(0)
 }
-files.pools = path.join(data.spoolDir, 'pools.json')
-writeFileSync(files.pools, JSON.stringify(state.pools))
 state.pools = {}
-await send({ type: 'loaded', state, files, positions: reader.positions() })
+await send({ type: 'loaded', state, chunkCounts, positions: reader.positions() })
 process.off('disconnect', onOrphaned)
 process.disconnect()

@@ -12,7 +12,6 @@ import { collectLoadGarbage, loadInChildProcess, type TableLoaderConfig, type Ta
 export type {
   TableLoaderConfig,
   TableLoaderData,
-  TableLoaderFiles,
   TableLoaderMessage,
   TablePositions,
 } from './table-loader-client.ts'
@@ -260,13 +259,14 @@ export class TableReader {
     const isShop = batch.topic === shops.topic
     for (const record of batch.records) {
       if (this.#stopped) return
-      const uid = record.key?.toString('utf8')
-      if (uid !== undefined && uid !== '' && this.#fast !== undefined && record.value !== null) {
+      const key = record.key
+      if (key !== null && key !== undefined && key.length > 0 && this.#fast !== undefined && record.value !== null) {
         // No await unless a writer schema is looked up: a microtask per record is measurable at millions.
-        let handled = this.#applyFast(isShop, uid, record.key!, record.value, batch.topic)
+        let handled = this.#applyFast(isShop, key, record.value, batch.topic)
         if (typeof handled !== 'boolean') handled = await handled
         if (handled) continue
       }
+      const uid = key?.toString('utf8')
       if (uid === undefined || uid === '')
         this.#options.onSkipped?.(batch.topic, new Error(`record at offset ${record.offset} has no key`))
       else if (isShop) await this.#apply('SHOP', uid, record.value, shops.codec, batch.topic)
@@ -277,20 +277,23 @@ export class TableReader {
   }
 
   /** The fast path (see `writerType`); false when the record must take the codec's. */
-  #applyFast(isShop: boolean, uid: string, key: Buffer, value: Buffer, topic: string): boolean | Promise<boolean> {
+  #applyFast(isShop: boolean, key: Buffer, value: Buffer, topic: string): boolean | Promise<boolean> {
     const fast = this.#fast!
     const table = isShop ? this.#options.tables.shops : this.#options.tables.merchants
-    const entity = isShop ? 'SHOP' : 'MERCHANT'
-    const finish = (outcome: ReturnType<AvroTableWriter['apply']>): boolean => {
-      if (outcome === 'key-mismatch')
-        this.#options.onSkipped?.(topic, new Error(`record key ${uid} differs from the uid in its value`))
-      else if (typeof outcome === 'object') this.#options.onApplied?.(entity, uid, outcome.applied)
-      else return false
-      return true
-    }
-    const outcome = fast.apply(table, uid, key, value)
-    if (outcome !== 'unknown-schema') return finish(outcome)
-    return fast.learn(table, value).then(() => finish(fast.apply(table, uid, key, value)))
+    const outcome = fast.apply(table, key, value)
+    if (outcome !== 'unknown-schema') return this.#finishFast(isShop, key, topic, outcome)
+    return fast.learn(table, value).then(() => this.#finishFast(isShop, key, topic, fast.apply(table, key, value)))
+  }
+
+  /** Reports a fast-path outcome; false when the record must take the codec's path. */
+  #finishFast(isShop: boolean, key: Buffer, topic: string, outcome: ReturnType<AvroTableWriter['apply']>): boolean {
+    if (outcome === 'key-mismatch')
+      this.#options.onSkipped?.(topic, new Error(`record key ${key.toString('utf8')} differs from the uid in its value`))
+    else if (typeof outcome === 'object') {
+      // The uid as a string only for a listener (the serving process; a loader has none).
+      if (this.#options.onApplied !== undefined) this.#options.onApplied(isShop ? 'SHOP' : 'MERCHANT', key.toString('utf8'), outcome.applied)
+    } else return false
+    return true
   }
 
   /** Runs the catch-up in a child process and takes over its tables and positions. */
