@@ -50,12 +50,13 @@ describe('Dockerfile', () => {
     expect(compose).toMatch(/target: demo/)
   })
 
-  it('applies both @platformatic/kafka patches in both targets and fails the build when one did not take', () => {
+  it('applies the @platformatic/kafka patches in both targets and fails the build when one did not take', () => {
     expect(stages.get('base')).toContain('scripts/patch-platformatic-kafka.mjs')
     const patch = readFileSync(new URL('./patch-platformatic-kafka.mjs', import.meta.url), 'utf8')
     const marks = [
       [/const MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js'],
       [/const DB_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/dynamic-buffer/dist/index.js'],
+      [/const REC_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/kafka/dist/protocol/records.js'],
     ] as const
     for (const [pattern, file] of marks) {
       const mark = pattern.exec(patch)?.[1]
