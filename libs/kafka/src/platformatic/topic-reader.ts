@@ -7,6 +7,7 @@ import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { hideAbortedBatches } from './aborted-filter.ts'
 import { baseOptions } from './connection.ts'
 import { hasProtocolError, isFailoverError } from './protocol-errors.ts'
+import { FetchedRecord } from './fetched-record.ts'
 
 /** One record as the reader hands it over: the bytes as written, nothing decoded. */
 export interface ReadRecord {
@@ -346,17 +347,15 @@ export class TopicReader {
       // Control batches (commit/abort markers) advance the position but hold no data.
       if ((batch.attributes & IS_CONTROL) !== 0) continue
       const appendTime = (batch.attributes & LOG_APPEND_TIME) !== 0
+      // A fetch answers whole batches: what lies before the position, or past the end of a
+      // bounded read, is skipped; offsets are compared one by one only in a batch that straddles either.
+      const whole = batch.firstOffset >= p.next && (!bounded || batch.firstOffset + BigInt(batch.lastOffsetDelta) < p.end)
       for (const r of batch.records) {
-        const offset = batch.firstOffset + BigInt(r.offsetDelta)
-        // A fetch answers whole batches: skip what lies before the position, and past the end of a bounded read.
-        if (offset < p.next || (bounded && offset >= p.end)) continue
-        records.push({
-          offset,
-          timestamp: appendTime ? batch.maxTimestamp : batch.firstTimestamp + r.timestampDelta,
-          key: r.key,
-          value: r.value,
-          headers: r.headers,
-        })
+        if (!whole) {
+          const offset = batch.firstOffset + BigInt(r.offsetDelta)
+          if (offset < p.next || (bounded && offset >= p.end)) continue
+        }
+        records.push(new FetchedRecord(batch, r, appendTime))
       }
     }
     const last = raw[raw.length - 1]!
