@@ -2,6 +2,9 @@
  * The building blocks of the compact codec (compact-codec.ts): string pools, and
  * the reader and writer of the compact bytes.
  */
+/** Slots of a new string pool's index (grown by doubling while at most half full). */
+const MIN_POOL_CAPACITY = 16
+
 /** Scratch space for the UTF-8 bytes of a string looked up by value. */
 let scratch = Buffer.allocUnsafe(1024)
 
@@ -47,10 +50,17 @@ function equalsUtf8(value: string, buf: Uint8Array, start: number, len: number):
  * bytes (the table loader reads strings straight out of Avro records and only
  * makes a JS string of a value the pool does not hold yet), through one index
  * keyed by the hash of the UTF-8 bytes.
+ *
+ * The index is open addressing over one Int32Array of (hash, id + 1) pairs,
+ * not a Map: a pool of half a million merchant uids is looked up once per shop
+ * at load, and a Map's lookup there cost two dependent cache misses (bucket,
+ * then entry) before the string's; the pair array costs one (issue 22: the
+ * pools' lookups were the largest self time of a 5M-shop load).
  */
 export class StringPool {
-  /** Hash of the UTF-8 bytes → id, or ids when several values share a hash. */
-  readonly #byHash = new Map<number, number | number[]>()
+  /** Pairs (hash, id + 1); id + 1 = 0: an empty slot. Capacity a power of two, at most half full. */
+  #index = new Int32Array(2 * MIN_POOL_CAPACITY)
+  #mask = MIN_POOL_CAPACITY - 1
   readonly #values: string[] = []
 
   /** The id of `value`, adding it when absent. */
@@ -66,11 +76,14 @@ export class StringPool {
 
   /** The id of the string whose UTF-8 bytes are `buf[start, start + len)`, if pooled. */
   findBytes(buf: Uint8Array, start: number, len: number): number | undefined {
-    const found = this.#byHash.get(hashBytes(buf, start, len))
-    if (found === undefined) return undefined
-    if (typeof found === 'number') return equalsUtf8(this.#values[found] as string, buf, start, len) ? found : undefined
-    for (const id of found) if (equalsUtf8(this.#values[id] as string, buf, start, len)) return id
-    return undefined
+    const h = hashBytes(buf, start, len)
+    const index = this.#index
+    const mask = this.#mask
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const entry = index[2 * i + 1] as number
+      if (entry === 0) return undefined
+      if (index[2 * i] === h && equalsUtf8(this.#values[entry - 1] as string, buf, start, len)) return entry - 1
+    }
   }
 
   /** The id of those bytes' string, adding it when absent. */
@@ -86,11 +99,26 @@ export class StringPool {
   #add(value: string, hash: number): number {
     const id = this.#values.length
     this.#values.push(value)
-    const present = this.#byHash.get(hash)
-    if (present === undefined) this.#byHash.set(hash, id)
-    else if (typeof present === 'number') this.#byHash.set(hash, [present, id])
-    else present.push(id)
+    if ((id + 1) * 2 > this.#mask + 1) this.#grow()
+    this.#place(hash, id)
     return id
+  }
+
+  #place(hash: number, id: number): void {
+    const index = this.#index
+    const mask = this.#mask
+    let i = hash & mask
+    while (index[2 * i + 1] !== 0) i = (i + 1) & mask
+    index[2 * i] = hash
+    index[2 * i + 1] = id + 1
+  }
+
+  #grow(): void {
+    const old = this.#index
+    const capacity = (this.#mask + 1) * 2
+    this.#index = new Int32Array(2 * capacity)
+    this.#mask = capacity - 1
+    for (let i = 0; i < old.length; i += 2) if (old[i + 1] !== 0) this.#place(old[i] as number, (old[i + 1] as number) - 1)
   }
 
   get(id: number): string {
@@ -109,7 +137,8 @@ export class StringPool {
   }
 
   clear(): void {
-    this.#byHash.clear()
+    this.#index = new Int32Array(2 * MIN_POOL_CAPACITY)
+    this.#mask = MIN_POOL_CAPACITY - 1
     this.#values.length = 0
   }
 
