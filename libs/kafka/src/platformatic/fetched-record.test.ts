@@ -1,10 +1,11 @@
 import type { RecordsBatch } from '@platformatic/kafka'
 import { describe, expect, it } from 'vitest'
-import { FetchedRecord } from './fetched-record.ts'
+import { FetchedRecord, fetchedRecords } from './fetched-record.ts'
 
-function batch(records: Array<{ offsetDelta: number; timestampDelta: bigint }>): RecordsBatch {
+function batch(records: Array<{ offsetDelta: number; timestampDelta: bigint }>, firstOffset = 9_007_199_254_740_000n, attributes = 0): RecordsBatch {
   return {
-    firstOffset: 9_007_199_254_740_000n,
+    firstOffset,
+    attributes,
     firstTimestamp: 1_795_000_000_000n,
     maxTimestamp: 1_795_000_009_999n,
     lastOffsetDelta: records.length - 1,
@@ -31,5 +32,18 @@ describe('FetchedRecord', () => {
     const b = batch([{ offsetDelta: 3, timestampDelta: 5n }])
     const r = new FetchedRecord(b, b.records[0]!, false)
     expect(r.toJSON()).toEqual({ offset: 9_007_199_254_740_003n, timestamp: 1_795_000_000_005n, key: Buffer.from('k'), value: null, headers: [[Buffer.from('h'), null]] })
+  })
+})
+
+describe('fetchedRecords', () => {
+  const deltas = (n: number) => Array.from({ length: n }, (_, i) => ({ offsetDelta: i, timestampDelta: BigInt(i) }))
+  const offsets = (records: Array<{ offset: bigint }>) => records.map((r) => Number(r.offset))
+
+  it('takes the data records from the position on and before the end of a bounded read, across batches that straddle either', () => {
+    const batches = [batch(deltas(5), 10n), batch(deltas(1), 15n, 0x20), batch(deltas(5), 16n)]
+    expect(offsets(fetchedRecords(batches, 10n, undefined))).toEqual([10, 11, 12, 13, 14, 16, 17, 18, 19, 20])
+    expect(offsets(fetchedRecords(batches, 12n, 19n))).toEqual([12, 13, 14, 16, 17, 18])
+    expect(offsets(fetchedRecords(batches, 16n, 21n))).toEqual([16, 17, 18, 19, 20])
+    expect(fetchedRecords(batches, 21n, undefined)).toEqual([])
   })
 })

@@ -40,3 +40,29 @@ export class FetchedRecord implements ReadRecord {
     return { offset: this.offset, timestamp: this.timestamp, key: this.key, value: this.value, headers: this.headers }
   }
 }
+
+const IS_CONTROL = 0x20
+const LOG_APPEND_TIME = 0x08
+
+/**
+ * The data records of `batches` from offset `from` on, and before `end` when
+ * given (a bounded read). A fetch answers whole batches: what lies outside is
+ * skipped, offsets compared one by one only in a batch that straddles either
+ * bound. Control batches (commit and abort markers) hold no data.
+ */
+export function fetchedRecords(batches: readonly RecordsBatch[], from: bigint, end: bigint | undefined): ReadRecord[] {
+  const records: ReadRecord[] = []
+  for (const batch of batches) {
+    if ((batch.attributes & IS_CONTROL) !== 0) continue
+    const appendTime = (batch.attributes & LOG_APPEND_TIME) !== 0
+    const whole = batch.firstOffset >= from && (end === undefined || batch.firstOffset + BigInt(batch.lastOffsetDelta) < end)
+    for (const r of batch.records) {
+      if (!whole) {
+        const offset = batch.firstOffset + BigInt(r.offsetDelta)
+        if (offset < from || (end !== undefined && offset >= end)) continue
+      }
+      records.push(new FetchedRecord(batch, r, appendTime))
+    }
+  }
+  return records
+}
