@@ -148,6 +148,11 @@ export class StringPool {
    */
   restore(values: readonly string[]): void {
     if (this.#values.length > 0) throw new Error('only an empty string pool can be restored')
+    // Sized once for all of them: a warm restart restores half a million merchant uids.
+    let capacity = MIN_POOL_CAPACITY
+    while (values.length * 2 > capacity) capacity *= 2
+    this.#index = new Int32Array(2 * capacity)
+    this.#mask = capacity - 1
     for (const value of values) this.intern(value)
     if (this.#values.length !== values.length) throw new Error('a pool state holds a string twice')
   }
