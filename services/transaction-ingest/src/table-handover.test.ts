@@ -39,7 +39,14 @@ async function throughFifo(send: (sender: HandoverSender) => void): Promise<Hand
       await handle.close()
     }
   })
-  const fd = openSync(fifo, 'w')
+  await sendTo(fifo, send)
+  await reading
+  return receiver
+}
+
+/** Opens `target` for writing, sends through a HandoverSender on it, ends and closes it. */
+async function sendTo(target: string, send: (sender: HandoverSender) => void): Promise<void> {
+  const fd = openSync(target, 'w')
   try {
     const sender = new HandoverSender(fd)
     send(sender)
@@ -47,21 +54,12 @@ async function throughFifo(send: (sender: HandoverSender) => void): Promise<Hand
   } finally {
     closeSync(fd)
   }
-  await reading
-  return receiver
 }
 
 /** What a HandoverSender writes, as a file. */
 async function sentBytes(send: (sender: HandoverSender) => void): Promise<Buffer> {
   const file = tempPath('frames')
-  const fd = openSync(file, 'w')
-  try {
-    const sender = new HandoverSender(fd)
-    send(sender)
-    await sender.end()
-  } finally {
-    closeSync(fd)
-  }
+  await sendTo(file, send)
   return readFileSync(file)
 }
 
