@@ -112,8 +112,6 @@ async function runLoader(
       await handle.close()
     }
   })
-  // Seen below; a loader that broke the hand-over is killed, and its exit says so.
-  received.catch(() => child.kill())
   // No inherited execArgv (an --inspect port would clash); V8 structured
   // clone on the channel so skipped-record errors arrive as errors.
   // Transparent huge pages for the loader's malloc'd memory (its arena, fetch
@@ -126,6 +124,8 @@ async function runLoader(
     env: { ...process.env, GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) },
   })
   options.onChild(child)
+  // Seen below; a loader that broke the hand-over is killed, and its exit says so.
+  received.catch(() => child.kill())
   let loaded: Extract<TableLoaderMessage, { type: 'loaded' }> | undefined
   try {
     loaded = await new Promise<Extract<TableLoaderMessage, { type: 'loaded' }> | undefined>((resolve, reject) => {
