@@ -136,9 +136,11 @@ async function runLoader(
         else if (m.type === 'skipped') options.onSkipped(m.topic, m.error)
         else logger?.[m.level]({ ...m.obj, process: 'table-loader' }, m.msg)
       })
-      child.on('error', (err) =>
-        reject(new TableLoadError(`the table loader process could not be run: ${err.message}`, { cause: err })),
-      )
+      child.on('error', (err) => {
+        // The first message sent to a loader that had already died: its exit says why.
+        if ((err as NodeJS.ErrnoException).code === 'EPIPE') return
+        reject(new TableLoadError(`the table loader process could not be run: ${err.message}`, { cause: err }))
+      })
       // Waiting for the exit (not only the message) means its memory is gone before readiness.
       child.on('exit', (code, signal) => {
         if (result !== undefined || options.stopped()) resolve(result)
