@@ -19,15 +19,22 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 
-const require = createRequire(import.meta.url)
-let dir
-try {
-  // Its exports map hides package.json: walk up from the entry point.
-  dir = path.dirname(require.resolve('@platformatic/kafka'))
-  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir)
-} catch {
-  process.exit(0) // not installed (a partial install); nothing to patch
+/**
+ * The folder of package `name` as `require` resolves it, or undefined when it is
+ * not installed. Exports maps hide package.json: walk up from the entry point.
+ */
+function packageDir(require, name) {
+  try {
+    let found = path.dirname(require.resolve(name))
+    while (!existsSync(path.join(found, 'package.json'))) found = path.dirname(found)
+    return found
+  } catch {
+    return undefined
+  }
 }
+
+const dir = packageDir(createRequire(import.meta.url), '@platformatic/kafka')
+if (dir === undefined) process.exit(0) // not installed (a partial install); nothing to patch
 const pkgFile = path.join(dir, 'package.json')
 const version = JSON.parse(readFileSync(pkgFile, 'utf8')).version
 const file = path.join(dir, 'dist', 'clients', 'consumer', 'consumer.js')
@@ -161,14 +168,9 @@ const DB_FORGET = [
 ]
 
 function patchChunkLookup() {
-  let dbDir
-  try {
-    const fromKafka = createRequire(path.join(dir, 'package.json'))
-    dbDir = path.dirname(fromKafka.resolve('@platformatic/dynamic-buffer'))
-    while (!existsSync(path.join(dbDir, 'package.json'))) dbDir = path.dirname(dbDir)
-  } catch {
-    return
-  }
+  // Resolved as @platformatic/kafka resolves it (its dependency, wherever npm put it).
+  const dbDir = packageDir(createRequire(path.join(dir, 'package.json')), '@platformatic/dynamic-buffer')
+  if (dbDir === undefined) return
   const dbVersion = JSON.parse(readFileSync(path.join(dbDir, 'package.json'), 'utf8')).version
   const dbFile = path.join(dbDir, 'dist', 'index.js')
   if (!existsSync(dbFile)) return

@@ -86,7 +86,7 @@ export class HandoverSender {
     header.writeUInt32LE(bytes.byteLength, 8)
     // No copy: written from the chunk itself, which is full and never written again.
     this.#written = this.#written.then(() => writeAll(this.#fd, header)).then(() => writeAll(this.#fd, bytes))
-    // Seen by flushed(); not an unhandled rejection meanwhile.
+    // Seen by end(); not an unhandled rejection meanwhile.
     this.#written.catch(() => {})
   }
 }
@@ -97,13 +97,6 @@ async function writeAll(fd: number, bytes: Uint8Array): Promise<void> {
       write(fd, bytes, done, bytes.byteLength - done, null, (err, n) => (err ? reject(err) : resolve(n))),
     )
   }
-}
-
-/** An End frame, for the service to unblock its own reader when the loader died without one. */
-export function endFrame(): Buffer {
-  const header = Buffer.alloc(HEADER)
-  header.writeUInt8(Kind.End, 0)
-  return header
 }
 
 /** The service's side: reads each frame's bytes straight into the buffer the tables will own. */
@@ -158,7 +151,7 @@ export class HandoverReceiver {
     if (this.#targetPos === this.#target.length) this.#target = undefined
   }
 
-  /** The buffers of the state the `loaded` message describes, as they came over the socket. */
+  /** The buffers of the state the `loaded` message describes, as they came through the FIFO. */
   complete(state: HandoverState): Record<TableName, TableBuffers> & { pools: Record<string, string[]> } {
     if (!this.#ended) throw new TableLoadError('the table loader process ended inside its hand-over')
     const tables: Partial<Record<TableName, TableBuffers>> = {}
@@ -221,7 +214,7 @@ export interface TableBuffers {
   hashes: Uint32Array<ArrayBuffer>
 }
 
-/** What the `loaded` message carries besides the socket's bytes. */
+/** What the `loaded` message carries besides the FIFO's bytes. */
 export interface HandoverState {
   chunkCounts: Record<TableName, number>
 }

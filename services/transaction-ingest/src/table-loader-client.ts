@@ -13,7 +13,7 @@ import type { TableReaderOptions } from './table-reader.ts'
 
 /**
  * How the loader process reaches Kafka and the registry. Loading a million
- * records through KafkaJS leaves a large young generation, pooled V8 pages and
+ * records through a Kafka client leaves a large young generation, pooled V8 pages and
  * malloc'd fetch buffers behind that a process keeps (a worker thread's too);
  * a child process gives them all back when it exits, and only the finished
  * table (its arena bytes, index and string pools) comes over.
@@ -24,7 +24,7 @@ export interface TableLoaderConfig {
   registryUrl: string
   /** Whether the loader transcodes records of the table's own schema (TableReaderOptions.writerType); default true. */
   transcode?: boolean
-  /** KafkaJS fetch limits during the load; smaller fetches keep the loader's peak lower. */
+  /** Fetch limits during the load (TopicReader's); smaller fetches keep the loader's peak lower. */
   maxBytesPerPartition?: number
   maxBytes?: number
 }

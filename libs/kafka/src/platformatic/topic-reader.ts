@@ -82,6 +82,12 @@ function retryDelayMs(attempt: number): number {
 
 type FetchAnswer = Awaited<ReturnType<Consumer['fetch']>>
 
+/** The offset after a partition's answer (past markers and aborted records too); undefined when it holds no batch. */
+function answerEnd(batches: readonly RecordsBatch[]): bigint | undefined {
+  const last = batches[batches.length - 1]
+  return last === undefined ? undefined : last.firstOffset + BigInt(last.lastOffsetDelta) + 1n
+}
+
 interface PartitionRead {
   topic: string
   partition: number
@@ -319,8 +325,8 @@ export class TopicReader {
             const p = current.requested.get(`${t.topicId}:${answer.partitionIndex}`)
             if (p === undefined || answer.errorCode !== 0) continue
             answers.push({ p, answer })
-            const last = answer.records?.[answer.records.length - 1]
-            if (last !== undefined) after.set(p, last.firstOffset + BigInt(last.lastOffsetDelta) + 1n)
+            const ends = answerEnd(answer.records ?? [])
+            if (ends !== undefined) after.set(p, ends)
           }
         if (!this.#stopped && generation === this.#metadataGeneration) pending = this.#fetchFrom(node, after)
         for (const { p, answer } of answers) {
@@ -386,8 +392,7 @@ export class TopicReader {
     if (raw.length === 0) return
     const batches = this.#options.readUncommitted === true ? raw : hideAbortedBatches(raw, aborted)
     const records = fetchedRecords(batches, p.next, this.#options.follow === true ? undefined : p.end)
-    const last = raw[raw.length - 1]!
-    const after = last.firstOffset + BigInt(last.lastOffsetDelta) + 1n
+    const after = answerEnd(raw)!
     const next = after > p.next ? after : p.next
     if (records.length > 0 || next !== p.next)
       await this.#options.onRecords({ topic: p.topic, partition: p.partition, records, nextOffset: next })
