@@ -111,7 +111,7 @@ interface Loaded {
 }
 
 /** Loads the tables once (caught up), then stops the reader (which writes the checkpoint when `dir` is given). */
-async function load(topics: Topics, dir: string | undefined, childProcess = false, fastPath = true): Promise<Loaded> {
+async function load(topics: Topics, dir: string | undefined, childProcess = false, fastPath = true, loaderProcesses = 1): Promise<Loaded> {
   const logs: string[] = []
   const line = (level: string) => (obj: object, msg?: string) => void logs.push(`${level} ${msg ?? ''} ${JSON.stringify(obj)}`)
   const logger: KafkaLogger = { debug: () => {}, info: line('info'), warn: line('warn'), error: line('error') }
@@ -128,7 +128,16 @@ async function load(topics: Topics, dir: string | undefined, childProcess = fals
     ...(dir === undefined ? {} : { checkpoint: { dir } }),
     ...(fastPath ? { writerType: (id: number) => serde.writerType(id) } : {}),
     ...(childProcess
-      ? { loader: { brokers: inject('kafkaBrokers'), clientId: uniqueName('loader'), registryUrl: inject('registryUrl') } }
+      ? {
+          loader: {
+            brokers: inject('kafkaBrokers'),
+            clientId: uniqueName('loader'),
+            registryUrl: inject('registryUrl'),
+            // A split even for a small table: each process loads a share of the partitions into a shard.
+            processes: loaderProcesses,
+            minRecordsPerProcess: 1,
+          },
+        }
       : {}),
   })
   try {
@@ -235,5 +244,41 @@ describe('the table checkpoint', () => {
     expect(recreated.logs.some((l) => l.startsWith('warn') && /checkpoint not used: topic .* was recreated/.test(l))).toBe(true)
     expect(recreated.tables.shops.size).toBe(1)
     expect(recreated.tables.merchants.size).toBe(0)
+  })
+
+  it('loaded by several loader processes (a shard each), answers as a load by one, also after a restart and the records since', async () => {
+    const topics = await createTableTopics('sharded')
+    const shopUids = Array.from({ length: 300 }, (_, i) => `shop-${i}`)
+    const merchantUids = Array.from({ length: 60 }, (_, i) => `merchant-${i}@cz`)
+    await produce(
+      topics,
+      shopUids.slice(0, 260).map((uid, i) => [uid, shop(uid, i)]),
+      merchantUids.slice(0, 50).map((uid, i) => [uid, merchant(uid, i)]),
+    )
+    const dir = path.join(stateRoot, 'sharded')
+    const split = await load(topics, dir, true, true, 3)
+    // Three partitions a topic, three processes: one shard each, every entry decoded with its own shard's pools.
+    expect(split.tables.shops.shards).toBe(3)
+    expect(split.logs.some((l) => l.includes('"loaderProcesses":3'))).toBe(true)
+    const single = await load(topics, undefined)
+    expect(single.tables.shops.shards).toBe(1)
+    expect(contents(split.tables, shopUids, merchantUids)).toEqual(contents(single.tables, shopUids, merchantUids))
+
+    // Updates of entries of every shard, deletions, new entries: the restart restores the shards and replays them.
+    await produce(
+      topics,
+      [
+        ...shopUids.slice(0, 30).map((uid, i): [string, Shop] => [uid, shop(uid, 5000 + i)]),
+        ...shopUids.slice(30, 50).map((uid): [string, null] => [uid, null]),
+        ...shopUids.slice(260).map((uid, i): [string, Shop] => [uid, shop(uid, 6000 + i)]),
+      ],
+      merchantUids.slice(0, 6).map((uid): [string, null] => [uid, null]),
+    )
+    const warm = await load(topics, dir)
+    expect(warm.restored).toBe(true)
+    expect(warm.tables.shops.shards).toBe(3)
+    const cold = await load(topics, undefined, false, false)
+    expect(cold.tables.shops.size).toBe(300 - 20)
+    expect(contents(warm.tables, shopUids, merchantUids)).toEqual(contents(cold.tables, shopUids, merchantUids))
   })
 })

@@ -4,18 +4,22 @@ import type { CheckpointHeader } from './table-checkpoint.ts'
 
 const NOW = 1_800_000_000_000
 const header: CheckpointHeader = {
-  format: 1,
+  format: 2,
   byteOrder: 'LE',
   writtenAt: NOW - 60_000,
   clusterId: 'cluster-a',
   topics: { shops: { name: 'shops', id: 'id-s' }, merchants: { name: 'merchants', id: 'id-m' } },
   layout: 'layout-1',
   positions: { 'shops:0': '100', 'shops:1': '0', 'merchants:0': '50' },
-  poolsBytes: 2,
-  tables: {
-    shops: { chunks: 0, chunkPos: 0, capacity: 1024, size: 0, deleted: 0, liveBytes: 0, garbageBytes: 0 },
-    merchants: { chunks: 0, chunkPos: 0, capacity: 1024, size: 0, deleted: 0, liveBytes: 0, garbageBytes: 0 },
-  },
+  shards: [
+    {
+      poolsBytes: 2,
+      tables: {
+        shops: { chunks: 0, chunkPos: 0, capacity: 1024, size: 0, deleted: 0, liveBytes: 0, garbageBytes: 0 },
+        merchants: { chunks: 0, chunkPos: 0, capacity: 1024, size: 0, deleted: 0, liveBytes: 0, garbageBytes: 0 },
+      },
+    },
+  ],
 }
 
 function expected(overrides: Partial<CheckpointExpectations> = {}): CheckpointExpectations {

@@ -62,9 +62,12 @@ export class StringPool {
   #index = new Int32Array(2 * MIN_POOL_CAPACITY)
   #mask = MIN_POOL_CAPACITY - 1
   readonly #values: string[] = []
+  /** Read-only (restoreFrozen): ids resolve, nothing is added or looked up by value. */
+  #frozen = false
 
   /** The id of `value`, adding it when absent. */
   intern(value: string): number {
+    if (this.#frozen) throw new Error('a frozen string pool (a secondary table shard\'s) takes no new strings')
     const len = this.#toScratch(value)
     return this.findBytes(scratch, 0, len) ?? this.#add(value, hashBytes(scratch, 0, len))
   }
@@ -88,6 +91,7 @@ export class StringPool {
 
   /** The id of those bytes' string, adding it when absent. */
   internBytes(buf: Buffer, start: number, len: number): number {
+    if (this.#frozen) throw new Error('a frozen string pool (a secondary table shard\'s) takes no new strings')
     return this.findBytes(buf, start, len) ?? this.#add(buf.toString('utf8', start, start + len), hashBytes(buf, start, len))
   }
 
@@ -140,6 +144,23 @@ export class StringPool {
     this.#index = new Int32Array(2 * MIN_POOL_CAPACITY)
     this.#mask = MIN_POOL_CAPACITY - 1
     this.#values.length = 0
+    this.#frozen = false
+  }
+
+  /**
+   * Restores `values` as a read-only pool: ids resolve (`get`), but there is
+   * no index, so nothing is found or added by value. A string `primary` holds
+   * too is taken from it, so the two pools share one copy. This is the pool
+   * of a secondary table shard (SnapshotTable): its records are only decoded,
+   * every write goes to the primary shard and its pools.
+   */
+  restoreFrozen(values: readonly string[], primary: StringPool | undefined): void {
+    if (this.#values.length > 0) throw new Error('only an empty string pool can be restored')
+    this.#frozen = true
+    for (const value of values) {
+      const id = primary?.find(value)
+      this.#values.push(id === undefined ? value : (primary!.get(id)))
+    }
   }
 
   /**
@@ -196,6 +217,14 @@ export class StringPools {
    */
   restoreState(state: Readonly<Record<string, readonly string[]>>): void {
     for (const [path, values] of Object.entries(state)) this.forPath(path).restore(values)
+  }
+
+  /**
+   * Fills these (empty) pools read-only (`StringPool.restoreFrozen`), sharing
+   * the strings `primary` holds: the pools of a secondary table shard.
+   */
+  restoreFrozen(state: Readonly<Record<string, readonly string[]>>, primary: StringPools): void {
+    for (const [path, values] of Object.entries(state)) this.forPath(path).restoreFrozen(values, primary.#byPath.get(path))
   }
 }
 

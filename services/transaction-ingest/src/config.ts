@@ -79,6 +79,11 @@ export const INGEST_ENV = {
     'load table records written with the table\'s own schema by transcoding their Avro bytes straight into the table (fast); false: every record is decoded into an object by avsc and encoded (the slower path, as an escape hatch)',
     { default: 'true' },
   ),
+  INGEST_TABLE_LOADERS: envVar(
+    parse.integer(1, 16),
+    'most loader processes for a cold load of the table: a large table (250,000 records or more per process) is split by partition over them, each loading its share on its own core; unset: the CPUs available, at most 4',
+    { optional: true },
+  ),
   INGEST_STATE_DIR: envVar(
     parse.nonEmpty,
     'directory of the table checkpoint: the shop/merchant table and the topic offsets it reflects, written from time to time and at a clean stop, so that a restart reads it and replays only what the compacted topics got since (a checkpoint that does not match the topics is logged and ignored); unset: every start loads the table from the topics',

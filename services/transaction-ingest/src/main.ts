@@ -113,6 +113,7 @@ const ingest = await startTransactionIngest({
     clientId: `${SERVICE}-${instanceId}`,
     registryUrl: cfg.SCHEMA_REGISTRY_URL,
     transcode: cfg.INGEST_TABLE_TRANSCODE,
+    ...(cfg.INGEST_TABLE_LOADERS === undefined ? {} : { processes: cfg.INGEST_TABLE_LOADERS }),
   },
   tableTranscode: cfg.INGEST_TABLE_TRANSCODE,
   ...(cfg.INGEST_STATE_DIR === undefined

@@ -117,7 +117,7 @@ describe('shop and merchant tables', () => {
     expect(loader.shops.size).toBe(0)
 
     const serving = createMerchantTables({ invalidationsEnabled: true })
-    serving.restoreState(moved)
+    serving.restoreState([moved])
     expect(serving.shops.size).toBe(200)
     expect(serving.pooledStrings()).toBe(Object.values(moved.pools).reduce((n, v) => n + v.length, 0))
     for (const s of shops) expect(shopType.toBuffer(serving.shops.get(s.uid))).toEqual(shopType.toBuffer(s))
@@ -127,6 +127,6 @@ describe('shop and merchant tables', () => {
     serving.shops.applyFromTopic(later.uid, later)
     expect(shopType.toBuffer(serving.shops.get(later.uid))).toEqual(shopType.toBuffer(later))
     expect(shopType.toBuffer(serving.shops.get('s3'))).toEqual(shopType.toBuffer(shops[3]))
-    expect(() => serving.restoreState(moved)).toThrow(/only be restored into empty tables/)
+    expect(() => serving.restoreState([moved])).toThrow(/only be restored into empty tables/)
   })
 })

@@ -10,6 +10,12 @@ export const MAX_AGE_WITHOUT_INVALIDATIONS_MS = 7 * 24 * 3_600_000
 
 export type Snapshot = { uid: string; fetchedAt: number }
 
+/** A table loaded by another loader process, with the codec over its own (frozen) string pools. */
+interface SecondaryShard<T> {
+  table: CompactTable
+  codec: CompactCodec<T>
+}
+
 export interface SnapshotTableOptions {
   /** When false, entries fetched more than `maxAgeMs` ago are treated as misses. */
   invalidationsEnabled: boolean
@@ -32,9 +38,17 @@ export interface SnapshotTableOptions {
  *   what the table holds, so that a concurrent refresher write with newer data
  *   is never overwritten by our older read. A topic record for the same uid
  *   (the refresher storing what we fetched, or anything newer) replaces it.
+ *
+ * The topic table can be sharded: a load by several loader processes (each a
+ * share of the partitions, each with string pools of its own) hands over one
+ * table per process. The first is the primary shard; the others are read
+ * after it, and never written: a topic record for a uid goes to the primary
+ * and removes the uid from the others, so a uid is in one shard at most.
  */
 export class SnapshotTable<T extends Snapshot> {
   readonly #table = new CompactTable()
+  /** Further topic tables of a sharded load (see above); empty for a load by one process. */
+  #others: SecondaryShard<T>[] = []
   /** API reads not (yet) replaced by a topic record. */
   readonly #fetched = new CompactTable()
   /** Uids of the topic table the API said no longer exist (not yet confirmed by a tombstone). */
@@ -58,16 +72,25 @@ export class SnapshotTable<T extends Snapshot> {
   }
 
   get size(): number {
-    return this.#table.size + this.#fetchedOnly - this.#fetchedDeleted.size
+    let size = this.#table.size + this.#fetchedOnly - this.#fetchedDeleted.size
+    for (const shard of this.#others) size += shard.table.size
+    return size
   }
 
   get memoryBytes(): number {
-    return this.#table.memoryBytes + (this.#fetched.size === 0 ? 0 : this.#fetched.memoryBytes)
+    let bytes = this.#table.memoryBytes + (this.#fetched.size === 0 ? 0 : this.#fetched.memoryBytes)
+    for (const shard of this.#others) bytes += shard.table.memoryBytes
+    return bytes
+  }
+
+  /** Topic table shards: 1, or one per loader process of a sharded load (until a cold load). */
+  get shards(): number {
+    return 1 + this.#others.length
   }
 
   /** A usable snapshot, or undefined when absent or (invalidations off) older than the limit. */
   get(uid: string): T | undefined {
-    const value = this.#read(uid, (chunk, offset) => this.#codec.decode(chunk, offset, uid))
+    const value = this.#read(uid, (chunk, offset, codec) => codec.decode(chunk, offset, uid))
     if (value === undefined) return undefined
     if (!this.#invalidationsEnabled && this.#now() - value.fetchedAt > this.#maxAgeMs) return undefined
     return value
@@ -82,13 +105,25 @@ export class SnapshotTable<T extends Snapshot> {
     this.#supersedeFetched(uid)
     if (value === null) this.#table.delete(uid)
     else this.#put(this.#table, uid, value)
+    this.#deleteFromOthers(uid)
   }
 
   /** The topic answered for this uid: our API read of it is superseded. */
   #supersedeFetched(uid: string): void {
     if (this.#fetched.size === 0 && this.#fetchedDeleted.size === 0) return
-    if (this.#fetched.delete(uid) && !this.#table.has(uid)) this.#fetchedOnly--
+    if (this.#fetched.delete(uid) && !this.#topicHas(uid)) this.#fetchedOnly--
     this.#fetchedDeleted.delete(uid)
+  }
+
+  #topicHas(uid: string): boolean {
+    if (this.#table.has(uid)) return true
+    for (const shard of this.#others) if (shard.table.has(uid)) return true
+    return false
+  }
+
+  /** A uid written to (or deleted from) the primary shard leaves the secondary ones. */
+  #deleteFromOthers(uid: string): void {
+    for (const shard of this.#others) shard.table.delete(uid)
   }
 
   /** Whether records written with `writer` can go through `applyAvroFromTopic` (the table's own schema). */
@@ -109,7 +144,11 @@ export class SnapshotTable<T extends Snapshot> {
     if (keyLength !== key.length) return undefined
     for (let i = 0; i < keyLength; i++) if (key[i] !== avroBytes[keyStart + i]) return undefined
     // The key as a string only when an API read may have to give way (not during a load).
-    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0) this.#supersedeFetched(key.toString('utf8'))
+    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0 || this.#others.length > 0) {
+      const uid = key.toString('utf8')
+      this.#supersedeFetched(uid)
+      this.#deleteFromOthers(uid)
+    }
     this.#table.setBytes(key, 0, keyLength, this.#writer.buf, this.#writer.pos)
     return fetchedAt
   }
@@ -118,7 +157,7 @@ export class SnapshotTable<T extends Snapshot> {
   putFetched(value: T): boolean {
     const current = this.fetchedAtOf(value.uid)
     if (current !== undefined && current > value.fetchedAt) return false
-    if (!this.#fetched.has(value.uid) && !this.#table.has(value.uid)) this.#fetchedOnly++
+    if (!this.#fetched.has(value.uid) && !this.#topicHas(value.uid)) this.#fetchedOnly++
     this.#fetchedDeleted.delete(value.uid)
     this.#put(this.#fetched, value.uid, value)
     return true
@@ -126,22 +165,28 @@ export class SnapshotTable<T extends Snapshot> {
 
   /** The API said `uid` does not exist (any earlier API read of it is dropped too). */
   delete(uid: string): void {
-    if (this.#fetched.delete(uid) && !this.#table.has(uid)) this.#fetchedOnly--
-    if (this.#table.has(uid)) this.#fetchedDeleted.add(uid)
+    if (this.#fetched.delete(uid) && !this.#topicHas(uid)) this.#fetchedOnly--
+    if (this.#topicHas(uid)) this.#fetchedDeleted.add(uid)
   }
 
   /** Hands the stored entries over (see CompactTable.exportState); the table is empty afterwards. */
   exportState(): CompactTableState {
-    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0)
-      throw new Error('a table holding API reads cannot be handed over (only a loader\'s table can)')
+    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0 || this.#others.length > 0)
+      throw new Error('only a loader\'s table (no API reads, one shard) can be handed over')
     return this.#table.exportState()
   }
 
   /**
-   * The topic table as it is now (API reads excluded): what the topic holds up
-   * to the positions read. Valid until the next `applyFromTopic`.
+   * The topic table as it is now (API reads excluded), one state per shard,
+   * the primary first: what the topic holds up to the positions read. Valid
+   * until the next `applyFromTopic`.
    */
-  topicState(): CompactTableState {
+  topicState(): CompactTableState[] {
+    return [this.#table.peekState(), ...this.#others.map((shard) => shard.table.peekState())]
+  }
+
+  /** The primary shard's topic table (see `topicState`): what a loader ships while it loads. */
+  primaryState(): CompactTableState {
     return this.#table.peekState()
   }
 
@@ -149,18 +194,35 @@ export class SnapshotTable<T extends Snapshot> {
     this.#table.restoreState(state, owned)
   }
 
+  /** Adds a secondary shard (see the class comment) decoded by `codec`, which reads that shard's pools. */
+  addShard(state: CompactTableState, codec: CompactCodec<T>, owned = false): void {
+    const table = new CompactTable()
+    table.restoreState(state, owned)
+    this.#others.push({ table, codec })
+  }
+
   clear(): void {
+    this.#others = []
     this.#table.clear()
     this.#fetched.clear()
     this.#fetchedDeleted.clear()
     this.#fetchedOnly = 0
   }
 
-  #read<R>(uid: string, read: (chunk: Buffer, offset: number, length: number) => R): R | undefined {
+  #read<R>(uid: string, read: (chunk: Buffer, offset: number, codec: CompactCodec<T>) => R): R | undefined {
     // The overlay is empty most of the time: then one lookup, as before it existed.
-    if (this.#fetched.size === 0 && this.#fetchedDeleted.size === 0) return this.#table.get(uid, read)
-    if (this.#fetchedDeleted.has(uid)) return undefined
-    return this.#fetched.get(uid, read) ?? this.#table.get(uid, read)
+    if (this.#fetched.size > 0 || this.#fetchedDeleted.size > 0) {
+      if (this.#fetchedDeleted.has(uid)) return undefined
+      const fetched = this.#fetched.get(uid, (chunk, offset) => read(chunk, offset, this.#codec))
+      if (fetched !== undefined) return fetched
+    }
+    const primary = this.#table.get(uid, (chunk, offset) => read(chunk, offset, this.#codec))
+    if (primary !== undefined || this.#others.length === 0) return primary
+    for (const shard of this.#others) {
+      const value = shard.table.get(uid, (chunk, offset) => read(chunk, offset, shard.codec))
+      if (value !== undefined) return value
+    }
+    return undefined
   }
 
   #put(table: CompactTable, uid: string, value: T): void {
@@ -184,24 +246,30 @@ export interface MerchantTables {
   readonly layout: string
   /**
    * The topic tables and string pools as they are now, API reads excluded
-   * (what a checkpoint writes). Valid until the next `applyFromTopic`.
+   * (what a checkpoint writes), one state per shard (see SnapshotTable), the
+   * primary first. Valid until the next `applyFromTopic`.
    */
-  topicState(): MerchantTablesState
+  topicState(): MerchantTablesState[]
   /**
    * Hands both tables and their string pools over as plain data plus
    * buffers (a table built by a loader moves to the serving thread or process
-   * without being rebuilt); both tables are empty afterwards.
+   * without being rebuilt); both tables are empty afterwards. Only for tables
+   * of one shard (a loader's).
    */
   exportState(): MerchantTablesState
   /**
-   * Takes over a state from `exportState`; only into tables that are still
-   * empty. `owned`: its index arrays are adopted, not copied (see CompactTable).
+   * Takes over states from `exportState` (one per loader process) or
+   * `topicState`; only into tables that are still empty. The first becomes
+   * the primary shard, each further one that holds entries a secondary shard
+   * with read-only pools of its own. `owned`: their index arrays are adopted,
+   * not copied (see CompactTable).
    */
-  restoreState(state: MerchantTablesState, owned?: boolean): void
+  restoreState(states: readonly MerchantTablesState[], owned?: boolean): void
   /** Empties both tables and the string pools (after a failed restore). */
   clear(): void
 }
 
+/** One shard's tables and the string pools their records refer to. */
 export interface MerchantTablesState {
   shops: CompactTableState
   merchants: CompactTableState
@@ -220,45 +288,69 @@ const SHOP_POOL_BUDGETS = { merchantUid: 4_000_000 }
 /** Bumped when the compact codec or CompactTable changes how it lays out bytes. */
 const ENCODING_VERSION = 1
 
-export function createMerchantTables(options: SnapshotTableOptions): MerchantTables {
-  const pools = new StringPools()
-  const writer = new Writer()
-  const shopCodec = createCompactCodec<Shop>(avroSchema('Shop').type, pools, {
+function shopCodecOver(pools: StringPools): CompactCodec<Shop> {
+  return createCompactCodec<Shop>(avroSchema('Shop').type, pools, {
     keyField: 'uid',
     leadingLong: 'fetchedAt',
     inlineStrings: SHOP_INLINE,
     // Shops repeat their merchant's uid: worth pooling for far more merchants than the default budget.
     poolBudgets: SHOP_POOL_BUDGETS,
   })
-  const merchantCodec = createCompactCodec<Merchant>(avroSchema('Merchant').type, pools, {
+}
+
+function merchantCodecOver(pools: StringPools): CompactCodec<Merchant> {
+  return createCompactCodec<Merchant>(avroSchema('Merchant').type, pools, {
     keyField: 'uid',
     leadingLong: 'fetchedAt',
     inlineStrings: MERCHANT_INLINE,
   })
-  const shops = new SnapshotTable(shopCodec, writer, options)
-  const merchants = new SnapshotTable(merchantCodec, writer, options)
+}
+
+export function createMerchantTables(options: SnapshotTableOptions): MerchantTables {
+  const pools = new StringPools()
+  /** The pools of the secondary shards, in shard order. */
+  let otherPools: StringPools[] = []
+  const writer = new Writer()
+  const shops = new SnapshotTable(shopCodecOver(pools), writer, options)
+  const merchants = new SnapshotTable(merchantCodecOver(pools), writer, options)
   return {
     shops,
     merchants,
-    pooledStrings: () => pools.size,
+    pooledStrings: () => otherPools.reduce((n, p) => n + p.size, pools.size),
     layout: tablesLayout(),
-    topicState: () => ({ pools: pools.exportState(), shops: shops.topicState(), merchants: merchants.topicState() }),
+    topicState: () => {
+      const shopStates = shops.topicState()
+      const merchantStates = merchants.topicState()
+      return [pools, ...otherPools].map((p, i) => ({ pools: p.exportState(), shops: shopStates[i]!, merchants: merchantStates[i]! }))
+    },
     exportState: () => ({
       pools: pools.exportState(),
       shops: shops.exportState(),
       merchants: merchants.exportState(),
     }),
-    restoreState: (state, owned = false) => {
+    restoreState: (states, owned = false) => {
       if (shops.size > 0 || merchants.size > 0 || pools.size > 0)
         throw new Error('table state can only be restored into empty tables')
-      pools.restoreState(state.pools)
-      shops.restoreState(state.shops, owned)
-      merchants.restoreState(state.merchants, owned)
+      const [primary, ...others] = states
+      if (primary === undefined) throw new Error('no table state to restore')
+      pools.restoreState(primary.pools)
+      shops.restoreState(primary.shops, owned)
+      merchants.restoreState(primary.merchants, owned)
+      for (const state of others) {
+        // A loader whose partitions were empty: nothing to look up there.
+        if (state.shops.size === 0 && state.merchants.size === 0) continue
+        const own = new StringPools()
+        own.restoreFrozen(state.pools, pools)
+        otherPools.push(own)
+        shops.addShard(state.shops, shopCodecOver(own), owned)
+        merchants.addShard(state.merchants, merchantCodecOver(own), owned)
+      }
     },
     clear: () => {
       shops.clear()
       merchants.clear()
       pools.clear()
+      otherPools = []
     },
   }
 }

@@ -85,6 +85,28 @@ describe('the table checkpoint file', () => {
     expect(restored.merchants.get('m2')).toEqual(m)
   })
 
+  it('keeps the shards of a load by several loader processes, each with its own pools', async () => {
+    // Two loaders' tables: the same uids would be impossible (partitions are disjoint), their pools differ.
+    const first = filledTables(200)
+    const second = createMerchantTables({ invalidationsEnabled: true })
+    const shopType = avroSchema('Shop').type
+    for (let i = 200; i < 400; i++) {
+      const s = { ...(shopType.random() as unknown as Shop), uid: `s${i}`, fetchedAt: 1_700_000_000_000 + i }
+      second.shops.applyFromTopic(s.uid, s)
+    }
+    const tables = createMerchantTables({ invalidationsEnabled: true })
+    tables.restoreState([structuredClone(first.exportState()), structuredClone(second.exportState())])
+    expect(tables.shops.shards).toBe(2)
+    await writeCheckpoint(dir, content(tables))
+    const found = await readCheckpointHeader(dir)
+    expect(found?.header.shards).toHaveLength(2)
+    const restored = createMerchantTables({ invalidationsEnabled: true })
+    restored.restoreState(await readCheckpointBody(dir, found!.header))
+    expect(restored.shops.shards).toBe(2)
+    expect(restored.shops.size).toBe(tables.shops.size)
+    expect(entries(restored)).toEqual(entries(tables))
+  })
+
   it('leaves what the API gave out of the checkpoint (the topics never had it)', async () => {
     const tables = filledTables(50)
     const fetched = { ...tables.shops.get('s1')!, uid: 'api-only', fetchedAt: 1_900_000_000_000 }

@@ -8,8 +8,10 @@
  * the header says which byte order that is):
  *
  *   "TEPTABLE" | u32 format | u32 header length | header JSON
- *   | pools JSON | per table (shops, merchants): used bytes of each arena chunk,
- *   slots, hashes | u32 CRC-32 of everything before | "TEPTBLOK"
+ *   | per shard (one, or one per loader process of a sharded load; see
+ *     SnapshotTable): pools JSON | per table (shops, merchants): used bytes of
+ *     each arena chunk, slots, hashes
+ *   | u32 CRC-32 of everything before | "TEPTBLOK"
  *
  * Written to a temporary file in the same directory, fsynced, then renamed
  * over the previous one: a reader sees the old file or the new one, never a
@@ -25,8 +27,8 @@ import { CheckpointRefused } from './errors.ts'
 import type { MerchantTablesState } from './snapshot-table.ts'
 
 export const CHECKPOINT_FILE = 'table.checkpoint'
-/** Bumped whenever the layout of the file or of the tables' encoding changes. */
-export const CHECKPOINT_FORMAT = 1
+/** Bumped whenever the layout of the file or of the tables' encoding changes (2: shards). */
+export const CHECKPOINT_FORMAT = 2
 const MAGIC = Buffer.from('TEPTABLE')
 const TRAILER = Buffer.from('TEPTBLOK')
 const PREAMBLE = MAGIC.length + 8
@@ -48,6 +50,11 @@ export interface CheckpointHeader {
   layout: string
   /** Next offset to read per `${topic}:${partition}`: the table holds everything before it. */
   positions: Record<string, string>
+  /** The table shards, the primary first. */
+  shards: ShardShape[]
+}
+
+interface ShardShape {
   poolsBytes: number
   tables: { shops: TableShape; merchants: TableShape }
 }
@@ -82,18 +89,23 @@ function usedBytes(shape: TableShape, i: number): number {
 }
 
 function bodyBytes(header: CheckpointHeader): number {
-  let n = header.poolsBytes
-  for (const t of TABLES) {
-    const shape = header.tables[t]
-    for (let i = 0; i < shape.chunks; i++) n += usedBytes(shape, i)
-    n += shape.capacity * 8
+  if (!Array.isArray(header.shards) || header.shards.length === 0) throw new CheckpointRefused('its header lists no table shards')
+  let n = 0
+  for (const shard of header.shards) {
+    n += shard.poolsBytes
+    for (const t of TABLES) {
+      const shape = shard.tables[t]
+      for (let i = 0; i < shape.chunks; i++) n += usedBytes(shape, i)
+      n += shape.capacity * 8
+    }
   }
   return n
 }
 
 export interface CheckpointContent {
-  header: Omit<CheckpointHeader, 'format' | 'byteOrder' | 'poolsBytes' | 'tables'>
-  state: MerchantTablesState
+  header: Omit<CheckpointHeader, 'format' | 'byteOrder' | 'shards'>
+  /** One state per table shard, the primary first (MerchantTables.topicState). */
+  state: readonly MerchantTablesState[]
 }
 
 /**
@@ -101,13 +113,15 @@ export interface CheckpointContent {
  * written as they are: nothing may change them until the returned promise settles.
  */
 export async function writeCheckpoint(dir: string, content: CheckpointContent): Promise<{ file: string; bytes: number }> {
-  const pools = Buffer.from(JSON.stringify(content.state.pools), 'utf8')
+  const pools = content.state.map((shard) => Buffer.from(JSON.stringify(shard.pools), 'utf8'))
   const header: CheckpointHeader = {
     ...content.header,
     format: CHECKPOINT_FORMAT,
     byteOrder: endianness(),
-    poolsBytes: pools.length,
-    tables: { shops: shapeOf(content.state.shops), merchants: shapeOf(content.state.merchants) },
+    shards: content.state.map((shard, i) => ({
+      poolsBytes: pools[i]!.length,
+      tables: { shops: shapeOf(shard.shops), merchants: shapeOf(shard.merchants) },
+    })),
   }
   const file = path.join(dir, CHECKPOINT_FILE)
   const temp = path.join(dir, `${CHECKPOINT_FILE}.${process.pid}.tmp`)
@@ -135,13 +149,15 @@ export async function writeCheckpoint(dir: string, content: CheckpointContent): 
     preamble.writeUInt32LE(json.length, MAGIC.length + 4)
     await put(preamble)
     await put(json)
-    await put(pools)
-    for (const t of TABLES) {
-      const state = content.state[t]
-      const shape = header.tables[t]
-      for (let i = 0; i < shape.chunks; i++) await put(new Uint8Array(state.chunks[i]!, 0, usedBytes(shape, i)))
-      await put(new Uint8Array(state.slots.buffer, state.slots.byteOffset, state.slots.byteLength))
-      await put(new Uint8Array(state.hashes.buffer, state.hashes.byteOffset, state.hashes.byteLength))
+    for (const [s, shard] of header.shards.entries()) {
+      await put(pools[s]!)
+      for (const t of TABLES) {
+        const state = content.state[s]![t]
+        const shape = shard.tables[t]
+        for (let i = 0; i < shape.chunks; i++) await put(new Uint8Array(state.chunks[i]!, 0, usedBytes(shape, i)))
+        await put(new Uint8Array(state.slots.buffer, state.slots.byteOffset, state.slots.byteLength))
+        await put(new Uint8Array(state.hashes.buffer, state.hashes.byteOffset, state.hashes.byteLength))
+      }
     }
     const trailer = Buffer.alloc(4 + TRAILER.length)
     trailer.writeUInt32LE(crc >>> 0, 0)
@@ -194,7 +210,14 @@ export async function readCheckpointHeader(dir: string): Promise<{ header: Check
     }
     if (header.byteOrder !== endianness())
       throw new CheckpointRefused(`it was written on a ${header.byteOrder} machine, this one is ${endianness()}`)
-    const expected = PREAMBLE + headerLength + bodyBytes(header) + 4 + TRAILER.length
+    let body: number
+    try {
+      body = bodyBytes(header)
+    } catch (err) {
+      if (err instanceof CheckpointRefused) throw err
+      throw new CheckpointRefused(`its header does not describe its table shards: ${(err as Error).message}`)
+    }
+    const expected = PREAMBLE + headerLength + body + 4 + TRAILER.length
     if (size !== expected)
       throw new CheckpointRefused(`it is ${size} bytes where its header announces ${expected} (truncated or damaged)`)
     return { header, size }
@@ -208,7 +231,7 @@ export async function readCheckpointHeader(dir: string): Promise<{ header: Check
  * chunk-sized buffers) and checks its CRC-32. `header` is what
  * readCheckpointHeader returned for the same file.
  */
-export async function readCheckpointBody(dir: string, header: CheckpointHeader): Promise<MerchantTablesState> {
+export async function readCheckpointBody(dir: string, header: CheckpointHeader): Promise<MerchantTablesState[]> {
   const handle = await open(path.join(dir, CHECKPOINT_FILE), constants.O_RDONLY)
   try {
     const headerLength = (await readExactly(handle, MAGIC.length + 4, 4)).readUInt32LE(0)
@@ -223,35 +246,41 @@ export async function readCheckpointBody(dir: string, header: CheckpointHeader):
       await reading
       unchecked = target
     }
-    const pools = Buffer.allocUnsafe(header.poolsBytes)
-    await take(pools)
-    const tables = {} as Record<(typeof TABLES)[number], CompactTableState>
-    for (const t of TABLES) {
-      const shape = header.tables[t]
-      const chunks: ArrayBuffer[] = []
-      for (let i = 0; i < shape.chunks; i++) {
-        const chunk = new ArrayBuffer(CompactTable.CHUNK_SIZE)
-        await take(new Uint8Array(chunk, 0, usedBytes(shape, i)))
-        chunks.push(chunk)
+    const shards: Array<{ pools: Buffer; tables: Record<(typeof TABLES)[number], CompactTableState> }> = []
+    for (const shard of header.shards) {
+      const pools = Buffer.allocUnsafe(shard.poolsBytes)
+      await take(pools)
+      const tables = {} as Record<(typeof TABLES)[number], CompactTableState>
+      for (const t of TABLES) {
+        const shape = shard.tables[t]
+        const chunks: ArrayBuffer[] = []
+        for (let i = 0; i < shape.chunks; i++) {
+          const chunk = new ArrayBuffer(CompactTable.CHUNK_SIZE)
+          await take(new Uint8Array(chunk, 0, usedBytes(shape, i)))
+          chunks.push(chunk)
+        }
+        const slots = new Uint32Array(shape.capacity)
+        await take(new Uint8Array(slots.buffer))
+        const hashes = new Uint32Array(shape.capacity)
+        await take(new Uint8Array(hashes.buffer))
+        const { chunkPos, size, deleted, liveBytes, garbageBytes } = shape
+        tables[t] = { chunks, chunkPos, slots, hashes, size, deleted, liveBytes, garbageBytes }
       }
-      const slots = new Uint32Array(shape.capacity)
-      await take(new Uint8Array(slots.buffer))
-      const hashes = new Uint32Array(shape.capacity)
-      await take(new Uint8Array(hashes.buffer))
-      const { chunkPos, size, deleted, liveBytes, garbageBytes } = shape
-      tables[t] = { chunks, chunkPos, slots, hashes, size, deleted, liveBytes, garbageBytes }
+      shards.push({ pools, tables })
     }
     if (unchecked !== undefined) crc = crc32(unchecked, crc)
     const trailer = await readExactly(handle, pos, 4 + TRAILER.length)
     if (!trailer.subarray(4).equals(TRAILER)) throw new CheckpointRefused('its trailer is missing (truncated or damaged)')
     if (trailer.readUInt32LE(0) !== crc >>> 0) throw new CheckpointRefused('its checksum does not match its content (damaged)')
-    let poolState: MerchantTablesState['pools']
-    try {
-      poolState = JSON.parse(pools.toString('utf8')) as MerchantTablesState['pools']
-    } catch (err) {
-      throw new CheckpointRefused(`its string pools are not valid JSON: ${(err as Error).message}`)
-    }
-    return { shops: tables.shops, merchants: tables.merchants, pools: poolState }
+    return shards.map(({ pools, tables }) => {
+      let poolState: MerchantTablesState['pools']
+      try {
+        poolState = JSON.parse(pools.toString('utf8')) as MerchantTablesState['pools']
+      } catch (err) {
+        throw new CheckpointRefused(`its string pools are not valid JSON: ${(err as Error).message}`)
+      }
+      return { shops: tables.shops, merchants: tables.merchants, pools: poolState }
+    })
   } finally {
     await handle.close()
   }

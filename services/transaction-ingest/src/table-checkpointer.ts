@@ -123,6 +123,7 @@ export class TableCheckpointer {
           file: this.file,
           shops: tables.shops.size,
           merchants: tables.merchants.size,
+          shards: state.length,
           ageSeconds: Math.round((this.#now() - found.header.writtenAt) / 1000),
           bytes: found.size,
           restoreMs: this.#now() - started,
@@ -206,7 +207,7 @@ export class TableCheckpointer {
         const at = positions()
         const key = JSON.stringify(at)
         if (key === this.#lastPositions) return undefined
-        const header: Omit<CheckpointHeader, 'format' | 'byteOrder' | 'poolsBytes' | 'tables'> = {
+        const header: Omit<CheckpointHeader, 'format' | 'byteOrder' | 'shards'> = {
           writtenAt: this.#now(),
           clusterId: identity.clusterId,
           topics: { shops: { name: shopsTopic, id: shops.id }, merchants: { name: merchantsTopic, id: merchants.id } },

@@ -27,6 +27,21 @@ export interface TableLoaderConfig {
   /** Fetch limits during the load (TopicReader's); smaller fetches keep the loader's peak lower. */
   maxBytesPerPartition?: number
   maxBytes?: number
+  /**
+   * Most loader processes for one load (default: the CPUs available, at most
+   * 4). A table of many records is split by partition over several processes,
+   * each loading its share into a table shard of its own, side by side on
+   * their own cores (planLoaderShares decides how many a load gets).
+   */
+  processes?: number
+  /** Fewest records per loader process (default MIN_RECORDS_PER_LOADER, 250,000); lower only to test or tune the split. */
+  minRecordsPerProcess?: number
+}
+
+/** A partition of one of the table topics. */
+export interface TablePartition {
+  topic: string
+  partition: number
 }
 
 /** Next offset to read per `${topic}:${partition}` (only partitions with applied records). */
@@ -50,6 +65,8 @@ export interface TableLoaderData {
   shopsTopic: string
   merchantsTopic: string
   consumer?: TableReaderOptions['consumer']
+  /** This loader's share of the partitions; undefined: every partition. */
+  partitions?: TablePartition[]
 }
 
 const LOADER_PATH = new URL('./table-loader-process.ts', import.meta.url)
@@ -61,29 +78,56 @@ export interface LoadInChildProcessOptions {
   consumer?: TableReaderOptions['consumer']
   logger?: KafkaLogger
   onSkipped: (topic: string, error: unknown) => void
-  /** The running child (to kill it on stop), then undefined once it exited. */
-  onChild: (child: ChildProcess | undefined) => void
+  /** A loader process started (`running`: to kill it on stop), or exited. */
+  onChild: (child: ChildProcess, running: boolean) => void
   /** Whether the caller stopped (a child ended by the stop hands nothing over, and that is no error). */
   stopped: () => boolean
+  /** One share of the partitions per loader process (planLoaderShares); undefined: one process reads every partition. */
+  shares?: ReadonlyArray<TablePartition[]>
 }
 
 /**
- * Runs the catch-up in the loader process (table-loader-process.ts) and takes
- * what it handed over: the tables' state (arena chunks, index, pools) and its
- * positions; undefined when the caller stopped first.
+ * Runs the catch-up in loader processes (table-loader-process.ts), one per
+ * share, side by side, and takes what they handed over: each one's tables
+ * (arena chunks, index, pools: a shard, in share order) and their positions;
+ * undefined when the caller stopped first. When one fails, the others are
+ * killed and the load fails with its error.
  */
-export async function loadInChildProcess(
+export async function loadInChildProcesses(
   options: LoadInChildProcessOptions,
-): Promise<{ state: MerchantTablesState; positions: TablePositions } | undefined> {
+): Promise<{ states: MerchantTablesState[]; positions: TablePositions } | undefined> {
   const dir = await mkdtemp(path.join(tmpdir(), 'tep-table-'))
+  const children = new Set<ChildProcess>()
   try {
-    const fifo = path.join(dir, 'handover')
+    const shares = options.shares ?? [undefined]
+    const fifos = shares.map((_, i) => path.join(dir, `handover-${i}`))
     try {
-      execFileSync('mkfifo', ['-m', '600', fifo], { stdio: ['ignore', 'ignore', 'pipe'] })
+      execFileSync('mkfifo', ['-m', '600', ...fifos], { stdio: ['ignore', 'ignore', 'pipe'] })
     } catch (err) {
       throw new TableLoadError(`could not make the table loader's hand-over FIFO with mkfifo: ${(err as Error).message}`, { cause: err })
     }
-    return await runLoader(options, fifo)
+    const tracked: LoadInChildProcessOptions = {
+      ...options,
+      onChild: (child, running) => {
+        if (running) children.add(child)
+        else children.delete(child)
+        options.onChild(child, running)
+      },
+    }
+    const runs = shares.map((share, i) => runLoader(tracked, fifos[i]!, share))
+    let loaded: Awaited<ReturnType<typeof runLoader>>[]
+    try {
+      loaded = await Promise.all(runs)
+    } catch (err) {
+      // The table cannot be complete: the other loaders stop now, and are waited for.
+      for (const child of children) child.kill()
+      await Promise.allSettled(runs)
+      throw err
+    }
+    if (loaded.some((l) => l === undefined)) return undefined
+    const positions: TablePositions = {}
+    for (const l of loaded) Object.assign(positions, l!.positions)
+    return { states: loaded.map((l) => l!.state), positions }
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -92,6 +136,7 @@ export async function loadInChildProcess(
 async function runLoader(
   options: LoadInChildProcessOptions,
   fifo: string,
+  partitions: TablePartition[] | undefined,
 ): Promise<{ state: MerchantTablesState; positions: TablePositions } | undefined> {
   const { loader, logger } = options
   const data: TableLoaderData = {
@@ -100,6 +145,7 @@ async function runLoader(
     shopsTopic: options.shopsTopic,
     merchantsTopic: options.merchantsTopic,
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
+    ...(partitions === undefined ? {} : { partitions }),
   }
   // The open waits (on the thread pool) for the loader to open its end.
   const receiver = new HandoverReceiver()
@@ -123,7 +169,7 @@ async function runLoader(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) },
   })
-  options.onChild(child)
+  options.onChild(child, true)
   // Seen below; a loader that broke the hand-over is killed, and its exit says so.
   received.catch(() => child.kill())
   let loaded: Extract<TableLoaderMessage, { type: 'loaded' }> | undefined
@@ -155,7 +201,7 @@ async function runLoader(
       child.send(data)
     })
   } finally {
-    options.onChild(undefined)
+    options.onChild(child, false)
     // A loader that never opened its end leaves our open waiting: a writer that opens and closes ends it.
     if (!opened) unblockOpen(fifo)
   }

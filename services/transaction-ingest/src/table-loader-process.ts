@@ -89,6 +89,7 @@ const reader = new TableReader({
     ...(data.loader.maxBytes === undefined ? {} : { maxBytes: data.loader.maxBytes }),
   },
   follow: false,
+  ...(data.partitions === undefined ? {} : { partitions: data.partitions }),
   ...(data.loader.transcode === false ? {} : { writerType: (schemaId: number) => serde.writerType(schemaId) }),
   onSkipped: (topic, error) => post({ type: 'skipped', topic, error }),
   // Nobody would ever hand the table over: fail the parent's start instead of hanging.
@@ -104,7 +105,7 @@ const reader = new TableReader({
 })
 // Full chunks go over while the load fills the next ones (the parent copies them on its own core).
 const shipping = setInterval(() => {
-  for (const table of TABLES) sender.sendFull(table, tables[table].topicState())
+  for (const table of TABLES) sender.sendFull(table, tables[table].primaryState())
 }, 100)
 try {
   await reader.start()

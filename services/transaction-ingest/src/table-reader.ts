@@ -7,10 +7,18 @@ import type avro from 'avsc'
 import { AvroTableWriter } from './avro-table-writer.ts'
 import type { MerchantTables } from './snapshot-table.ts'
 import { TableCheckpointer, type TableCheckpointConfig } from './table-checkpointer.ts'
-import { collectLoadGarbage, loadInChildProcess, type TableLoaderConfig, type TablePositions } from './table-loader-client.ts'
+import { defaultLoaderProcesses, planLoaderSharesOf } from './loader-shares.ts'
+import {
+  collectLoadGarbage,
+  loadInChildProcesses,
+  type TableLoaderConfig,
+  type TablePartition,
+  type TablePositions,
+} from './table-loader-client.ts'
 
 export type {
   TableLoaderConfig,
+  TablePartition,
   TableLoaderData,
   TableLoaderMessage,
   TablePositions,
@@ -44,6 +52,8 @@ export interface TableReaderOptions {
    * `positions()` stay consistent while it hands them over.
    */
   follow?: boolean
+  /** Read only these partitions of the two topics (a loader's share); default every partition. */
+  partitions?: readonly TablePartition[]
   /**
    * A local checkpoint of the tables (INGEST_STATE_DIR): restored at start
    * when it still describes the topics (then only what came since is read),
@@ -83,7 +93,7 @@ export class TableReader {
   #resolveCaughtUp: () => void = () => {}
   /** `${topic}:${partition}` → offset after the last applied record (or marker). */
   readonly #positions = new Map<string, bigint>()
-  #loaderProcess: ChildProcess | undefined
+  readonly #loaderProcesses = new Set<ChildProcess>()
   readonly #checkpointer: TableCheckpointer | undefined
   #checkpointTimer: NodeJS.Timeout | undefined
   #restored = false
@@ -172,6 +182,7 @@ export class TableReader {
       kafka,
       topics: [shops.topic, merchants.topic],
       positions: this.#positions,
+      ...(this.#options.partitions === undefined ? {} : { partitions: this.#options.partitions }),
       follow,
       ...(this.#options.consumer?.maxWaitTimeInMs === undefined ? {} : { maxWaitMs: this.#options.consumer.maxWaitTimeInMs }),
       ...(this.#options.fetch?.maxBytesPerPartition === undefined
@@ -206,7 +217,7 @@ export class TableReader {
   async stop(): Promise<void> {
     this.#stopped = true
     this.#stopping.abort()
-    this.#loaderProcess?.kill()
+    for (const child of this.#loaderProcesses) child.kill()
     await this.#reader?.stop()
     if (this.#checkpointTimer !== undefined) clearInterval(this.#checkpointTimer)
     // A clean stop leaves the newest checkpoint behind: the next start replays nothing.
@@ -296,28 +307,43 @@ export class TableReader {
     return true
   }
 
-  /** Runs the catch-up in a child process and takes over its tables and positions. */
+  /** Runs the catch-up in loader processes and takes over their tables (one shard each) and positions. */
   async #loadInChildProcess(loader: TableLoaderConfig): Promise<void> {
     const { shops, merchants, logger } = this.#options
     this.#options.readiness?.set(TABLE_CHECK, false, 'catching up in the table loader process')
     const started = Date.now()
-    const loaded = await loadInChildProcess({
+    const shares = await planLoaderSharesOf({
+      kafka: this.#options.kafka,
+      topics: [shops.topic, merchants.topic],
+      maxProcesses: loader.processes ?? defaultLoaderProcesses(),
+      ...(loader.minRecordsPerProcess === undefined ? {} : { minRecordsPerProcess: loader.minRecordsPerProcess }),
+      ...(logger === undefined ? {} : { logger }),
+    })
+    if (this.#stopped) return
+    const loaded = await loadInChildProcesses({
       loader,
       shopsTopic: shops.topic,
       merchantsTopic: merchants.topic,
       ...(this.#options.consumer === undefined ? {} : { consumer: this.#options.consumer }),
       ...(logger === undefined ? {} : { logger }),
       onSkipped: (topic, error) => this.#options.onSkipped?.(topic, error),
-      onChild: (child) => (this.#loaderProcess = child),
+      onChild: (child, running) => {
+        if (running) this.#loaderProcesses.add(child)
+        else this.#loaderProcesses.delete(child)
+      },
       stopped: () => this.#stopped,
+      ...(shares === undefined ? {} : { shares }),
     })
     if (loaded === undefined) return
-    this.#options.tables.restoreState(loaded.state)
+    // The hand-over read every buffer into one allocated for these tables: adopted, not copied.
+    this.#options.tables.restoreState(loaded.states, true)
     for (const [key, offset] of Object.entries(loaded.positions)) this.#positions.set(key, BigInt(offset))
     logger?.info(
       {
         shops: this.#options.tables.shops.size,
         merchants: this.#options.tables.merchants.size,
+        loaderProcesses: loaded.states.length,
+        shards: this.#options.tables.shops.shards,
         loadMs: Date.now() - started,
       },
       'table loaded by the loader process; following the topics from its positions',
