@@ -16,6 +16,7 @@ import {
 import { createMetricsRegistry, Gauge, Readiness, type Registry } from '@tep/observability'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import type { EnrichmentPort } from './enrichment-port.ts'
+import { EnrichedEncoder } from './enriched-encoder.ts'
 import { Enricher, validateRaw } from './enricher.ts'
 import { Lookups, type CompleteLookups, type LookupMode } from './lookups.ts'
 import { MerchantDetails } from './merchant-details.ts'
@@ -149,7 +150,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   const fetchedCodec = serde.topic(topics.fetched, 'MerchantDataFetched')
   // encodeSync in the transform needs the ids; registering up front also fails
   // fast on an incompatible schema instead of at the first record.
-  await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
+  const [enrichedSchemaId] = await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
+  const enrichedEncoder = new EnrichedEncoder(enrichedCodec, enrichedSchemaId, (id) => serde.writerType(id))
 
   const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
   registerTableGauges(metricsRegistry, tables)
@@ -210,7 +212,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
 
   const transform = async (record: PipelineRecord): Promise<OutputRecord[]> => {
     metrics.recordsIn.inc()
-    const raw = await rawCodec.decode(record.value)
+    // Without an await once the writer schema is known (every record but the first few).
+    const raw = rawCodec.decodeIfReady(record.value) ?? (await rawCodec.decode(record.value))
     validateRaw(raw)
     const { enriched, fetched } = await enricher.enrich(raw)
     const outputs: OutputRecord[] = [
@@ -218,16 +221,18 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       {
         topic: topics.enriched,
         key: record.key ?? raw.transactionId,
-        value: enrichedCodec.encodeSync(enriched),
+        value: enrichedEncoder.encode(enriched, record.value),
         ...correctionHeaders(record),
       },
     ]
     for (const f of fetched)
       outputs.push({ topic: topics.fetched, key: f.uid, value: fetchedCodec.encodeSync(f) })
+    let fetchedShops = 0
+    for (const f of fetched) if (f.entityType === 'SHOP') fetchedShops++
     outcomes.note(record.topic, record.partition, record.offset, {
       status: enriched.status,
-      fetchedShops: fetched.filter((f) => f.entityType === 'SHOP').length,
-      fetchedMerchants: fetched.filter((f) => f.entityType === 'MERCHANT').length,
+      fetchedShops,
+      fetchedMerchants: fetched.length - fetchedShops,
     })
     return outputs
   }
