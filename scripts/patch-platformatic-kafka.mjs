@@ -349,60 +349,7 @@ function patchMessageStream() {
   console.log(`patch-platformatic-kafka: patched @platformatic/kafka ${version} message stream (no per-record context or copy when unused)`)
 }
 
-// Fifth, avsc 5.7.9 (the Avro library of @platformatic/kafka and of this
-// project): Tap#writeString asks Buffer.byteLength (a call into C++)
-// for every string before writing it, although almost every string of these
-// events is short ASCII. In the ingest's profile (issue 21) the string writes
-// were 5 % of all samples, the largest item after garbage collection. The patch
-// writes a string shorter than 64 characters byte by byte while it is ASCII
-// (its length is then one byte: zig-zag n < 128) and takes the original code
-// for anything else, which writes over what the attempt wrote. Same bytes:
-// scripts/patched-avsc-writes-strings-as-before.test.ts.
-const AVSC_MARK = '/* tep-patch: short ASCII strings without Buffer.byteLength */'
-const AVSC_BEFORE = `Tap.prototype.writeString = function (s) {
-  var len = Buffer.byteLength(s);`
-const AVSC_AFTER = `Tap.prototype.writeString = function (s) {
-  ${AVSC_MARK}
-  var n = s.length;
-  if (n < 64) {
-    var b = this.buf;
-    var at = this.pos + 1;
-    if (at + n <= b.length) {
-      var k = 0;
-      for (; k < n; k++) {
-        var ch = s.charCodeAt(k);
-        if (ch >= 0x80) {
-          break;
-        }
-        b[at + k] = ch;
-      }
-      if (k === n) {
-        b[this.pos] = n << 1;
-        this.pos = at + n;
-        return;
-      }
-    }
-  }
-  var len = Buffer.byteLength(s);`
-
-function patchAvscStrings() {
-  const avscDir = packageDir(createRequire(import.meta.url), 'avsc')
-  if (avscDir === undefined) return
-  const avscFile = path.join(avscDir, 'lib', 'utils.js')
-  const avscVersion = JSON.parse(readFileSync(path.join(avscDir, 'package.json'), 'utf8')).version
-  if (!existsSync(avscFile)) return
-  const source = readFileSync(avscFile, 'utf8')
-  if (source.includes(AVSC_MARK)) return
-  if (avscVersion !== '5.7.9' || source.split(AVSC_BEFORE).length !== 2) {
-    console.warn(`patch-platformatic-kafka: avsc ${avscVersion} does not have the expected string writer; not patched (see scripts/patch-platformatic-kafka.mjs)`)
-    return
-  }
-  writeFileSync(avscFile, source.replace(AVSC_BEFORE, AVSC_AFTER))
-  console.log(`patch-platformatic-kafka: patched avsc ${avscVersion} string writes (short ASCII strings without Buffer.byteLength)`)
-}
-
 patchReadCommitted()
 patchChunkLookup()
 patchRecordEncoding()
 patchMessageStream()
-patchAvscStrings()
