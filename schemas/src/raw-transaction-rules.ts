@@ -124,9 +124,6 @@ export function rawTransactionProblems(event: RawTransaction): string[] {
   return problems
 }
 
-/** The (field, limit) pairs of each limits object, listed once: checked for every raw event. */
-const limitLists = new WeakMap<Record<string, number>, ReadonlyArray<readonly [string, number]>>()
-
 function checkLengths(
   problems: string[],
   prefix: string,
@@ -134,10 +131,8 @@ function checkLengths(
   limits: Record<string, number>,
   skip: readonly string[] = [],
 ): void {
-  let list = limitLists.get(limits)
-  if (list === undefined) limitLists.set(limits, (list = Object.entries(limits)))
-  for (const [field, max] of list) {
-    if (skip.length > 0 && skip.includes(field)) continue
+  for (const [field, max] of Object.entries(limits)) {
+    if (skip.includes(field)) continue
     const value = record[field]
     if (typeof value === 'string' && value.length > max) {
       problems.push(`${prefix}${field} must be at most ${max} characters, got ${value.length}`)
