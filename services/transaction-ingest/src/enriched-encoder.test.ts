@@ -67,19 +67,6 @@ describe('EnrichedEncoder', () => {
     expect(calls.encodeSync).toBe(1)
   })
 
-  it('splices events that leave optional fields out (written as their defaults), as the ingest builds them', async () => {
-    const { codec: c, calls } = codec()
-    const encoder = new EnrichedEncoder(c, ENRICHED_ID, writerType)
-    const { backfill: _omitted, ...event } = exampleEnrichedTransaction()
-    const enriched = event as EnrichedTransaction
-    const rawValue = frame(RAW_ID, rawType.toBuffer(enriched.raw))
-    encoder.encode(enriched, rawValue)
-    await learned()
-    expect(encoder.encode(enriched, rawValue)).toEqual(frame(ENRICHED_ID, enrichedSchema.type.toBuffer(enriched)))
-    // The splice took it: no second whole encode.
-    expect(calls.encodeSync).toBe(1)
-  })
-
   it('grows its buffer for a value larger than it', async () => {
     const { codec: c } = codec()
     const encoder = new EnrichedEncoder(c, ENRICHED_ID, writerType)

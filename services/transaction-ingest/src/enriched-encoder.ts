@@ -39,18 +39,8 @@ export class EnrichedEncoder {
     if (at < 0) throw new TypeError('EnrichedTransaction has no raw field')
     this.#rawType = fields[at]!.type
     // Field types are the schema's own Type objects: the same encoders, named types not redefined.
-    // Defaults too: a field left out of the value (an optional one) is written as its default.
     const part = (name: string, from: readonly avro.types.Field[]) =>
-      avro.Type.forSchema({
-        type: 'record',
-        name,
-        fields: from.map((f) => {
-          const fallback = f.defaultValue() as unknown
-          if (fallback !== undefined && fallback !== null && typeof fallback === 'object')
-            throw new TypeError(`field ${f.name} has a default the encoder cannot restate`)
-          return { name: f.name, type: f.type as unknown as avro.Schema, ...(fallback === undefined ? {} : { default: fallback }) }
-        }),
-      } as avro.Schema)
+      avro.Type.forSchema({ type: 'record', name, fields: from.map((f) => ({ name: f.name, type: f.type as unknown as avro.Schema })) } as avro.Schema)
     this.#head = part('EnrichedHead', fields.slice(0, at))
     this.#tail = part('EnrichedTail', fields.slice(at + 1))
   }
