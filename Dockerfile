@@ -28,7 +28,6 @@ RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulat
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
- && grep -qF 'tep-patch: no per-record context or copy when unused' node_modules/@platformatic/kafka/dist/clients/consumer/messages-stream.js \
  && npm cache clean --force
 COPY schemas schemas
 USER node
@@ -48,7 +47,6 @@ RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
- && grep -qF 'tep-patch: no per-record context or copy when unused' node_modules/@platformatic/kafka/dist/clients/consumer/messages-stream.js \
  && npm cache clean --force
 COPY schemas schemas
 # uid 1000 (the image's `node` user) by number, so Kubernetes' runAsNonRoot can verify it.

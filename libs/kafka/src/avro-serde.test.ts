@@ -68,26 +68,6 @@ describe('AvroSerde decoding', () => {
     expect(await codeOf(raws.decode(value))).toBe(UNDECODABLE_CODES.schemaInvalid)
   })
 
-  it('decodes synchronously once the writer schema is known, with the same results and errors as decode', async () => {
-    const fresh = new AvroSerde({ registry: fakeRegistry() })
-    const raws = fresh.topic('transactions.raw.v1', 'RawTransaction', { validate: rawTransactionProblems })
-    const raw = exampleRawCardTransaction()
-    const value = confluentFrame(8, avroSchemas.RawTransaction.type.toBuffer(raw))
-    // Not fetched yet: the caller takes decode().
-    expect(raws.decodeIfReady(value)).toBeUndefined()
-    expect(await raws.decode(value)).toEqual(raw)
-    expect(raws.decodeIfReady(value)).toEqual(raw)
-    const both = { ...raw, transfer: null, card: null }
-    const broken = confluentFrame(8, avroSchemas.RawTransaction.type.toBuffer(both))
-    expect(() => raws.decodeIfReady(broken)).toThrow(expect.objectContaining({ code: UNDECODABLE_CODES.schemaInvalid }))
-    expect(() => raws.decodeIfReady(confluentFrame(8, Buffer.from([1, 2, 3])))).toThrow(expect.objectContaining({ code: UNDECODABLE_CODES.corruptPayload }))
-    expect(() => raws.decodeIfReady(null)).toThrow(expect.objectContaining({ code: UNDECODABLE_CODES.emptyValue }))
-    // Another topic's codec of the same serde reads the schema fetched for this one.
-    const shops = fresh.topic('merchant.shops.v1', 'Shop')
-    expect(await codeOf(shops.decode(value))).toBe(UNDECODABLE_CODES.incompatibleSchema)
-    expect(() => shops.decodeIfReady(value)).toThrow(expect.objectContaining({ code: UNDECODABLE_CODES.incompatibleSchema }))
-  })
-
   it('reports an unreachable registry as retriable, not as an undecodable record', async () => {
     const down = new AvroSerde({ registry: fakeRegistry('down') }).topic('merchant.shops.v1', 'Shop')
     const value = confluentFrame(7, avroSchemas.Shop.type.toBuffer(exampleShop()))

@@ -71,13 +71,6 @@ export interface TopicCodec<T> {
    * SchemaRegistryUnavailableError (retriable).
    */
   decode(value: Buffer | null): Promise<T>
-  /**
-   * `decode`, synchronously, when the value's writer schema was fetched
-   * already (the usual case after the first records); undefined when it was
-   * not (then `decode`). Throws what `decode` rejects with for a value that
-   * does not decode. Per record on a hot path this saves the awaits.
-   */
-  decodeIfReady(value: Buffer | null): T | undefined
 }
 
 export interface AvroSerdeOptions {
@@ -95,8 +88,6 @@ export class AvroSerde {
   private readonly logger: KafkaLogger
   private readonly registered = new Map<string, Promise<number>>()
   private readonly writers = new Map<number, Promise<avro.Type>>()
-  /** The writer schemas fetched so far (what `writers` resolved to). */
-  private readonly fetchedWriters = new Map<number, avro.Type>()
   private readonly resolvers = new WeakMap<avro.Type, Map<number, avro.Type | 'same'>>()
   private readonly codecs = new Map<string, TopicCodec<unknown>>()
 
@@ -134,25 +125,20 @@ export class AvroSerde {
         return encodeFramed(schema, schemaId, value)
       },
       encode: async (value) => encodeFramed(schema, await codec.register(), value),
-      decode: async (value) => checked((await this.decodeWith(schema.type, value)) as EventTypes[N]),
-      decodeIfReady: (value) => {
-        const { schemaId, body } = confluentUnframe(value)
-        const writer = this.fetchedWriters.get(schemaId)
-        return writer === undefined ? undefined : checked(this.decodeWithWriter(schema.type, schemaId, writer, body) as EventTypes[N])
+      decode: async (value) => {
+        const decoded = (await this.decodeWith(schema.type, value)) as EventTypes[N]
+        const problems = options.validate?.(decoded) ?? []
+        if (problems.length > 0) {
+          throw new UndecodableRecordError(
+            `${schemaName} on ${topic} breaks its contract: ${problems.join('; ')}`,
+            UNDECODABLE_CODES.schemaInvalid,
+            {
+              details: { problems },
+            },
+          )
+        }
+        return decoded
       },
-    }
-    function checked(decoded: EventTypes[N]): EventTypes[N] {
-      const problems = options.validate?.(decoded) ?? []
-      if (problems.length > 0) {
-        throw new UndecodableRecordError(
-          `${schemaName} on ${topic} breaks its contract: ${problems.join('; ')}`,
-          UNDECODABLE_CODES.schemaInvalid,
-          {
-            details: { problems },
-          },
-        )
-      }
-      return decoded
     }
     if (options.validate === undefined) this.codecs.set(cacheKey, codec as TopicCodec<unknown>)
     return codec
@@ -174,10 +160,7 @@ export class AvroSerde {
   /** Decodes a Confluent Avro value into the shape of `reader` (schema resolution from the writer's schema). */
   async decodeWith(reader: avro.Type, value: Buffer | null): Promise<unknown> {
     const { schemaId, body } = confluentUnframe(value)
-    return this.decodeWithWriter(reader, schemaId, await this.writerType(schemaId), body)
-  }
-
-  private decodeWithWriter(reader: avro.Type, schemaId: number, writer: avro.Type, body: Buffer): unknown {
+    const writer = await this.writerType(schemaId)
     let byWriter = this.resolvers.get(reader)
     if (byWriter === undefined) {
       byWriter = new Map()
@@ -215,10 +198,7 @@ export class AvroSerde {
     if (pending === undefined) {
       pending = this.fetchWriter(schemaId)
       this.writers.set(schemaId, pending)
-      pending.then(
-        (writer) => this.fetchedWriters.set(schemaId, writer),
-        () => this.writers.delete(schemaId),
-      )
+      pending.catch(() => this.writers.delete(schemaId))
     }
     return pending
   }

@@ -16,7 +16,6 @@ import {
 import { createMetricsRegistry, Gauge, Readiness, type Registry } from '@tep/observability'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import type { EnrichmentPort } from './enrichment-port.ts'
-import { EnrichedEncoder } from './enriched-encoder.ts'
 import { Enricher, validateRaw } from './enricher.ts'
 import { Lookups, type CompleteLookups, type LookupMode } from './lookups.ts'
 import { MerchantDetails } from './merchant-details.ts'
@@ -150,8 +149,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   const fetchedCodec = serde.topic(topics.fetched, 'MerchantDataFetched')
   // encodeSync in the transform needs the ids; registering up front also fails
   // fast on an incompatible schema instead of at the first record.
-  const [enrichedSchemaId] = await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
-  const enrichedEncoder = new EnrichedEncoder(enrichedCodec, enrichedSchemaId, (id) => serde.writerType(id))
+  await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
 
   const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
   registerTableGauges(metricsRegistry, tables)
@@ -212,8 +210,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
 
   const transform = async (record: PipelineRecord): Promise<OutputRecord[]> => {
     metrics.recordsIn.inc()
-    // Without an await once the writer schema is known (every record but the first few).
-    const raw = rawCodec.decodeIfReady(record.value) ?? (await rawCodec.decode(record.value))
+    const raw = await rawCodec.decode(record.value)
     validateRaw(raw)
     const { enriched, fetched } = await enricher.enrich(raw)
     const outputs: OutputRecord[] = [
@@ -221,18 +218,16 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       {
         topic: topics.enriched,
         key: record.key ?? raw.transactionId,
-        value: enrichedEncoder.encode(enriched, record.value),
+        value: enrichedCodec.encodeSync(enriched),
         ...correctionHeaders(record),
       },
     ]
     for (const f of fetched)
       outputs.push({ topic: topics.fetched, key: f.uid, value: fetchedCodec.encodeSync(f) })
-    let fetchedShops = 0
-    for (const f of fetched) if (f.entityType === 'SHOP') fetchedShops++
     outcomes.note(record.topic, record.partition, record.offset, {
       status: enriched.status,
-      fetchedShops,
-      fetchedMerchants: fetched.length - fetchedShops,
+      fetchedShops: fetched.filter((f) => f.entityType === 'SHOP').length,
+      fetchedMerchants: fetched.filter((f) => f.entityType === 'MERCHANT').length,
     })
     return outputs
   }

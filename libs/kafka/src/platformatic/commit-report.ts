@@ -23,15 +23,15 @@ export function reportCommitted(
       logger.warn({ topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
       emit('onDeadLettered', { topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, message: d.message })
     }
-    const outputs = t.done.reduce((n, d) => n + (d.kind === 'outputs' ? d.outputs.length : 0), 0)
+    const outputs = t.done.reduce((n, d) => n + (d.outcome.kind === 'outputs' ? d.outcome.outputs.length : 0), 0)
     emit('onCommitted', {
       topic: s.topic,
       partition: s.partition,
       records: t.done.length,
       outputs,
       deadLettered: dl.length,
-      firstOffset: t.done[0]!.record.offset,
-      lastOffset: t.done[t.done.length - 1]!.record.offset,
+      firstOffset: t.done[0]!.outcome.record.offset,
+      lastOffset: t.done[t.done.length - 1]!.outcome.record.offset,
       durationMs: Date.now() - startedAt,
     })
   }

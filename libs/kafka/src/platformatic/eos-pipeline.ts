@@ -222,12 +222,8 @@ export function createPlatformaticPipeline(
     }
   }
 
-  /** The state of the last message's partition: messages come in runs of one partition, so a key string per message is saved. */
-  let lastPart: PartitionState | undefined
   function onMessage(message: Message): void {
-    let s = lastPart
-    if (s === undefined || s.partition !== message.partition || s.topic !== message.topic || parts.get(s.key) !== s)
-      lastPart = s = parts.get(`${message.topic}:${message.partition}`)
+    const s = parts.get(`${message.topic}:${message.partition}`)
     if (s === undefined || s.paused || !fetchControl.isCurrent(message)) return
     if (s.position !== undefined && message.offset < s.position) return
     s.queue.push(message)
@@ -251,7 +247,7 @@ export function createPlatformaticPipeline(
       s.done.length < maxPerTxn
     ) {
       const message = s.queue.shift()!
-      const entry: InFlight = { message, record: toPipelineRecord(message), settled: undefined, result: undefined }
+      const entry: InFlight = { message, record: toPipelineRecord(message), settled: undefined }
       s.window.push(entry)
       room -= 1
       runner.start(s, entry)
@@ -276,14 +272,15 @@ export function createPlatformaticPipeline(
   function release(s: PartitionState): void {
     while (s.window.length > 0 && s.window[0]!.settled !== undefined) {
       const entry = s.window.shift()!
-      if (entry.settled === 'ok') {
-        const v = entry.result as OutputRecord[] | OutputRecord | undefined
-        s.done.push({ kind: 'outputs', message: entry.message, record: entry.record, outputs: v === undefined ? [] : Array.isArray(v) ? v : [v] })
-      } else if (isRecordFailure(entry.result)) {
-        s.done.push({ kind: 'dead-letter', message: entry.message, record: entry.record, error: entry.result })
+      const settled = entry.settled!
+      if (settled.ok) {
+        const v = settled.value as OutputRecord[] | OutputRecord | undefined
+        s.done.push({ message: entry.message, outcome: { kind: 'outputs', record: entry.record, outputs: v === undefined ? [] : Array.isArray(v) ? v : [v] } })
+      } else if (isRecordFailure(settled.error)) {
+        s.done.push({ message: entry.message, outcome: { kind: 'dead-letter', record: entry.record, error: settled.error } })
       } else {
         // Nothing of this record or later ones is committed: redo from here after a backoff.
-        if (state === 'running') pauseAndBackOff(s, entry.message.offset, entry.result)
+        if (state === 'running') pauseAndBackOff(s, entry.message.offset, settled.error)
         else s.window = []
         break
       }

@@ -3,7 +3,6 @@ import { compatibilityPartitioner } from '@platformatic/kafka'
 import { errorCode } from '@tep/errors'
 import { createDlqRecord } from '../dlq-record.ts'
 import type { OutputRecord, PipelineRecord, RecordHeaders } from '../pipeline-types.ts'
-import { ConsumedRecord } from './consumed-record.ts'
 import { javaPartition } from './java-partitioner.ts'
 import type { Taken } from './partition-state.ts'
 import type { TxnOffsetCommitter } from './txn-offset-commit.ts'
@@ -25,9 +24,41 @@ export const SEND_CHUNK_BYTES = 8 * 1024 * 1024
 
 export type WireMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>
 
-/** The consumed message as the transform sees it (see ConsumedRecord). */
+/**
+ * Platformatic's consumed message as the transform sees records (KafkaJS-shaped,
+ * bytes untouched). The string forms of offset and timestamp and the headers
+ * object are made when first read (own enumerable getters, so the record still
+ * spreads and compares as a plain object): an identity or enrichment transform
+ * reads none of them, and per record they were the loop's costliest step.
+ */
 export function toPipelineRecord(message: Message): PipelineRecord {
-  return new ConsumedRecord(message)
+  let headers: RecordHeaders | undefined
+  return {
+    topic: message.topic,
+    partition: message.partition,
+    get offset() {
+      return message.offset.toString()
+    },
+    key: message.key ?? null,
+    value: message.value ?? null,
+    get headers() {
+      return (headers ??= headersOf(message))
+    },
+    get timestamp() {
+      return message.timestamp.toString()
+    },
+  }
+}
+
+function headersOf(message: Message): RecordHeaders {
+  const headers: RecordHeaders = {}
+  for (const [key, value] of message.headerEntries) {
+    const name = key.toString('utf8')
+    const existing = headers[name]
+    if (existing === undefined) headers[name] = value
+    else headers[name] = [...(Array.isArray(existing) ? existing : [existing]), value]
+  }
+  return headers
 }
 
 const asBuffer = (v: string | Buffer): Buffer => (typeof v === 'string' ? Buffer.from(v) : v)
@@ -83,12 +114,11 @@ export function chunkMessages(
   const chunks: WireMessage[][] = []
   let current: WireMessage[] = []
   let total = 0
-  // Bytes per topic, then per partition: no key string per message.
-  let perPartition = new Map<string, Map<number, number>>()
+  let perPartition = new Map<string, number>()
   for (const m of messages) {
     const size = messageBytes(m)
-    const partition = m.partition ?? -1
-    const inPartition = perPartition.get(m.topic)?.get(partition) ?? 0
+    const key = `${m.topic}:${m.partition ?? -1}`
+    const inPartition = perPartition.get(key) ?? 0
     if (current.length > 0 && (inPartition + size > partitionBytes || total + size > sendBytes)) {
       chunks.push(current)
       current = []
@@ -97,9 +127,7 @@ export function chunkMessages(
     }
     current.push(m)
     total += size
-    let byPartition = perPartition.get(m.topic)
-    if (byPartition === undefined) perPartition.set(m.topic, (byPartition = new Map()))
-    byPartition.set(partition, (byPartition.get(partition) ?? 0) + size)
+    perPartition.set(key, (perPartition.get(key) ?? 0) + size)
   }
   if (current.length > 0) chunks.push(current)
   return chunks
@@ -174,7 +202,7 @@ export function transactionWrites(
   const deadLettered = new Map<Taken, DeadLettered[]>()
   for (const t of live) {
     const dl: DeadLettered[] = []
-    for (const o of t.done) {
+    for (const { outcome: o } of t.done) {
       if (o.kind === 'outputs') for (const out of o.outputs) writes.push(toWireMessage(out))
       else {
         const dlq = createDlqRecord(dlqTopic, o.record, { error: o.error, attempts: t.state.failures + 1, consumerGroup: groupId })

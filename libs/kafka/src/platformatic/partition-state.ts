@@ -1,25 +1,22 @@
 import type { Message } from '@platformatic/kafka'
 import type { OutputRecord, PipelineRecord } from '../pipeline-types.ts'
 
-/**
- * A transformed record waiting for a transaction: what became of it, with the
- * input message (its offset and group generation). One flat object per record
- * (the loop's hot path: every object per record is garbage to collect).
- */
-export type Done =
-  | { kind: 'outputs'; message: Message; record: PipelineRecord; outputs: OutputRecord[] }
-  | { kind: 'dead-letter'; message: Message; record: PipelineRecord; error: unknown }
+/** What became of one input record, ready to be committed. */
+export type Outcome =
+  | { kind: 'outputs'; record: PipelineRecord; outputs: OutputRecord[] }
+  | { kind: 'dead-letter'; record: PipelineRecord; error: unknown }
 
-/**
- * A record being transformed; settled in any order, released in offset order.
- * `settled` says how the transform ended and `result` holds its value or error
- * (fields, not a result object per record).
- */
+/** A record being transformed; settled in any order, released in offset order. */
 export interface InFlight {
   message: Message
   record: PipelineRecord
-  settled: 'ok' | 'failed' | undefined
-  result: unknown
+  settled: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined
+}
+
+/** A transformed record waiting for a transaction, with the input message (its offset and group generation). */
+export interface Done {
+  message: Message
+  outcome: Outcome
 }
 
 /** What the exactly-once loop knows about one assigned input partition. */

@@ -40,9 +40,8 @@ export class TransformRunner {
   start(s: PartitionState, entry: InFlight): void {
     const epoch = s.epoch
     this.#inflight += 1
-    const settle = (settled: NonNullable<InFlight['settled']>, result: unknown): void => {
+    const settle = (settled: NonNullable<InFlight['settled']>): void => {
       entry.settled = settled
-      entry.result = result
       this.#inflight -= 1
       // A seek or revocation since: the record speaks for the partition no more.
       if (s.epoch === epoch) this.#scheduleRelease(s)
@@ -52,15 +51,15 @@ export class TransformRunner {
     try {
       result = this.#transform(entry.record, { attempt: s.failures + 1, signal: this.#signal })
     } catch (error) {
-      queueMicrotask(() => settle('failed', error))
+      queueMicrotask(() => settle({ ok: false, error }))
       return
     }
     if (isPromiseLike(result))
       result.then(
-        (value) => settle('ok', value),
-        (error: unknown) => settle('failed', error),
+        (value) => settle({ ok: true, value }),
+        (error: unknown) => settle({ ok: false, error }),
       )
-    else queueMicrotask(() => settle('ok', result))
+    else queueMicrotask(() => settle({ ok: true, value: result }))
   }
 
   #scheduleRelease(s: PartitionState): void {
