@@ -211,7 +211,8 @@ export class CompactTable {
   /**
    * Replaces the contents with a state produced by `exportState` (of this code
    * version). `owned`: the index arrays were made for this table (read from a
-   * checkpoint) and are adopted instead of copied.
+   * checkpoint, or from the loader's hand-over FIFO into exactly sized
+   * buffers) and are adopted instead of copied.
    */
   restoreState(state: CompactTableState, owned = false): void {
     const capacity = state.slots.length

@@ -310,7 +310,7 @@ export class TableReader {
   /** Runs the catch-up in loader processes and takes over their tables (one shard each) and positions. */
   async #loadInChildProcess(loader: TableLoaderConfig): Promise<void> {
     const { shops, merchants, logger } = this.#options
-    this.#options.readiness?.set(TABLE_CHECK, false, 'catching up in the table loader process')
+    this.#options.readiness?.set(TABLE_CHECK, false, 'reading the table topics\' offsets to plan the load')
     const started = Date.now()
     const shares = await planLoaderSharesOf({
       kafka: this.#options.kafka,
@@ -320,6 +320,10 @@ export class TableReader {
       ...(logger === undefined ? {} : { logger }),
     })
     if (this.#stopped) return
+    const processes = shares?.length ?? 1
+    this.#options.readiness?.set(TABLE_CHECK, false, `catching up in ${processes === 1 ? 'the table loader process' : `${processes} table loader processes`}`)
+    if (shares !== undefined)
+      logger?.info({ loaderProcesses: processes, partitionsPerProcess: shares.map((share) => share.length) }, 'table load split by partition over loader processes')
     const loaded = await loadInChildProcesses({
       loader,
       shopsTopic: shops.topic,
@@ -346,7 +350,7 @@ export class TableReader {
         shards: this.#options.tables.shops.shards,
         loadMs: Date.now() - started,
       },
-      'table loaded by the loader process; following the topics from its positions',
+      `table loaded by ${processes === 1 ? 'the loader process' : `${processes} loader processes`}; following the topics from their positions`,
     )
   }
 
