@@ -285,6 +285,60 @@ function patchRecordEncoding() {
   console.log(`patch-platformatic-kafka: patched @platformatic/kafka ${version} record encoding (one buffer per produced record)`)
 }
 
+// Fourth patch: avsc 5.7.9's Tap#writeString, which every Avro string field
+// of every encoded event goes through, measures each string with
+// Buffer.byteLength (a call into C++) before writing it, and for strings of 64
+// bytes or fewer then copies it char by char in JavaScript. The ingest writes
+// ~40 strings per enriched event (ids, names, codes, currency, dates), nearly
+// all short ASCII: in its profile writeString was the largest self time after
+// the garbage collector (5 % of the process's CPU). The patch checks a short
+// string for ASCII in one pass and writes it directly (its length is its byte
+// count, and the zig-zag varint of a length below 64 is one byte: 2n); any
+// other string takes the original code, kept as Tap#tepWriteStringOriginal.
+const avscDir = packageDir(createRequire(import.meta.url), 'avsc')
+const avscVersion = avscDir === undefined ? undefined : JSON.parse(readFileSync(path.join(avscDir, 'package.json'), 'utf8')).version
+const avscFile = avscDir === undefined ? undefined : path.join(avscDir, 'lib', 'utils.js')
+const AVSC_MARK = '/* tep-patch: short ASCII strings without Buffer.byteLength */'
+const AVSC_BEFORE = `Tap.prototype.writeString = function (s) {
+  var len = Buffer.byteLength(s);`
+const AVSC_AFTER = `Tap.prototype.writeString = function (s) { ${AVSC_MARK}
+  var n = s.length;
+  if (n < 64) {
+    var i = 0;
+    while (i < n && s.charCodeAt(i) < 0x80) i++;
+    if (i === n) {
+      var buf = this.buf;
+      var pos = this.pos;
+      this.pos = pos + 1 + n;
+      if (this.pos > buf.length) {
+        return;
+      }
+      buf[pos++] = n << 1;
+      for (i = 0; i < n; i++) {
+        buf[pos + i] = s.charCodeAt(i);
+      }
+      return;
+    }
+  }
+  this.tepWriteStringOriginal(s);
+};
+
+Tap.prototype.tepWriteStringOriginal = function (s) {
+  var len = Buffer.byteLength(s);`
+
+function patchAvscStrings() {
+  if (avscFile === undefined || !existsSync(avscFile)) return
+  const source = readFileSync(avscFile, 'utf8')
+  if (source.includes(AVSC_MARK)) return
+  if (avscVersion !== '5.7.9' || source.split(AVSC_BEFORE).length !== 2) {
+    console.warn(`patch-platformatic-kafka: avsc ${avscVersion} does not have the expected Tap#writeString; not patched (see scripts/patch-platformatic-kafka.mjs)`)
+    return
+  }
+  writeFileSync(avscFile, source.replace(AVSC_BEFORE, AVSC_AFTER))
+  console.log(`patch-platformatic-kafka: patched avsc ${avscVersion} Tap#writeString (short ASCII strings written without Buffer.byteLength)`)
+}
+
 patchReadCommitted()
 patchChunkLookup()
 patchRecordEncoding()
+patchAvscStrings()

@@ -71,6 +71,13 @@ export interface TopicCodec<T> {
    * SchemaRegistryUnavailableError (retriable).
    */
   decode(value: Buffer | null): Promise<T>
+  /**
+   * decode(), and the value's Avro body when it was written with exactly this
+   * topic's schema (undefined otherwise). Such a body can be copied as it is
+   * into an event that embeds this schema, instead of being encoded again
+   * (the ingest's EnrichedTransaction.raw).
+   */
+  decodeWithBody(value: Buffer | null): Promise<{ value: T; body: Buffer | undefined }>
 }
 
 export interface AvroSerdeOptions {
@@ -108,6 +115,19 @@ export class AvroSerde {
     const schema = avroSchemas[schemaName]
     const subject = valueSubject(topic)
     let schemaId: number | undefined
+    const checked = (decoded: EventTypes[N]): EventTypes[N] => {
+      const problems = options.validate?.(decoded) ?? []
+      if (problems.length > 0) {
+        throw new UndecodableRecordError(
+          `${schemaName} on ${topic} breaks its contract: ${problems.join('; ')}`,
+          UNDECODABLE_CODES.schemaInvalid,
+          {
+            details: { problems },
+          },
+        )
+      }
+      return decoded
+    }
     const codec: TopicCodec<EventTypes[N]> = {
       topic,
       subject,
@@ -125,19 +145,10 @@ export class AvroSerde {
         return encodeFramed(schema, schemaId, value)
       },
       encode: async (value) => encodeFramed(schema, await codec.register(), value),
-      decode: async (value) => {
-        const decoded = (await this.decodeWith(schema.type, value)) as EventTypes[N]
-        const problems = options.validate?.(decoded) ?? []
-        if (problems.length > 0) {
-          throw new UndecodableRecordError(
-            `${schemaName} on ${topic} breaks its contract: ${problems.join('; ')}`,
-            UNDECODABLE_CODES.schemaInvalid,
-            {
-              details: { problems },
-            },
-          )
-        }
-        return decoded
+      decode: async (value) => checked((await this.decodeFrame(schema.type, value)).decoded as EventTypes[N]),
+      decodeWithBody: async (value) => {
+        const { decoded, body } = await this.decodeFrame(schema.type, value)
+        return { value: checked(decoded as EventTypes[N]), body }
       },
     }
     if (options.validate === undefined) this.codecs.set(cacheKey, codec as TopicCodec<unknown>)
@@ -159,6 +170,11 @@ export class AvroSerde {
 
   /** Decodes a Confluent Avro value into the shape of `reader` (schema resolution from the writer's schema). */
   async decodeWith(reader: avro.Type, value: Buffer | null): Promise<unknown> {
+    return (await this.decodeFrame(reader, value)).decoded
+  }
+
+  /** decodeWith, and the Avro body when the writer's schema is the reader's (else undefined). */
+  private async decodeFrame(reader: avro.Type, value: Buffer | null): Promise<{ decoded: unknown; body: Buffer | undefined }> {
     const { schemaId, body } = confluentUnframe(value)
     const writer = await this.writerType(schemaId)
     let byWriter = this.resolvers.get(reader)
@@ -181,8 +197,8 @@ export class AvroSerde {
     }
     try {
       return resolver === 'same'
-        ? reader.fromBuffer(body)
-        : reader.fromBuffer(body, resolver as unknown as avro.Resolver)
+        ? { decoded: reader.fromBuffer(body), body }
+        : { decoded: reader.fromBuffer(body, resolver as unknown as avro.Resolver), body: undefined }
     } catch (err) {
       throw new UndecodableRecordError(
         `value with schema id ${schemaId} does not decode: ${(err as Error).message}`,

@@ -5,44 +5,50 @@ import type { EnrichmentStatus } from '@tep/schemas'
  * metric agrees with what read-committed consumers see even when a batch is
  * aborted and redone. The transform notes each record's status by position;
  * a commit of a partition up to an offset counts and forgets what it covers.
+ *
+ * This runs once per record on the ingest's hot path, so a noted result is one
+ * number (status and the two counts packed), keyed by the offset as a number
+ * (exact below 2^53, centuries of records at any rate) in a map per partition.
  */
-export interface NotedResult {
-  status: EnrichmentStatus
-  /** MerchantDataFetched records written with the result, by entity type. */
-  fetchedShops: number
-  fetchedMerchants: number
-}
-
 export interface CommittedCounts {
   byStatus: Map<EnrichmentStatus, number>
   fetchedShops: number
   fetchedMerchants: number
 }
 
-export class OutcomeTracker {
-  readonly #pending = new Map<string, Map<string, NotedResult>>()
+const STATUSES: readonly EnrichmentStatus[] = ['MATCHED', 'NOT_FOUND', 'REJECTED']
+const STATUS_INDEX = new Map(STATUSES.map((s, i) => [s, i]))
+/** Packing: status in the two low bits, then 16 bits per count (far above what one record fetches). */
+const COUNT = 4
+const COUNT_MAX = 0xffff
 
-  note(topic: string, partition: number, offset: string, result: NotedResult): void {
-    const key = `${topic}:${partition}`
-    let byOffset = this.#pending.get(key)
-    if (byOffset === undefined) {
-      byOffset = new Map()
-      this.#pending.set(key, byOffset)
+export class OutcomeTracker {
+  readonly #pending = new Map<string, (Map<number, number> | undefined)[]>()
+
+  note(topic: string, partition: number, offset: string, status: EnrichmentStatus, fetchedShops: number, fetchedMerchants: number): void {
+    let partitions = this.#pending.get(topic)
+    if (partitions === undefined) {
+      partitions = []
+      this.#pending.set(topic, partitions)
     }
-    byOffset.set(offset, result)
+    const byOffset = (partitions[partition] ??= new Map())
+    const packed =
+      STATUS_INDEX.get(status)! + COUNT * Math.min(fetchedShops, COUNT_MAX) + COUNT * (COUNT_MAX + 1) * Math.min(fetchedMerchants, COUNT_MAX)
+    byOffset.set(Number(offset), packed)
   }
 
   /** Everything noted for the partition at or below `lastOffset` is committed: returns its counts. */
   committed(topic: string, partition: number, lastOffset: string): CommittedCounts {
     const counts: CommittedCounts = { byStatus: new Map(), fetchedShops: 0, fetchedMerchants: 0 }
-    const byOffset = this.#pending.get(`${topic}:${partition}`)
+    const byOffset = this.#pending.get(topic)?.[partition]
     if (byOffset === undefined) return counts
-    const last = BigInt(lastOffset)
-    for (const [offset, result] of byOffset) {
-      if (BigInt(offset) > last) continue
-      counts.byStatus.set(result.status, (counts.byStatus.get(result.status) ?? 0) + 1)
-      counts.fetchedShops += result.fetchedShops
-      counts.fetchedMerchants += result.fetchedMerchants
+    const last = Number(lastOffset)
+    for (const [offset, packed] of byOffset) {
+      if (offset > last) continue
+      const status = STATUSES[packed % COUNT]!
+      counts.byStatus.set(status, (counts.byStatus.get(status) ?? 0) + 1)
+      counts.fetchedShops += Math.floor(packed / COUNT) % (COUNT_MAX + 1)
+      counts.fetchedMerchants += Math.floor(packed / (COUNT * (COUNT_MAX + 1)))
       byOffset.delete(offset)
     }
     return counts
@@ -50,7 +56,8 @@ export class OutcomeTracker {
 
   /** Forgets partitions this instance no longer owns (their results are someone else's now). */
   retain(owned: ReadonlyArray<{ topic: string; partition: number }>): void {
-    const keep = new Set(owned.map((tp) => `${tp.topic}:${tp.partition}`))
-    for (const key of this.#pending.keys()) if (!keep.has(key)) this.#pending.delete(key)
+    for (const [topic, partitions] of this.#pending)
+      for (let p = 0; p < partitions.length; p++)
+        if (partitions[p] !== undefined && !owned.some((tp) => tp.topic === topic && tp.partition === p)) partitions[p] = undefined
   }
 }

@@ -5,6 +5,7 @@ import {
   AvroSerde,
   createTransactionalPipeline,
   OffsetReader,
+  SplicingEncoder,
   TOPICS,
   type KafkaLogger,
   type OutputRecord,
@@ -149,7 +150,9 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   const fetchedCodec = serde.topic(topics.fetched, 'MerchantDataFetched')
   // encodeSync in the transform needs the ids; registering up front also fails
   // fast on an incompatible schema instead of at the first record.
-  await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
+  const [enrichedSchemaId] = await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
+  // The raw event inside the enriched one is copied as the bytes it arrived as.
+  const enrichedEncoder = new SplicingEncoder(enrichedCodec, enrichedSchemaId, 'raw', rawCodec)
 
   const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
   registerTableGauges(metricsRegistry, tables)
@@ -210,7 +213,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
 
   const transform = async (record: PipelineRecord): Promise<OutputRecord[]> => {
     metrics.recordsIn.inc()
-    const raw = await rawCodec.decode(record.value)
+    const { value: raw, body: rawBody } = await rawCodec.decodeWithBody(record.value)
     validateRaw(raw)
     const { enriched, fetched } = await enricher.enrich(raw)
     const outputs: OutputRecord[] = [
@@ -218,17 +221,15 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       {
         topic: topics.enriched,
         key: record.key ?? raw.transactionId,
-        value: enrichedCodec.encodeSync(enriched),
+        value: enrichedEncoder.encode(enriched, rawBody),
         ...correctionHeaders(record),
       },
     ]
     for (const f of fetched)
       outputs.push({ topic: topics.fetched, key: f.uid, value: fetchedCodec.encodeSync(f) })
-    outcomes.note(record.topic, record.partition, record.offset, {
-      status: enriched.status,
-      fetchedShops: fetched.filter((f) => f.entityType === 'SHOP').length,
-      fetchedMerchants: fetched.filter((f) => f.entityType === 'MERCHANT').length,
-    })
+    let fetchedShops = 0
+    for (const f of fetched) if (f.entityType === 'SHOP') fetchedShops += 1
+    outcomes.note(record.topic, record.partition, record.offset, enriched.status, fetchedShops, fetched.length - fetchedShops)
     return outputs
   }
 
