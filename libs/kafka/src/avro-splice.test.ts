@@ -4,6 +4,7 @@ import {
   exampleEnrichedTransaction,
   exampleRawBankTransfer,
   exampleRawCardTransaction,
+  exampleShop,
   type EnrichedTransaction,
   type RawTransaction,
 } from '@tep/schemas'
@@ -45,7 +46,11 @@ async function setUp() {
   const serde = new AvroSerde({ registry: registry() })
   const raw = serde.topic('transactions.raw.v1', 'RawTransaction')
   const enriched = serde.topic('transactions.enriched.v1', 'EnrichedTransaction')
-  const encoder = new SplicingEncoder(enriched, await enriched.register(), 'raw', raw)
+  const encoder = new SplicingEncoder(enriched, await enriched.register(), [
+    { field: 'raw', schema: avroSchemas.RawTransaction },
+    { field: 'shop', schema: avroSchemas.Shop },
+    { field: 'merchant', schema: avroSchemas.Merchant },
+  ])
   return { raw, enriched, encoder }
 }
 
@@ -79,15 +84,25 @@ const enrichedOf = fc
   })
 
 describe('SplicingEncoder (the raw event inside the enriched one, copied as bytes)', () => {
-  it('writes exactly the bytes encodeSync writes, for any enriched event and raw body', async () => {
+  it('writes exactly the bytes encodeSync writes, for any enriched event, with any of its embedded events given as bytes', async () => {
     const { raw, enriched, encoder } = await setUp()
-    expect(encoder.splices).toBe(true)
     await fc.assert(
-      fc.asyncProperty(enrichedOf, async (value) => {
+      fc.asyncProperty(enrichedOf, fc.boolean(), fc.boolean(), async (value, shopAsBytes, merchantAsBytes) => {
         const { value: decoded, body } = await raw.decodeWithBody(framedRaw(value.raw))
         expect(body).toBeDefined()
         const event = { ...value, raw: decoded }
-        expect(encoder.encode(event, body)).toEqual(enriched.encodeSync(event))
+        const expected = enriched.encodeSync(event)
+        expect(encoder.encode(event, [body])).toEqual(expected)
+        // Fields given as bytes are not read from the value.
+        const shopBytes = shopAsBytes && event.shop !== null ? avroSchemas.Shop.type.toBuffer(event.shop) : undefined
+        const merchantBytes = merchantAsBytes && event.merchant !== null ? avroSchemas.Merchant.type.toBuffer(event.merchant) : undefined
+        const without = {
+          ...event,
+          raw: null,
+          shop: shopBytes === undefined ? event.shop : null,
+          merchant: merchantBytes === undefined ? event.merchant : null,
+        } as unknown as EnrichedTransaction
+        expect(encoder.encode(without, [body, shopBytes, merchantBytes])).toEqual(expected)
       }),
       { numRuns: 300 },
     )
@@ -101,15 +116,15 @@ describe('SplicingEncoder (the raw event inside the enriched one, copied as byte
     const { value: decoded, body } = await raw.decodeWithBody(framed)
     expect(body).toBeUndefined()
     const event = { ...exampleEnrichedTransaction(), transactionId: 'tx-old', raw: decoded }
-    expect(encoder.encode(event, body)).toEqual(enriched.encodeSync(event))
+    expect(encoder.encode(event, [body])).toEqual(enriched.encodeSync(event))
   })
 
   it('grows its buffer for large events, and each result owns its bytes', async () => {
     const { raw, enriched, encoder } = await setUp()
     const big = { ...exampleEnrichedTransaction(), shop: { ...exampleEnrichedTransaction().shop!, tags: ['t'.repeat(100_000)] } }
     const { body } = await raw.decodeWithBody(framedRaw(big.raw))
-    const small = encoder.encode(exampleEnrichedTransaction(), body)
-    const large = encoder.encode(big, body)
+    const small = encoder.encode(exampleEnrichedTransaction(), [body])
+    const large = encoder.encode({ ...big, shop: null }, [body, avroSchemas.Shop.type.toBuffer(big.shop)])
     expect(large).toEqual(enriched.encodeSync(big))
     expect(small).toEqual(enriched.encodeSync(exampleEnrichedTransaction()))
   })
@@ -118,18 +133,15 @@ describe('SplicingEncoder (the raw event inside the enriched one, copied as byte
     const { raw, encoder } = await setUp()
     const { body } = await raw.decodeWithBody(framedRaw(exampleRawCardTransaction()))
     const bad = { ...exampleEnrichedTransaction(), status: 'MAYBE' } as unknown as EnrichedTransaction
-    expect(() => encoder.encode(bad, body)).toThrow(InvalidEventError)
-    expect(() => encoder.encode(bad, body)).toThrow(/at: status/)
+    expect(() => encoder.encode(bad, [body])).toThrow(InvalidEventError)
+    expect(() => encoder.encode({ ...bad, shop: null }, [body, avroSchemas.Shop.type.toBuffer(exampleShop())])).toThrow(/at: status$/)
   })
 
-  it('never splices into a field whose type is not the embedded schema', async () => {
+  it('refuses a field that cannot embed the schema, and a field that does not exist', async () => {
     const serde = new AvroSerde({ registry: registry() })
     const enriched = serde.topic('transactions.enriched.v1', 'EnrichedTransaction')
-    const shops = serde.topic('merchant.shops.v1', 'Shop')
-    const encoder = new SplicingEncoder(enriched, await enriched.register(), 'raw', shops)
-    expect(encoder.splices).toBe(false)
-    const event = exampleEnrichedTransaction()
-    expect(encoder.encode(event, Buffer.from([1, 2, 3]))).toEqual(enriched.encodeSync(event))
-    expect(() => new SplicingEncoder(enriched, 21, 'nope', shops)).toThrow(/no field nope/)
+    expect(() => new SplicingEncoder(enriched, 21, [{ field: 'raw', schema: avroSchemas.Shop }])).toThrow(/raw cannot embed Shop/)
+    expect(() => new SplicingEncoder(enriched, 21, [{ field: 'shop', schema: avroSchemas.Merchant }])).toThrow(/shop cannot embed Merchant/)
+    expect(() => new SplicingEncoder(enriched, 21, [{ field: 'nope', schema: avroSchemas.Shop }])).toThrow(/no field nope/)
   })
 })

@@ -31,10 +31,13 @@ type Encode = (w: Writer, value: unknown) => void
 type Decode = (r: Reader) => unknown
 /** Reads one Avro value (of the codec's own schema) and writes its compact form: no JS object in between. */
 type Transcode = (a: AvroCursor, w: Writer) => void
+/** Reads one compact value and writes its Avro binary encoding: the other way, no JS object either. */
+type ToAvro = (r: Reader, w: Writer) => void
 interface Compiled {
   enc: Encode
   dec: Decode
   tr: Transcode
+  av: ToAvro
 }
 
 export interface CompactCodecOptions {
@@ -51,6 +54,12 @@ export interface CompactCodecOptions {
   poolBudgetPerPath?: number
   /** Per-path overrides of the budget (e.g. a foreign key with many but repeating values). */
   poolBudgets?: Readonly<Record<string, number>>
+  /**
+   * A top-level string or ["null", "string"] field whose value `toAvro` also
+   * gives back (`captured`): a shop's merchantUid, which the caller needs
+   * besides the bytes.
+   */
+  capture?: string
 }
 
 export interface CompactCodec<T> {
@@ -70,6 +79,14 @@ export interface CompactCodec<T> {
   transcode(writer: Writer, avro: Buffer, offset: number): number
   readonly keyStart: number
   readonly keyLength: number
+  /**
+   * Writes into `writer` (appending) the Avro binary encoding, by `type`, of
+   * the value stored at `buf[offset..]` with key `key`: the bytes avsc writes
+   * for what `decode` returns, without making that object.
+   */
+  toAvro(writer: Writer, buf: Buffer, offset: number, key: string): void
+  /** The `capture` field's value in the last `toAvro` (null when absent or not configured). */
+  readonly captured: string | null
 }
 
 interface FieldCodec {
@@ -79,6 +96,7 @@ interface FieldCodec {
   enc: Encode
   dec: Decode
   tr: Transcode
+  av: ToAvro
   /** Branch index of "null" in the field's union (nullable fields). */
   nullBranch: number
 }
@@ -103,8 +121,17 @@ export function createCompactCodec<T>(
       `leading field ${leading} must be a non-null long field of ${type.name ?? 'the record'}`,
     )
   }
+  const capture = options.capture
+  if (
+    capture !== undefined &&
+    !fields.some((f) => f.name === capture && (f.type.typeName === 'string' || nullableInner(f.type, capture)?.typeName === 'string'))
+  ) {
+    throw new TypeError(`captured field ${capture} must be a string or ["null", "string"] field of ${type.name ?? 'the record'}`)
+  }
   // What the top level's transcoding sets aside: the key's bytes and the leading long.
   const last = { keyStart: 0, keyLength: 0, lead: 0 }
+  // What toAvro writes where the key and leading fields are, and the captured value.
+  const toAvroState = { key: '', lead: 0, captured: null as string | null }
   const body = compileRecord(
     fields.filter((f) => f.name !== keyField && f.name !== leading),
     '',
@@ -116,6 +143,10 @@ export function createCompactCodec<T>(
         last.keyStart = a.pos - last.keyLength
       }
     },
+    (name, w) => {
+      if (name === leading) w.avroLong(toAvroState.lead)
+      else w.avroString(toAvroState.key)
+    },
   )
   const reader = new Reader()
   const cursor = new AvroCursor()
@@ -125,11 +156,12 @@ export function createCompactCodec<T>(
     const pool = pools.forPath(`${type.name ?? ''}:${path}`)
     const prefixes = pools.forPath(`${type.name ?? ''}:${path}:prefixes`)
     const dec: Decode = (r) => r.string(pool, prefixes)
+    const av: ToAvro = (r, w) => r.avroString(w, pool, prefixes)
     const inlineTr: Transcode = (a, w) => {
       const len = a.stringLength()
       w.inlineBytes(a.buf, a.pos - len, len)
     }
-    if (inline.has(path)) return { enc: (w, v) => w.inlineUtf8(v as string), dec, tr: inlineTr }
+    if (inline.has(path)) return { enc: (w, v) => w.inlineUtf8(v as string), dec, tr: inlineTr, av }
     const limit = options.poolBudgets?.[path] ?? budget
     const pooledBytes = (into: StringPool, buf: Buffer, start: number, len: number): number | undefined => {
       const id = into.findBytes(buf, start, len)
@@ -156,6 +188,7 @@ export function createCompactCodec<T>(
         else w.prefixedUtf8(prefixId, s.slice(slash + 1))
       },
       dec,
+      av,
       // As `enc`, on the UTF-8 bytes: '/' is one byte that never occurs inside a multi-byte character.
       tr: (a, w) => {
         const len = a.stringLength()
@@ -188,6 +221,7 @@ export function createCompactCodec<T>(
     prefix: string,
     avroFields: readonly avro.types.Field[] = recordFields,
     aside?: (name: string, a: AvroCursor) => void,
+    avAside?: (name: string, w: Writer) => void,
   ): Compiled {
     const parts: FieldCodec[] = recordFields.map((f) => {
       const path = prefix === '' ? f.name : `${prefix}.${f.name}`
@@ -195,12 +229,41 @@ export function createCompactCodec<T>(
       const c = compile(inner ?? f.type, path)
       const nullBranch =
         inner === undefined ? -1 : (f.type as avro.types.UnwrappedUnionType).types.findIndex((b) => b.typeName === 'null')
-      return { name: f.name, nullable: inner !== undefined, enc: c.enc, dec: c.dec, tr: c.tr, nullBranch }
+      let av = c.av
+      if (prefix === '' && f.name === capture) {
+        // The captured string is read as a string (it is returned), then written.
+        const read = c.dec as (r: Reader) => string
+        av = (r, w) => {
+          const value = read(r)
+          toAvroState.captured = value
+          w.avroString(value)
+        }
+      }
+      return { name: f.name, nullable: inner !== undefined, enc: c.enc, dec: c.dec, tr: c.tr, av, nullBranch }
     })
     const bitmapBytes = Math.ceil(parts.filter((p) => p.nullable).length / 8)
     const byName = new Map(parts.map((p) => [p.name, p]))
     const avroOrder = avroFields.map((f) => byName.get(f.name) ?? f.name)
+    const hasCapture = prefix === '' && capture !== undefined
     return {
+      av: (r, w) => {
+        const bitmapAt = r.pos
+        r.pos += bitmapBytes
+        if (hasCapture) toAvroState.captured = null
+        let bit = 0
+        for (const p of avroOrder) {
+          if (typeof p === 'string') avAside!(p, w)
+          else if (p.nullable) {
+            const present = ((r.buf[bitmapAt + (bit >> 3)] as number) & (1 << (bit & 7))) !== 0
+            // The union branch as Avro's zig-zag long (0 -> 0, 1 -> 2), then the value.
+            w.varint(2 * (present ? 1 - p.nullBranch : p.nullBranch))
+            if (present) p.av(r, w)
+            bit++
+          } else {
+            p.av(r, w)
+          }
+        }
+      },
       tr: (a, w) => {
         w.ensure(bitmapBytes)
         const bitmapAt = w.pos
@@ -276,13 +339,19 @@ export function createCompactCodec<T>(
   function compile(t: avro.Type, path: string): Compiled {
     switch (t.typeName) {
       case 'null':
-        return { enc: () => {}, dec: () => null, tr: () => {} }
+        return { enc: () => {}, dec: () => null, tr: () => {}, av: () => {} }
       case 'boolean':
-        return { enc: (w, v) => w.byte(v ? 1 : 0), dec: (r) => r.byte() === 1, tr: (a, w) => w.byte(a.byte() === 0 ? 0 : 1) }
+        return {
+          enc: (w, v) => w.byte(v ? 1 : 0),
+          dec: (r) => r.byte() === 1,
+          tr: (a, w) => w.byte(a.byte() === 0 ? 0 : 1),
+          av: (r, w) => w.byte(r.byte() === 1 ? 1 : 0),
+        }
       case 'int':
         return {
           // Avro's zig-zag varint is the compact form too.
           tr: (a, w) => w.varint(a.varint()),
+          av: (r, w) => w.varint(r.varint()),
           enc: (w, v) => {
             const n = v as number
             w.varint(n >= 0 ? n * 2 : -n * 2 - 1)
@@ -293,14 +362,25 @@ export function createCompactCodec<T>(
           },
         }
       case 'long':
-        return { enc: (w, v) => w.float64(v as number), dec: (r) => r.float64(), tr: (a, w) => w.float64(a.long()) }
+        return {
+          enc: (w, v) => w.float64(v as number),
+          dec: (r) => r.float64(),
+          tr: (a, w) => w.float64(a.long()),
+          av: (r, w) => w.avroLong(r.float64()),
+        }
       case 'float':
-        return { enc: (w, v) => w.float64(v as number), dec: (r) => r.float64(), tr: (a, w) => w.float64(a.float()) }
+        return {
+          enc: (w, v) => w.float64(v as number),
+          dec: (r) => r.float64(),
+          tr: (a, w) => w.float64(a.float()),
+          av: (r, w) => w.float32(r.float64()),
+        }
       case 'double':
         return {
           enc: (w, v) => w.decimalOrFloat64(v as number),
           dec: (r) => r.decimalOrFloat64(),
           tr: (a, w) => w.decimalOrFloat64(a.double()),
+          av: (r, w) => w.float64(r.decimalOrFloat64()),
         }
       case 'string':
         return compileString(path)
@@ -313,6 +393,7 @@ export function createCompactCodec<T>(
             w.varint(i)
           },
           dec: (r) => symbols[r.varint()],
+          av: (r, w) => w.varint(2 * r.varint()),
           tr: (a, w) => {
             const i = a.long()
             if (i < 0 || i >= symbols.length) throw new RangeError(`${path}: enum index ${i} out of range`)
@@ -333,6 +414,15 @@ export function createCompactCodec<T>(
             const out = new Array<unknown>(n)
             for (let i = 0; i < n; i++) out[i] = item.dec(r)
             return out
+          },
+          // Avro: one block of n items (when there are any), then the empty block.
+          av: (r, w) => {
+            const n = r.varint()
+            if (n > 0) {
+              w.varint(2 * n)
+              for (let i = 0; i < n; i++) item.av(r, w)
+            }
+            w.byte(0)
           },
           tr: (a, w) => {
             const countAt = w.pos
@@ -365,6 +455,17 @@ export function createCompactCodec<T>(
               out[k] = value.dec(r)
             }
             return out
+          },
+          av: (r, w) => {
+            const n = r.varint()
+            if (n > 0) {
+              w.varint(2 * n)
+              for (let i = 0; i < n; i++) {
+                key.av(r, w)
+                value.av(r, w)
+              }
+            }
+            w.byte(0)
           },
           tr: (a, w) => {
             const countAt = w.pos
@@ -423,6 +524,15 @@ export function createCompactCodec<T>(
         throw new RangeError(`Avro value has ${avroBytes.length - cursor.pos} bytes after its end`)
       if (leading !== undefined) writer.buf.writeDoubleLE(last.lead, start)
       return last.lead
+    },
+    toAvro(writer, buf, offset, key) {
+      reader.reset(buf, offset)
+      toAvroState.key = key
+      toAvroState.lead = leading === undefined ? 0 : reader.float64()
+      body.av(reader, writer)
+    },
+    get captured() {
+      return toAvroState.captured
     },
     get keyStart() {
       return last.keyStart

@@ -337,6 +337,57 @@ export class Writer {
     this.pos += size
   }
 
+  // --- Avro binary encoding (CompactCodec.toAvro) ----------------------------------
+
+  /** An Avro long: zig-zag varint (exact for |value| < 2^52, as avsc writes numbers). */
+  avroLong(value: number): void {
+    this.varint(value >= 0 ? value * 2 : -value * 2 - 1)
+  }
+
+  /** An Avro float: 4 bytes, little-endian. */
+  float32(value: number): void {
+    this.ensure(4)
+    this.buf.writeFloatLE(value, this.pos)
+    this.pos += 4
+  }
+
+  /** An Avro string: byte length as a long, then UTF-8. A short ASCII one is copied char by char. */
+  avroString(value: string): void {
+    const n = value.length
+    if (n < 64) {
+      let i = 0
+      while (i < n && value.charCodeAt(i) < 0x80) i++
+      if (i === n) {
+        this.ensure(n + 1)
+        const buf = this.buf
+        let at = this.pos
+        buf[at++] = n * 2
+        for (i = 0; i < n; i++) buf[at + i] = value.charCodeAt(i)
+        this.pos = at + n
+        return
+      }
+    }
+    const len = Buffer.byteLength(value, 'utf8')
+    this.avroLong(len)
+    this.ensure(len)
+    this.pos += this.buf.write(value, this.pos, 'utf8')
+  }
+
+  /** An Avro string from its UTF-8 bytes. */
+  avroStringBytes(src: Buffer, start: number, len: number): void {
+    this.avroLong(len)
+    this.#copy(src, start, len)
+  }
+
+  /** An Avro string of a pooled prefix and a suffix given as UTF-8 bytes. */
+  avroPrefixedString(prefix: string, src: Buffer, start: number, len: number): void {
+    const prefixLength = Buffer.byteLength(prefix, 'utf8')
+    this.avroLong(prefixLength + len)
+    this.ensure(prefixLength)
+    this.pos += this.buf.write(prefix, this.pos, 'utf8')
+    this.#copy(src, start, len)
+  }
+
   /** Tag `prefixId*4+2`, then varint length and UTF-8 bytes of the suffix. */
   prefixedUtf8(prefixId: number, suffix: string): void {
     this.varint(prefixId * 4 + 2)
@@ -398,6 +449,21 @@ export class Reader {
     if (kind === 1) return this.#utf8((tag - 1) / 4)
     const prefix = prefixes.get((tag - 2) / 4)
     return prefix + this.#utf8(this.varint())
+  }
+
+  /** The string at the position (see `string`) written into `w` as an Avro string, with no JS string for inline ones. */
+  avroString(w: Writer, pool: StringPool, prefixes: StringPool): void {
+    const tag = this.varint()
+    const kind = tag % 4
+    if (kind === 0) {
+      w.avroString(pool.get(tag / 4))
+      return
+    }
+    const prefix = kind === 1 ? undefined : prefixes.get((tag - 2) / 4)
+    const len = kind === 1 ? (tag - 1) / 4 : this.varint()
+    if (prefix === undefined) w.avroStringBytes(this.#view, this.pos, len)
+    else w.avroPrefixedString(prefix, this.#view, this.pos, len)
+    this.pos += len
   }
 
   #utf8(len: number): string {

@@ -13,6 +13,13 @@ export interface EnrichResult {
   enriched: EnrichedTransaction
   /** Snapshots read from the API for this record, for the refresher (same transaction). */
   fetched: MerchantDataFetched[]
+  /**
+   * The shop and merchant as Avro bytes when the table gave them so
+   * (MerchantDetails `tableHitsAsAvro`): `enriched.shop` / `enriched.merchant`
+   * are null then, and the encoder embeds these (SplicingEncoder).
+   */
+  shopAvro?: Buffer
+  merchantAvro?: Buffer
 }
 
 /**
@@ -105,7 +112,7 @@ export class Enricher {
             ? undefined
             : { shop: result.shop, ...(result.merchant === undefined ? {} : { merchant: result.merchant }) },
         )
-        return {
+        const matched: EnrichResult = {
           enriched: {
             ...base,
             status: 'MATCHED',
@@ -120,6 +127,9 @@ export class Enricher {
           },
           fetched: details.fetched,
         }
+        if (details.shopAvro !== undefined) matched.shopAvro = details.shopAvro
+        if (details.merchantAvro !== undefined) matched.merchantAvro = details.merchantAvro
+        return matched
       }
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { EnrichmentNotFoundError, EnrichmentServerError } from '@tep/enrichment-client'
-import { exampleMerchant, exampleShop } from '@tep/schemas'
+import { avroSchema, exampleMerchant, exampleShop } from '@tep/schemas'
 import { SystemicLookupError } from './errors.ts'
 import { MerchantDetails } from './merchant-details.ts'
 import { createMerchantTables } from './snapshot-table.ts'
@@ -8,7 +8,7 @@ import { FakeEnrichment } from './test-fakes.ts'
 
 const NOW = 1_800_000_000_000
 
-function setup(options: { invalidationsEnabled?: boolean } = {}) {
+function setup(options: { invalidationsEnabled?: boolean; tableHitsAsAvro?: boolean } = {}) {
   let now = NOW
   const tables = createMerchantTables({
     invalidationsEnabled: options.invalidationsEnabled ?? true,
@@ -28,6 +28,7 @@ function setup(options: { invalidationsEnabled?: boolean } = {}) {
     instanceId: 'test-1',
     now: () => now,
     republishAfterMs: 30_000,
+    tableHitsAsAvro: options.tableHitsAsAvro ?? false,
   })
   return { tables, api, details, advance: (ms: number) => (now += ms) }
 }
@@ -52,6 +53,34 @@ describe('MerchantDetails', () => {
       merchantUid: 'm1@cz',
       fetched: [],
     })
+  })
+
+  it('with tableHitsAsAvro gives table hits as the snapshots\' Avro bytes, and misses as objects', async () => {
+    const { tables, api, details } = setup({ tableHitsAsAvro: true })
+    const shop = { ...exampleShop(), uid: 's1', merchantUid: 'm1@cz', fetchedAt: NOW }
+    const merchant = { ...exampleMerchant(), uid: 'm1@cz', fetchedAt: NOW }
+    tables.shops.applyFromTopic('s1', shop)
+    tables.merchants.applyFromTopic('m1@cz', merchant)
+    expect(await details.resolve('s1')).toEqual({
+      shop: null,
+      merchant: null,
+      shopAvro: avroSchema('Shop').type.toBuffer(shop),
+      merchantAvro: avroSchema('Merchant').type.toBuffer(merchant),
+      merchantUid: 'm1@cz',
+      shopSource: 'TABLE',
+      merchantSource: 'TABLE',
+      fetched: [],
+    })
+    // The shop from the table names a merchant the table lacks: that one comes from the API, as an object.
+    tables.shops.applyFromTopic('s2', { ...shop, uid: 's2', merchantUid: 'm2@cz' })
+    const mixed = await details.resolve('s2')
+    expect(api.calls).toEqual([{ op: 'getMerchant', arg: 'm2@cz' }])
+    expect(mixed.shopAvro).toEqual(avroSchema('Shop').type.toBuffer({ ...shop, uid: 's2', merchantUid: 'm2@cz' }))
+    expect(mixed).toMatchObject({ shop: null, merchant: { uid: 'm2@cz', name: 'ACME' }, merchantSource: 'API', merchantUid: 'm2@cz' })
+    expect(mixed.merchantAvro).toBeUndefined()
+    // A shop without a merchant in the table.
+    tables.shops.applyFromTopic('s3', { ...shop, uid: 's3', merchantUid: null })
+    expect(await details.resolve('s3')).toMatchObject({ merchant: null, merchantUid: null, merchantSource: null })
   })
 
   it('on a miss sends ONE request per uid however many records wait, and every waiter carries the fetched snapshot', async () => {

@@ -10,8 +10,14 @@ import type { MerchantTables, SnapshotTable } from './snapshot-table.ts'
 export type DetailSource = 'TABLE' | 'API'
 
 export interface ResolvedDetails {
+  /** Null when unknown, or when given as `shopAvro`. */
   shop: Shop | null
+  /** Null when unknown, or when given as `merchantAvro`. */
   merchant: Merchant | null
+  /** A table hit as the shop's Avro bytes instead of `shop` (option `tableHitsAsAvro`). */
+  shopAvro?: Buffer
+  /** A table hit as the merchant's Avro bytes instead of `merchant` (option `tableHitsAsAvro`). */
+  merchantAvro?: Buffer
   /** From the shop snapshot; null when the shop is unknown or has no merchant. */
   merchantUid: string | null
   shopSource: DetailSource | null
@@ -38,6 +44,13 @@ export interface MerchantDetailsOptions {
   maxPending?: number
   /** Share of recent shop lookups missing the table above which it counts as cold. Default 0.1. */
   coldMissRate?: number
+  /**
+   * Table hits come as the snapshots' Avro bytes (`shopAvro`, `merchantAvro`;
+   * `shop` and `merchant` are null then), written straight from the table
+   * without making objects: the ingest embeds them in the enriched event as
+   * they are. Default false (objects).
+   */
+  tableHitsAsAvro?: boolean
 }
 
 /** Shop and merchant as a `complete` lookup returned them with the find result. */
@@ -52,6 +65,15 @@ const MISS_RATE_WEIGHT = 0.02
 interface Fetch<T> {
   snapshot: T | null
   event: MerchantDataFetched
+}
+
+/** A resolved shop or merchant: an object, or (a table hit with tableHitsAsAvro) its Avro bytes. */
+interface Found<T> {
+  snapshot: T | null
+  avro?: Buffer
+  /** With `avro`: the shop's merchantUid (the table's captured field). */
+  captured?: string | null
+  source: DetailSource | null
 }
 
 interface PendingConfirmation {
@@ -86,6 +108,9 @@ export class MerchantDetails {
   readonly #merchantFlight = new SingleFlight<string, Fetch<Merchant>>()
   readonly #pending = new Map<string, PendingConfirmation>()
   readonly #coldMissRate: number
+  readonly #asAvro: boolean
+  readonly #fetchShopFn = (uid: string): Promise<Fetch<Shop>> => this.#fetchShop(uid)
+  readonly #fetchMerchantFn = (uid: string): Promise<Fetch<Merchant>> => this.#fetchMerchant(uid)
   /** Moving average of table misses among shop lookups; starts from the table's state. */
   #missRate: number | undefined
 
@@ -98,6 +123,7 @@ export class MerchantDetails {
     this.#republishAfterMs = options.republishAfterMs ?? 30_000
     this.#maxPending = options.maxPending ?? 100_000
     this.#coldMissRate = options.coldMissRate ?? 0.1
+    this.#asAvro = options.tableHitsAsAvro ?? false
   }
 
   /**
@@ -122,28 +148,22 @@ export class MerchantDetails {
   async resolve(shopUid: string, provided?: ProvidedDetails): Promise<ResolvedDetails> {
     const fetched: MerchantDataFetched[] = []
     const { shops, merchants } = this.#tables
-    const shop =
-      provided === undefined
-        ? await this.#resolve(
-            'SHOP',
-            shopUid,
-            shops,
-            this.#shopFlight,
-            (uid) => this.#fetchShop(uid),
-            fetched,
-          )
-        : this.#accept('SHOP', shopUid, shops, shopSnapshot(provided.shop, shopUid, this.#now()), fetched)
-    const merchantUid = shop.snapshot?.merchantUid ?? null
-    let merchant: { snapshot: Merchant | null; source: DetailSource | null }
+    let shop: Found<Shop>
+    if (provided === undefined) {
+      const found = this.#resolve('SHOP', shopUid, shops, this.#shopFlight, this.#fetchShopFn, fetched)
+      shop = found instanceof Promise ? await found : found
+    } else shop = this.#accept('SHOP', shopUid, shops, shopSnapshot(provided.shop, shopUid, this.#now()), fetched)
+    const merchantUid = (shop.avro === undefined ? shop.snapshot?.merchantUid : shop.captured) ?? null
+    let merchant: Found<Merchant>
     if (merchantUid === null || merchantUid === '') merchant = { snapshot: null, source: null }
     else if (provided?.merchant !== undefined && provided.merchant.uid === merchantUid) {
       const snapshot = merchantSnapshot(provided.merchant, merchantUid, this.#now())
       merchant = this.#accept('MERCHANT', merchantUid, merchants, snapshot, fetched)
     } else {
-      const fetch = (uid: string) => this.#fetchMerchant(uid)
-      merchant = await this.#resolve('MERCHANT', merchantUid, merchants, this.#merchantFlight, fetch, fetched)
+      const found = this.#resolve('MERCHANT', merchantUid, merchants, this.#merchantFlight, this.#fetchMerchantFn, fetched)
+      merchant = found instanceof Promise ? await found : found
     }
-    return {
+    const resolved: ResolvedDetails = {
       shop: shop.snapshot,
       merchant: merchant.snapshot,
       merchantUid: merchantUid === '' ? null : merchantUid,
@@ -151,6 +171,9 @@ export class MerchantDetails {
       merchantSource: merchant.source,
       fetched,
     }
+    if (shop.avro !== undefined) resolved.shopAvro = shop.avro
+    if (merchant.avro !== undefined) resolved.merchantAvro = merchant.avro
+    return resolved
   }
 
   /**
@@ -205,26 +228,38 @@ export class MerchantDetails {
     return { snapshot, source: 'API' }
   }
 
-  async #resolve<T extends Shop | Merchant>(
+  /** A table hit without a promise (most records: no await per lookup), else the API through the single flight. */
+  #resolve<T extends Shop | Merchant>(
     entity: 'SHOP' | 'MERCHANT',
     uid: string,
     table: SnapshotTable<T>,
     flight: SingleFlight<string, Fetch<T>>,
     fetch: (uid: string) => Promise<Fetch<T>>,
     fetched: MerchantDataFetched[],
-  ): Promise<{ snapshot: T | null; source: DetailSource | null }> {
+  ): Found<T> | Promise<Found<T>> {
     const label = entity === 'SHOP' ? 'shops' : 'merchants'
-    const local = table.get(uid)
-    if (entity === 'SHOP') this.#observe(local === undefined)
-    if (local !== undefined) {
+    const hit = this.#tableHit(table, uid)
+    if (entity === 'SHOP') this.#observe(hit === undefined)
+    if (hit !== undefined) {
       this.#metrics?.tableHits.inc({ table: label })
       this.#reattachIfDue(entity, uid, fetched)
-      return { snapshot: local, source: 'TABLE' }
+      return hit
     }
     this.#metrics?.tableMisses.inc({
       table: label,
       reason: table.fetchedAtOf(uid) === undefined ? 'absent' : 'stale',
     })
+    return this.#fetchThrough(entity, uid, table, flight, fetch, fetched)
+  }
+
+  async #fetchThrough<T extends Shop | Merchant>(
+    entity: 'SHOP' | 'MERCHANT',
+    uid: string,
+    table: SnapshotTable<T>,
+    flight: SingleFlight<string, Fetch<T>>,
+    fetch: (uid: string) => Promise<Fetch<T>>,
+    fetched: MerchantDataFetched[],
+  ): Promise<Found<T>> {
     const result = await flight.run(uid, async () => {
       const got = await fetch(uid)
       if (got.snapshot !== null) table.putFetched(got.snapshot)
@@ -234,6 +269,15 @@ export class MerchantDetails {
     })
     fetched.push(result.event)
     return { snapshot: result.snapshot, source: result.snapshot === null ? null : 'API' }
+  }
+
+  #tableHit<T extends Shop | Merchant>(table: SnapshotTable<T>, uid: string): Found<T> | undefined {
+    if (!this.#asAvro) {
+      const snapshot = table.get(uid)
+      return snapshot === undefined ? undefined : { snapshot, source: 'TABLE' }
+    }
+    const hit = table.getAvro(uid)
+    return hit === undefined ? undefined : { snapshot: null, avro: hit.avro, captured: hit.captured, source: 'TABLE' }
   }
 
   #remember(entity: 'SHOP' | 'MERCHANT', uid: string, got: Fetch<Shop | Merchant>): void {

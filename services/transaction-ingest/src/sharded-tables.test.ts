@@ -44,6 +44,8 @@ describe('tables of a load by several loader processes', () => {
     expect(tables.shops.size).toBe(210)
     expect(tables.merchants.size).toBe(6)
     for (const s of shops) expect(bytes(tables.shops.get(s.uid))).toEqual(bytes(s))
+    // Straight to Avro too, each with its own shard's pools, and the merchant uid beside the bytes.
+    for (const s of shops) expect(tables.shops.getAvro(s.uid)).toEqual({ avro: bytes(s), captured: s.merchantUid })
     expect(tables.merchants.get('b2-m@cz')?.uid).toBe('b2-m@cz')
     expect(tables.shops.get('c1')).toBeUndefined()
   })

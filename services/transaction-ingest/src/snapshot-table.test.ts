@@ -32,6 +32,35 @@ describe('shop and merchant tables', () => {
     }
   })
 
+  it('gives what get gives as Avro bytes (getAvro): topic entries, API reads over them, deletions and the age limit', () => {
+    let now = 1_700_000_000_000
+    const tables = createMerchantTables({ invalidationsEnabled: false, now: () => now })
+    const shopType = avroSchema('Shop').type
+    const merchantType = avroSchema('Merchant').type
+    for (let i = 0; i < 200; i++) {
+      const s = { ...(shopType.random() as unknown as Shop), uid: `s${i}`, fetchedAt: now - i }
+      tables.shops.applyFromTopic(s.uid, s)
+      expect(tables.shops.getAvro(s.uid)).toEqual({ avro: shopType.toBuffer(s), captured: s.merchantUid })
+      const m = { ...(merchantType.random() as unknown as ReturnType<typeof exampleMerchant>), uid: `m${i}@cz`, fetchedAt: now }
+      tables.merchants.applyFromTopic(m.uid, m)
+      expect(tables.merchants.getAvro(m.uid)).toEqual({ avro: merchantType.toBuffer(m), captured: null })
+    }
+    // An API read newer than the topic's answers first; one the API says is gone is no hit.
+    const fresh = shop('s1', now + 5, { merchantUid: 'm-api@cz', url: 'https://api.example/s1' })
+    expect(tables.shops.putFetched(fresh)).toBe(true)
+    expect(tables.shops.getAvro('s1')).toEqual({ avro: shopType.toBuffer(fresh), captured: 'm-api@cz' })
+    tables.shops.delete('s2')
+    expect(tables.shops.getAvro('s2')).toBeUndefined()
+    expect(tables.shops.getAvro('nope')).toBeUndefined()
+    // Without invalidations an entry older than the limit is a miss, as for get.
+    now += MAX_AGE_WITHOUT_INVALIDATIONS_MS + 100
+    expect(tables.shops.get('s150')).toBeUndefined()
+    expect(tables.shops.getAvro('s150')).toBeUndefined()
+    const later = shop('s150', now, { merchantUid: null })
+    expect(tables.shops.putFetched(later)).toBe(true)
+    expect(tables.shops.getAvro('s150')).toEqual({ avro: shopType.toBuffer(later), captured: null })
+  })
+
   it('deletes an entry on a tombstone', () => {
     const tables = createMerchantTables({ invalidationsEnabled: true })
     tables.shops.applyFromTopic('s1', shop('s1', 1))

@@ -10,6 +10,14 @@ export const MAX_AGE_WITHOUT_INVALIDATIONS_MS = 7 * 24 * 3_600_000
 
 export type Snapshot = { uid: string; fetchedAt: number }
 
+/** A stored entry as the Avro bytes of the table's schema (SnapshotTable.getAvro). */
+export interface AvroSnapshot {
+  /** The Avro binary encoding of the snapshot by its schema: what an event embedding it holds. */
+  avro: Buffer
+  /** The codec's captured field (a shop's merchantUid), or null. */
+  captured: string | null
+}
+
 /** A table loaded by another loader process, with the codec over its own (frozen) string pools. */
 interface SecondaryShard<T> {
   table: CompactTable
@@ -57,6 +65,8 @@ export class SnapshotTable<T extends Snapshot> {
   #fetchedOnly = 0
   readonly #codec: CompactCodec<T>
   readonly #writer: Writer
+  /** Where getAvro writes (not #writer: that one holds what a write is storing). */
+  readonly #avroWriter = new Writer(1024)
   readonly #invalidationsEnabled: boolean
   readonly #maxAgeMs: number
   readonly #now: () => number
@@ -94,6 +104,25 @@ export class SnapshotTable<T extends Snapshot> {
     if (value === undefined) return undefined
     if (!this.#invalidationsEnabled && this.#now() - value.fetchedAt > this.#maxAgeMs) return undefined
     return value
+  }
+
+  /**
+   * What `get` finds, as Avro bytes written straight from the stored entry
+   * (CompactCodec.toAvro), without the object: the ingest embeds them in the
+   * enriched event as they are.
+   */
+  getAvro(uid: string): AvroSnapshot | undefined {
+    const writer = this.#avroWriter
+    writer.reset()
+    let captured: string | null = null
+    const found = this.#read(uid, (chunk, offset, codec) => {
+      if (!this.#invalidationsEnabled && this.#now() - chunk.readDoubleLE(offset) > this.#maxAgeMs) return false
+      codec.toAvro(writer, chunk, offset, uid)
+      captured = codec.captured
+      return true
+    })
+    if (found !== true) return undefined
+    return { avro: Buffer.from(writer.buf.subarray(0, writer.pos)), captured }
   }
 
   /** fetchedAt of the stored entry whatever its age, without decoding it. */
@@ -295,6 +324,8 @@ function shopCodecOver(pools: StringPools): CompactCodec<Shop> {
     inlineStrings: SHOP_INLINE,
     // Shops repeat their merchant's uid: worth pooling for far more merchants than the default budget.
     poolBudgets: SHOP_POOL_BUDGETS,
+    // getAvro gives it besides the bytes: the merchant is looked up by it.
+    capture: 'merchantUid',
   })
 }
 

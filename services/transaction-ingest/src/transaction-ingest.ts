@@ -1,4 +1,4 @@
-import { CORRECTION_HEADER } from '@tep/schemas'
+import { avroSchema, CORRECTION_HEADER } from '@tep/schemas'
 import { hostname } from 'node:os'
 import { errorCode, isRetriable } from '@tep/errors'
 import {
@@ -151,8 +151,13 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   // encodeSync in the transform needs the ids; registering up front also fails
   // fast on an incompatible schema instead of at the first record.
   const [enrichedSchemaId] = await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
-  // The raw event inside the enriched one is copied as the bytes it arrived as.
-  const enrichedEncoder = new SplicingEncoder(enrichedCodec, enrichedSchemaId, 'raw', rawCodec)
+  // The raw event inside the enriched one is copied as the bytes it arrived as,
+  // and the shop and merchant as the bytes the table writes (no objects in between).
+  const enrichedEncoder = new SplicingEncoder(enrichedCodec, enrichedSchemaId, [
+    { field: 'raw', schema: rawCodec.schema },
+    { field: 'shop', schema: avroSchema('Shop') },
+    { field: 'merchant', schema: avroSchema('Merchant') },
+  ])
 
   const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
   registerTableGauges(metricsRegistry, tables)
@@ -160,7 +165,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   // API calls of this instance stop waiting when stop() gives up on them.
   const apiAbort = new AbortController()
   const client = withSignal(options.client, apiAbort.signal)
-  const details = new MerchantDetails({ tables, client, instanceId, metrics, now })
+  const details = new MerchantDetails({ tables, client, instanceId, metrics, now, tableHitsAsAvro: true })
   const lookups = new Lookups({
     client,
     mode: options.lookupMode ?? 'batch',
@@ -215,13 +220,13 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     metrics.recordsIn.inc()
     const { value: raw, body: rawBody } = await rawCodec.decodeWithBody(record.value)
     validateRaw(raw)
-    const { enriched, fetched } = await enricher.enrich(raw)
+    const { enriched, fetched, shopAvro, merchantAvro } = await enricher.enrich(raw)
     const outputs: OutputRecord[] = [
       // Same key as the raw record, so the result lands on the matching partition.
       {
         topic: topics.enriched,
         key: record.key ?? raw.transactionId,
-        value: enrichedEncoder.encode(enriched, rawBody),
+        value: enrichedEncoder.encode(enriched, [rawBody, shopAvro, merchantAvro]),
         ...correctionHeaders(record),
       },
     ]
