@@ -46,6 +46,18 @@ describe('AvroSerde decoding', () => {
     expect({ ...(await shops.decode(value)) }).toEqual(shop)
   })
 
+  it('decodes without a promise once the writer schema was fetched, with the same results and errors', async () => {
+    const serde = new AvroSerde({ registry: fakeRegistry() })
+    const codec = serde.topic('merchant.shops.v1', 'Shop')
+    const value = confluentFrame(7, avroSchemas.Shop.type.toBuffer(exampleShop()))
+    expect(codec.decodeWithBodyIfReady(value)).toBeUndefined()
+    const decoded = await codec.decodeWithBody(value)
+    expect(codec.decodeWithBodyIfReady(value)).toEqual(decoded)
+    expect(decoded.body).toEqual(avroSchemas.Shop.type.toBuffer(exampleShop()))
+    expect(() => codec.decodeWithBodyIfReady(confluentFrame(7, Buffer.from([1, 2])))).toThrow(UndecodableRecordError)
+    expect(() => codec.decodeWithBodyIfReady(null)).toThrow(UndecodableRecordError)
+  })
+
   it('gives each kind of undecodable value its own non-retriable code', async () => {
     const body = avroSchemas.Shop.type.toBuffer(exampleShop())
     expect(await codeOf(shops.decode(null))).toBe(UNDECODABLE_CODES.emptyValue)

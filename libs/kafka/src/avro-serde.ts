@@ -78,6 +78,11 @@ export interface TopicCodec<T> {
    * (the ingest's EnrichedTransaction.raw).
    */
   decodeWithBody(value: Buffer | null): Promise<{ value: T; body: Buffer | undefined }>
+  /**
+   * decodeWithBody without a promise once the writer's schema was fetched
+   * (undefined before: then use decodeWithBody). Throws what it would reject with.
+   */
+  decodeWithBodyIfReady(value: Buffer | null): { value: T; body: Buffer | undefined } | undefined
 }
 
 export interface AvroSerdeOptions {
@@ -95,6 +100,8 @@ export class AvroSerde {
   private readonly logger: KafkaLogger
   private readonly registered = new Map<string, Promise<number>>()
   private readonly writers = new Map<number, Promise<avro.Type>>()
+  /** The writer schemas fetched so far (what `writers` resolved to), for decodes without a promise. */
+  private readonly writersKnown = new Map<number, avro.Type>()
   private readonly resolvers = new WeakMap<avro.Type, Map<number, avro.Type | 'same'>>()
   private readonly codecs = new Map<string, TopicCodec<unknown>>()
 
@@ -150,6 +157,10 @@ export class AvroSerde {
         const { decoded, body } = await this.decodeFrame(schema.type, value)
         return { value: checked(decoded as EventTypes[N]), body }
       },
+      decodeWithBodyIfReady: (value) => {
+        const frame = this.decodeFrameIfReady(schema.type, value)
+        return frame === undefined ? undefined : { value: checked(frame.decoded as EventTypes[N]), body: frame.body }
+      },
     }
     if (options.validate === undefined) this.codecs.set(cacheKey, codec as TopicCodec<unknown>)
     return codec
@@ -176,7 +187,17 @@ export class AvroSerde {
   /** decodeWith, and the Avro body when the writer's schema is the reader's (else undefined). */
   private async decodeFrame(reader: avro.Type, value: Buffer | null): Promise<{ decoded: unknown; body: Buffer | undefined }> {
     const { schemaId, body } = confluentUnframe(value)
-    const writer = await this.writerType(schemaId)
+    return this.decodeBody(reader, schemaId, body, await this.writerType(schemaId))
+  }
+
+  /** decodeFrame without a promise when the writer's schema is known already; undefined when it is not. */
+  private decodeFrameIfReady(reader: avro.Type, value: Buffer | null): { decoded: unknown; body: Buffer | undefined } | undefined {
+    const { schemaId, body } = confluentUnframe(value)
+    const writer = this.writersKnown.get(schemaId)
+    return writer === undefined ? undefined : this.decodeBody(reader, schemaId, body, writer)
+  }
+
+  private decodeBody(reader: avro.Type, schemaId: number, body: Buffer, writer: avro.Type): { decoded: unknown; body: Buffer | undefined } {
     let byWriter = this.resolvers.get(reader)
     if (byWriter === undefined) {
       byWriter = new Map()
@@ -214,7 +235,10 @@ export class AvroSerde {
     if (pending === undefined) {
       pending = this.fetchWriter(schemaId)
       this.writers.set(schemaId, pending)
-      pending.catch(() => this.writers.delete(schemaId))
+      pending.then(
+        (writer) => this.writersKnown.set(schemaId, writer),
+        () => this.writers.delete(schemaId),
+      )
     }
     return pending
   }

@@ -53,6 +53,7 @@ export type {
   RecordHeaders,
   TopicPartition,
   Transform,
+  TransformResult,
   TransformContext,
 } from './pipeline-types.ts'
 export { isFencedError } from './fencing.ts'

@@ -46,7 +46,14 @@ export interface TransformContext {
 export type Transform = (
   record: PipelineRecord,
   context: TransformContext,
-) => Promise<OutputRecord[] | OutputRecord | undefined | void>
+) => TransformResult | Promise<TransformResult>
+
+/**
+ * What a transform gives. It may give it at once, without a promise (an
+ * identity, a lookup in memory): the loop then makes no promise per record,
+ * and what such a transform throws counts as a rejection would.
+ */
+export type TransformResult = OutputRecord[] | OutputRecord | undefined | void
 
 export interface TopicPartition {
   topic: string

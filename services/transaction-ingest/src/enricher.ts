@@ -106,12 +106,14 @@ export class Enricher {
           fetched: [],
         }
       case 'found': {
-        const details = await this.#details.resolve(
+        const resolving = this.#details.resolve(
           result.shopUid,
           result.shop === undefined
             ? undefined
             : { shop: result.shop, ...(result.merchant === undefined ? {} : { merchant: result.merchant }) },
         )
+        // A table hit is not a promise: no await (and no turn of the event loop) for it.
+        const details = resolving instanceof Promise ? await resolving : resolving
         const matched: EnrichResult = {
           enriched: {
             ...base,

@@ -145,35 +145,35 @@ export class MerchantDetails {
    * Details of a found shop. `provided` is what a `complete` lookup returned with
    * the find result; without it the table answers, or the API on a miss.
    */
-  async resolve(shopUid: string, provided?: ProvidedDetails): Promise<ResolvedDetails> {
-    const fetched: MerchantDataFetched[] = []
-    const { shops, merchants } = this.#tables
-    let shop: Found<Shop>
-    if (provided === undefined) {
-      const found = this.#resolve('SHOP', shopUid, shops, this.#shopFlight, this.#fetchShopFn, fetched)
-      shop = found instanceof Promise ? await found : found
-    } else shop = this.#accept('SHOP', shopUid, shops, shopSnapshot(provided.shop, shopUid, this.#now()), fetched)
+  resolve(shopUid: string, provided?: ProvidedDetails): ResolvedDetails | Promise<ResolvedDetails> {
+    // Table hits answer without a promise (most records: no await per lookup); any failure is a rejection.
+    try {
+      const fetched: MerchantDataFetched[] = []
+      const shop =
+        provided === undefined
+          ? this.#resolve('SHOP', shopUid, this.#tables.shops, this.#shopFlight, this.#fetchShopFn, fetched)
+          : this.#accept('SHOP', shopUid, this.#tables.shops, shopSnapshot(provided.shop, shopUid, this.#now()), fetched)
+      if (shop instanceof Promise) return shop.then((found) => this.#withMerchant(found, provided, fetched))
+      return this.#withMerchant(shop, provided, fetched)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  #withMerchant(
+    shop: Found<Shop>,
+    provided: ProvidedDetails | undefined,
+    fetched: MerchantDataFetched[],
+  ): ResolvedDetails | Promise<ResolvedDetails> {
     const merchantUid = (shop.avro === undefined ? shop.snapshot?.merchantUid : shop.captured) ?? null
-    let merchant: Found<Merchant>
+    let merchant: Found<Merchant> | Promise<Found<Merchant>>
     if (merchantUid === null || merchantUid === '') merchant = { snapshot: null, source: null }
     else if (provided?.merchant !== undefined && provided.merchant.uid === merchantUid) {
       const snapshot = merchantSnapshot(provided.merchant, merchantUid, this.#now())
-      merchant = this.#accept('MERCHANT', merchantUid, merchants, snapshot, fetched)
-    } else {
-      const found = this.#resolve('MERCHANT', merchantUid, merchants, this.#merchantFlight, this.#fetchMerchantFn, fetched)
-      merchant = found instanceof Promise ? await found : found
-    }
-    const resolved: ResolvedDetails = {
-      shop: shop.snapshot,
-      merchant: merchant.snapshot,
-      merchantUid: merchantUid === '' ? null : merchantUid,
-      shopSource: shop.source,
-      merchantSource: merchant.source,
-      fetched,
-    }
-    if (shop.avro !== undefined) resolved.shopAvro = shop.avro
-    if (merchant.avro !== undefined) resolved.merchantAvro = merchant.avro
-    return resolved
+      merchant = this.#accept('MERCHANT', merchantUid, this.#tables.merchants, snapshot, fetched)
+    } else merchant = this.#resolve('MERCHANT', merchantUid, this.#tables.merchants, this.#merchantFlight, this.#fetchMerchantFn, fetched)
+    if (merchant instanceof Promise) return merchant.then((found) => resolvedOf(shop, found, merchantUid, fetched))
+    return resolvedOf(shop, merchant, merchantUid, fetched)
   }
 
   /**
@@ -342,6 +342,25 @@ export class MerchantDetails {
       fetchedBy: this.#instanceId,
     }
   }
+}
+
+function resolvedOf(
+  shop: Found<Shop>,
+  merchant: Found<Merchant>,
+  merchantUid: string | null,
+  fetched: MerchantDataFetched[],
+): ResolvedDetails {
+  const resolved: ResolvedDetails = {
+    shop: shop.snapshot,
+    merchant: merchant.snapshot,
+    merchantUid: merchantUid === '' ? null : merchantUid,
+    shopSource: shop.source,
+    merchantSource: merchant.source,
+    fetched,
+  }
+  if (shop.avro !== undefined) resolved.shopAvro = shop.avro
+  if (merchant.avro !== undefined) resolved.merchantAvro = merchant.avro
+  return resolved
 }
 
 function isEntityNotFound(err: unknown): boolean {

@@ -218,7 +218,9 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
 
   const transform = async (record: PipelineRecord): Promise<OutputRecord[]> => {
     metrics.recordsIn.inc()
-    const { value: raw, body: rawBody } = await rawCodec.decodeWithBody(record.value)
+    // Once the writer schema is known (every record but the first few) the decode needs no await.
+    const { value: raw, body: rawBody } =
+      rawCodec.decodeWithBodyIfReady(record.value) ?? (await rawCodec.decodeWithBody(record.value))
     validateRaw(raw)
     const { enriched, fetched, shopAvro, merchantAvro } = await enricher.enrich(raw)
     const outputs: OutputRecord[] = [
