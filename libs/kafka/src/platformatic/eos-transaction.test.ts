@@ -1,12 +1,46 @@
-import { compatibilityPartitioner } from '@platformatic/kafka'
+import { compatibilityPartitioner, type Message } from '@platformatic/kafka'
 import { describe, expect, it } from 'vitest'
-import { assignPartitions, chunkMessages, type WireMessage } from './eos-transaction.ts'
+import { assignPartitions, chunkMessages, toPipelineRecord, type WireMessage } from './eos-transaction.ts'
 
 const msg = (topic: string, key: string, bytes: number, partition?: number): WireMessage => ({
   topic,
   key: Buffer.from(key),
   value: Buffer.alloc(bytes),
   ...(partition === undefined ? {} : { partition }),
+})
+
+describe('the record a transform sees', () => {
+  const message = (headerEntries: [Buffer, Buffer][]): Message =>
+    ({
+      topic: 'raw',
+      partition: 3,
+      offset: 2n ** 40n + 7n,
+      timestamp: 1_795_000_000_123n,
+      key: Buffer.from('k1'),
+      value: Buffer.from('v1'),
+      headerEntries,
+    }) as unknown as Message
+
+  it('has the KafkaJS fields, offset and timestamp as strings and headers by name (repeated names as lists)', () => {
+    const record = toPipelineRecord(message([[Buffer.from('a'), Buffer.from('1')], [Buffer.from('b'), Buffer.from('2')], [Buffer.from('a'), Buffer.from('3')]]))
+    expect(record.topic).toBe('raw')
+    expect(record.partition).toBe(3)
+    expect(record.offset).toBe('1099511627783')
+    expect(record.timestamp).toBe('1795000000123')
+    expect(record.key).toEqual(Buffer.from('k1'))
+    expect(record.value).toEqual(Buffer.from('v1'))
+    expect(record.headers).toEqual({ a: [Buffer.from('1'), Buffer.from('3')], b: Buffer.from('2') })
+    // Made once: a transform that adds a header to the object sees it again.
+    expect(record.headers).toBe(record.headers)
+    expect(JSON.parse(JSON.stringify(record))).toMatchObject({ topic: 'raw', partition: 3, offset: '1099511627783', timestamp: '1795000000123' })
+  })
+
+  it('gives an empty headers object, and null key and value when the message has none', () => {
+    const record = toPipelineRecord({ ...message([]), key: undefined, value: undefined } as unknown as Message)
+    expect(record.headers).toEqual({})
+    expect(record.key).toBeNull()
+    expect(record.value).toBeNull()
+  })
 })
 
 describe('assignPartitions', () => {
