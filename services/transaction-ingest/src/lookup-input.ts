@@ -48,22 +48,23 @@ function refreshOf(raw: RawTransaction): 'true' | undefined {
  * no findBy parameter and are not sent.
  */
 export function cardLookupInput(raw: RawTransaction, card: CardTransaction): CardLookupInput {
-  const input: CardLookupInput = {
-    merchantId: present(card.merchantId),
-    terminalId: present(card.terminalId),
-    description: present(card.description),
-    city: present(card.city),
-    country: present(card.country),
-    postalCode: present(card.postalCode),
-    mcc: present(card.mcc),
-    acquirerId: present(card.acquirerId),
-    amount: raw.amount,
-    currency: raw.currency,
-    dateTime: new Date(raw.occurredAt).toISOString(),
-    cardBin: present(card.cardBin),
-    refresh: refreshOf(raw),
-  }
-  return dropUndefined(input)
+  // Built key by key (null fields left out) rather than made whole and then copied
+  // without its undefined keys: this runs for every card record.
+  const input: { -readonly [K in keyof CardLookupInput]: CardLookupInput[K] } = {}
+  if (card.merchantId !== null) input.merchantId = card.merchantId
+  if (card.terminalId !== null) input.terminalId = card.terminalId
+  if (card.description !== null) input.description = card.description
+  if (card.city !== null) input.city = card.city
+  if (card.country !== null) input.country = card.country
+  if (card.postalCode !== null) input.postalCode = card.postalCode
+  if (card.mcc !== null) input.mcc = card.mcc
+  if (card.acquirerId !== null) input.acquirerId = card.acquirerId
+  input.amount = raw.amount
+  input.currency = raw.currency
+  input.dateTime = new Date(raw.occurredAt).toISOString()
+  if (card.cardBin !== null) input.cardBin = card.cardBin
+  if (raw.refresh) input.refresh = 'true'
+  return input
 }
 
 /**
