@@ -28,6 +28,7 @@ RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulat
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
+ && grep -qF 'tep-patch: short ASCII strings without Buffer.byteLength' node_modules/avsc/lib/utils.js \
  && npm cache clean --force
 COPY schemas schemas
 USER node
@@ -39,7 +40,7 @@ ENTRYPOINT ["node"]
 # workspaces the image runs are installed (-w with a folder selects every
 # workspace in it): the test workspace's testcontainers/playwright stay out.
 # Install scripts stay off (no third-party code runs at build time), so the
-# project's own @platformatic/kafka patches are applied explicitly, and the build
+# project's own patches (@platformatic/kafka, its buffer, avsc) are applied explicitly, and the build
 # fails if one did not take (a version bump the patch no longer matches).
 FROM base AS production
 RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
@@ -47,6 +48,7 @@ RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
  && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
  && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
+ && grep -qF 'tep-patch: short ASCII strings without Buffer.byteLength' node_modules/avsc/lib/utils.js \
  && npm cache clean --force
 COPY schemas schemas
 # uid 1000 (the image's `node` user) by number, so Kubernetes' runAsNonRoot can verify it.

@@ -57,6 +57,7 @@ describe('Dockerfile', () => {
       [/const MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js'],
       [/const DB_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/dynamic-buffer/dist/index.js'],
       [/const REC_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/kafka/dist/protocol/records.js'],
+      [/const AVSC_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/avsc/lib/utils.js'],
     ] as const
     for (const [pattern, file] of marks) {
       const mark = pattern.exec(patch)?.[1]

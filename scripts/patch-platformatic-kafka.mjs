@@ -1,3 +1,7 @@
+// postinstall: four patches of installed packages, each version-checked and idempotent:
+// @platformatic/kafka's read_committed filter (below), its buffer's chunk lookups, its
+// record encoding, and avsc's string writing (each described where it is applied).
+//
 // postinstall: fixes @platformatic/kafka 2.12.1's read_committed filter, which
 // DROPS COMMITTED RECORDS. `Consumer#filterUncommittedMessages` keeps one aborted
 // range per producer id, from the first offset the broker listed to the producer's
