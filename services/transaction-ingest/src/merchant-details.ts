@@ -67,6 +67,15 @@ interface Fetch<T> {
   event: MerchantDataFetched
 }
 
+/** What resolving one kind of entity uses: its table, its API read and the single flight around it. */
+interface Lane<T extends Shop | Merchant> {
+  entity: 'SHOP' | 'MERCHANT'
+  label: 'shops' | 'merchants'
+  table: SnapshotTable<T>
+  flight: SingleFlight<string, Fetch<T>>
+  fetch: (uid: string) => Promise<Fetch<T>>
+}
+
 /** A resolved shop or merchant: an object, or (a table hit with tableHitsAsAvro) its Avro bytes. */
 interface Found<T> {
   snapshot: T | null
@@ -104,13 +113,11 @@ export class MerchantDetails {
   readonly #now: () => number
   readonly #republishAfterMs: number
   readonly #maxPending: number
-  readonly #shopFlight = new SingleFlight<string, Fetch<Shop>>()
-  readonly #merchantFlight = new SingleFlight<string, Fetch<Merchant>>()
   readonly #pending = new Map<string, PendingConfirmation>()
   readonly #coldMissRate: number
   readonly #asAvro: boolean
-  readonly #fetchShopFn = (uid: string): Promise<Fetch<Shop>> => this.#fetchShop(uid)
-  readonly #fetchMerchantFn = (uid: string): Promise<Fetch<Merchant>> => this.#fetchMerchant(uid)
+  readonly #shops: Lane<Shop>
+  readonly #merchants: Lane<Merchant>
   /** Moving average of table misses among shop lookups; starts from the table's state. */
   #missRate: number | undefined
 
@@ -124,6 +131,20 @@ export class MerchantDetails {
     this.#maxPending = options.maxPending ?? 100_000
     this.#coldMissRate = options.coldMissRate ?? 0.1
     this.#asAvro = options.tableHitsAsAvro ?? false
+    this.#shops = {
+      entity: 'SHOP',
+      label: 'shops',
+      table: options.tables.shops,
+      flight: new SingleFlight(),
+      fetch: (uid) => this.#fetchShop(uid),
+    }
+    this.#merchants = {
+      entity: 'MERCHANT',
+      label: 'merchants',
+      table: options.tables.merchants,
+      flight: new SingleFlight(),
+      fetch: (uid) => this.#fetchMerchant(uid),
+    }
   }
 
   /**
@@ -151,7 +172,7 @@ export class MerchantDetails {
       const fetched: MerchantDataFetched[] = []
       const shop =
         provided === undefined
-          ? this.#resolve('SHOP', shopUid, this.#tables.shops, this.#shopFlight, this.#fetchShopFn, fetched)
+          ? this.#resolve(this.#shops, shopUid, fetched)
           : this.#accept('SHOP', shopUid, this.#tables.shops, shopSnapshot(provided.shop, shopUid, this.#now()), fetched)
       if (shop instanceof Promise) return shop.then((found) => this.#withMerchant(found, provided, fetched))
       return this.#withMerchant(shop, provided, fetched)
@@ -171,7 +192,7 @@ export class MerchantDetails {
     else if (provided?.merchant !== undefined && provided.merchant.uid === merchantUid) {
       const snapshot = merchantSnapshot(provided.merchant, merchantUid, this.#now())
       merchant = this.#accept('MERCHANT', merchantUid, this.#tables.merchants, snapshot, fetched)
-    } else merchant = this.#resolve('MERCHANT', merchantUid, this.#tables.merchants, this.#merchantFlight, this.#fetchMerchantFn, fetched)
+    } else merchant = this.#resolve(this.#merchants, merchantUid, fetched)
     if (merchant instanceof Promise) return merchant.then((found) => resolvedOf(shop, found, merchantUid, fetched))
     return resolvedOf(shop, merchant, merchantUid, fetched)
   }
@@ -229,42 +250,27 @@ export class MerchantDetails {
   }
 
   /** A table hit without a promise (most records: no await per lookup), else the API through the single flight. */
-  #resolve<T extends Shop | Merchant>(
-    entity: 'SHOP' | 'MERCHANT',
-    uid: string,
-    table: SnapshotTable<T>,
-    flight: SingleFlight<string, Fetch<T>>,
-    fetch: (uid: string) => Promise<Fetch<T>>,
-    fetched: MerchantDataFetched[],
-  ): Found<T> | Promise<Found<T>> {
-    const label = entity === 'SHOP' ? 'shops' : 'merchants'
-    const hit = this.#tableHit(table, uid)
-    if (entity === 'SHOP') this.#observe(hit === undefined)
+  #resolve<T extends Shop | Merchant>(lane: Lane<T>, uid: string, fetched: MerchantDataFetched[]): Found<T> | Promise<Found<T>> {
+    const hit = this.#tableHit(lane.table, uid)
+    if (lane.entity === 'SHOP') this.#observe(hit === undefined)
     if (hit !== undefined) {
-      this.#metrics?.tableHits.inc({ table: label })
-      this.#reattachIfDue(entity, uid, fetched)
+      this.#metrics?.tableHits.inc({ table: lane.label })
+      this.#reattachIfDue(lane.entity, uid, fetched)
       return hit
     }
     this.#metrics?.tableMisses.inc({
-      table: label,
-      reason: table.fetchedAtOf(uid) === undefined ? 'absent' : 'stale',
+      table: lane.label,
+      reason: lane.table.fetchedAtOf(uid) === undefined ? 'absent' : 'stale',
     })
-    return this.#fetchThrough(entity, uid, table, flight, fetch, fetched)
+    return this.#fetchThrough(lane, uid, fetched)
   }
 
-  async #fetchThrough<T extends Shop | Merchant>(
-    entity: 'SHOP' | 'MERCHANT',
-    uid: string,
-    table: SnapshotTable<T>,
-    flight: SingleFlight<string, Fetch<T>>,
-    fetch: (uid: string) => Promise<Fetch<T>>,
-    fetched: MerchantDataFetched[],
-  ): Promise<Found<T>> {
-    const result = await flight.run(uid, async () => {
-      const got = await fetch(uid)
-      if (got.snapshot !== null) table.putFetched(got.snapshot)
-      else table.delete(uid)
-      this.#remember(entity, uid, got)
+  async #fetchThrough<T extends Shop | Merchant>(lane: Lane<T>, uid: string, fetched: MerchantDataFetched[]): Promise<Found<T>> {
+    const result = await lane.flight.run(uid, async () => {
+      const got = await lane.fetch(uid)
+      if (got.snapshot !== null) lane.table.putFetched(got.snapshot)
+      else lane.table.delete(uid)
+      this.#remember(lane.entity, uid, got)
       return got
     })
     fetched.push(result.event)
