@@ -298,7 +298,10 @@ function patchRecordEncoding() {
 // the garbage collector (5 % of the process's CPU). The patch checks a short
 // string for ASCII in one pass and writes it directly (its length is its byte
 // count, and the zig-zag varint of a length below 64 is one byte: 2n); any
-// other string takes the original code, kept as Tap#tepWriteStringOriginal.
+// other string takes the original code, kept as Tap#tepWriteStringOriginal, with one fix:
+// its char loop ran to the string's UTF-8 byte count instead of its length, so a short
+// string with non-ASCII characters wrote 3 bytes of garbage per extra byte past its own
+// end (overwritten by the next field, or left in the caller's buffer after the value).
 const avscDir = packageDir(createRequire(import.meta.url), 'avsc')
 const avscVersion = avscDir === undefined ? undefined : JSON.parse(readFileSync(path.join(avscDir, 'package.json'), 'utf8')).version
 const avscFile = avscDir === undefined ? undefined : path.join(avscDir, 'lib', 'utils.js')
@@ -330,15 +333,20 @@ const AVSC_AFTER = `Tap.prototype.writeString = function (s) { ${AVSC_MARK}
 Tap.prototype.tepWriteStringOriginal = function (s) {
   var len = Buffer.byteLength(s);`
 
+const AVSC_LOOP_BEFORE = `    for (i = 0, l = len; i < l; i++) {
+      c1 = s.charCodeAt(i);`
+const AVSC_LOOP_AFTER = `    for (i = 0, l = s.length; i < l; i++) {
+      c1 = s.charCodeAt(i);`
+
 function patchAvscStrings() {
   if (avscFile === undefined || !existsSync(avscFile)) return
   const source = readFileSync(avscFile, 'utf8')
   if (source.includes(AVSC_MARK)) return
-  if (avscVersion !== '5.7.9' || source.split(AVSC_BEFORE).length !== 2) {
+  if (avscVersion !== '5.7.9' || source.split(AVSC_BEFORE).length !== 2 || source.split(AVSC_LOOP_BEFORE).length !== 2) {
     console.warn(`patch-platformatic-kafka: avsc ${avscVersion} does not have the expected Tap#writeString; not patched (see scripts/patch-platformatic-kafka.mjs)`)
     return
   }
-  writeFileSync(avscFile, source.replace(AVSC_BEFORE, AVSC_AFTER))
+  writeFileSync(avscFile, source.replace(AVSC_BEFORE, AVSC_AFTER).replace(AVSC_LOOP_BEFORE, AVSC_LOOP_AFTER))
   console.log(`patch-platformatic-kafka: patched avsc ${avscVersion} Tap#writeString (short ASCII strings written without Buffer.byteLength)`)
 }
 

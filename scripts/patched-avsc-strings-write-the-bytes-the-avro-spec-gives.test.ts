@@ -67,6 +67,18 @@ describe('the patched Tap#writeString of avsc', () => {
     )
   })
 
+  it('writes nothing past the string (the original wrote garbage after short non-ASCII strings)', () => {
+    fc.assert(
+      fc.property(strings, (s) => {
+        const tap = new Tap(Buffer.alloc(512, 0xff), 2)
+        tap.writeString(s)
+        expect(tap.buf.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xff]))
+        expect(tap.buf.subarray(tap.pos).every((b) => b === 0xff)).toBe(true)
+      }),
+      { numRuns: 2_000 },
+    )
+  })
+
   it('takes the fast path at every short ASCII length and the original past it (63, 64, 65 chars)', () => {
     for (let n = 0; n <= 66; n++) {
       const s = 'x'.repeat(n)
