@@ -135,6 +135,10 @@ describe('SplicingEncoder (the raw event inside the enriched one, copied as byte
     const bad = { ...exampleEnrichedTransaction(), status: 'MAYBE' } as unknown as EnrichedTransaction
     expect(() => encoder.encode(bad, [body])).toThrow(InvalidEventError)
     expect(() => encoder.encode({ ...bad, shop: null }, [body, avroSchemas.Shop.type.toBuffer(exampleShop())])).toThrow(/at: status$/)
+    // A field written from the value is checked inside too; one given as bytes is not read.
+    const badRaw = { ...exampleEnrichedTransaction(), raw: { ...exampleRawCardTransaction(), amount: 5 } } as unknown as EnrichedTransaction
+    expect(() => encoder.encode(badRaw, [])).toThrow(/at: raw\.amount$/)
+    expect(encoder.encode(badRaw, [body])).toEqual(encoder.encode(exampleEnrichedTransaction(), [body]))
   })
 
   it('refuses a field that cannot embed the schema, and a field that does not exist', async () => {

@@ -121,18 +121,18 @@ export class SplicingEncoder<T extends object> {
     return pos
   }
 
-  /** Why the event could not be written: the codec's own check names the fields (values given as bytes aside). */
+  /** Why the event could not be written: the paths of the fields written from the value that break the schema. */
   #invalid(value: T, bodies: readonly (Buffer | undefined)[]): InvalidEventError {
-    const checked: Record<string, unknown> = { ...(value as Record<string, unknown>) }
-    for (const [i, s] of this.#splices.entries()) if (bodies[i] !== undefined) checked[s.field] = (s.type as avro.Type).random()
-    try {
-      this.#codec.encodeSync(checked as T)
-    } catch (err) {
-      if (err instanceof InvalidEventError) return err
-    }
-    return new InvalidEventError(`${this.#codec.schema.name} value could not be written with its embedded bytes`, {
-      schema: this.#codec.schema.name,
-      paths: [],
+    const paths: string[] = []
+    const collect = (prefix: string[]) => (path: string[]) => paths.push([...prefix, ...path].join('.') || '(root)')
+    for (const part of this.#parts) part?.isValid(value, { errorHook: collect([]) })
+    for (const [i, s] of this.#splices.entries())
+      if (bodies[i] === undefined) s.type.isValid((value as Record<string, unknown>)[s.field], { errorHook: collect([s.field]) })
+    const name = this.#codec.schema.name
+    // Field paths only: values may hold personal data (as TopicCodec's own error).
+    return new InvalidEventError(`${name} value does not match its schema at: ${paths.length > 0 ? paths.join(', ') : '(root)'}`, {
+      schema: name,
+      paths,
     })
   }
 }
