@@ -312,11 +312,23 @@ function encodeFramed(schema: LoadedSchema, schemaId: number, value: unknown): B
 }
 
 function invalidEvent(schema: LoadedSchema, value: unknown): InvalidEventError {
+  return invalidEventAt(schema.name, [{ type: schema.type, value, path: [] }])
+}
+
+/**
+ * The InvalidEventError of an event of `schemaName` whose parts break their
+ * types: each check is a type, the value written with it and the path of that
+ * value in the event. Field paths only: values may hold personal data.
+ */
+export function invalidEventAt(
+  schemaName: string,
+  checks: ReadonlyArray<{ type: avro.Type; value: unknown; path: readonly string[] }>,
+): InvalidEventError {
   const paths: string[] = []
-  schema.type.isValid(value, { errorHook: (path) => paths.push(path.join('.') || '(root)') })
-  // Field paths only: values may hold personal data.
+  for (const check of checks)
+    check.type.isValid(check.value, { errorHook: (path) => paths.push([...check.path, ...path].join('.') || '(root)') })
   return new InvalidEventError(
-    `${schema.name} value does not match its schema at: ${paths.length > 0 ? paths.join(', ') : '(root)'}`,
-    { schema: schema.name, paths },
+    `${schemaName} value does not match its schema at: ${paths.length > 0 ? paths.join(', ') : '(root)'}`,
+    { schema: schemaName, paths },
   )
 }

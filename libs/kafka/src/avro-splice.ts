@@ -1,6 +1,6 @@
 import avro from 'avsc'
 import type { LoadedSchema } from '@tep/schemas'
-import { CONFLUENT_MAGIC_BYTE, InvalidEventError, type TopicCodec } from './avro-serde.ts'
+import { CONFLUENT_MAGIC_BYTE, invalidEventAt, type InvalidEventError, type TopicCodec } from './avro-serde.ts'
 
 /** A field of the outer record whose value may be given as Avro bytes of `schema`. */
 export interface SpliceField {
@@ -123,17 +123,11 @@ export class SplicingEncoder<T extends object> {
 
   /** Why the event could not be written: the paths of the fields written from the value that break the schema. */
   #invalid(value: T, bodies: readonly (Buffer | undefined)[]): InvalidEventError {
-    const paths: string[] = []
-    const collect = (prefix: string[]) => (path: string[]) => paths.push([...prefix, ...path].join('.') || '(root)')
-    for (const part of this.#parts) part?.isValid(value, { errorHook: collect([]) })
+    const checks: { type: avro.Type; value: unknown; path: string[] }[] = []
+    for (const part of this.#parts) if (part !== undefined) checks.push({ type: part, value, path: [] })
     for (const [i, s] of this.#splices.entries())
-      if (bodies[i] === undefined) s.type.isValid((value as Record<string, unknown>)[s.field], { errorHook: collect([s.field]) })
-    const name = this.#codec.schema.name
-    // Field paths only: values may hold personal data (as TopicCodec's own error).
-    return new InvalidEventError(`${name} value does not match its schema at: ${paths.length > 0 ? paths.join(', ') : '(root)'}`, {
-      schema: name,
-      paths,
-    })
+      if (bodies[i] === undefined) checks.push({ type: s.type, value: (value as Record<string, unknown>)[s.field], path: [s.field] })
+    return invalidEventAt(this.#codec.schema.name, checks)
   }
 }
 
