@@ -41,10 +41,9 @@ export class TransformRunner {
     const epoch = s.epoch
     this.#inflight += 1
     const settle = (settled: NonNullable<InFlight['settled']>): void => {
-      // Written even after a seek: harmless only because every record gets an entry of its
-      // own that is never reused (a seek drops the window array; the old entry is read by
-      // no one). Entries must stay so: pooled or flattened ones would let a stale settle
-      // mark a later record of the same slot as done, with the stale record's outputs.
+      // Written even after a seek: harmless because every record gets an entry of its own
+      // that is never reused (a seek drops the window array; the old entry is read by no
+      // one). A pool of entries would need the epoch checked before this write.
       entry.settled = settled
       this.#inflight -= 1
       // A seek or revocation since: the record speaks for the partition no more.
