@@ -18,9 +18,19 @@ export interface CommittedCounts {
 
 const STATUSES: readonly EnrichmentStatus[] = ['MATCHED', 'NOT_FOUND', 'REJECTED']
 const STATUS_INDEX = new Map(STATUSES.map((s, i) => [s, i]))
-/** Packing: status in the two low bits, then 16 bits per count (far above what one record fetches). */
-const COUNT = 4
-const COUNT_MAX = 0xffff
+/** A noted result as one number: status index + 4 × shops + 4 × 65,536 × merchants (a record fetches at most one of each). */
+const STATUS_SLOTS = 4
+const COUNT_SLOTS = 0x10000
+
+function pack(status: EnrichmentStatus, shops: number, merchants: number): number {
+  const count = (n: number) => Math.min(n, COUNT_SLOTS - 1)
+  return STATUS_INDEX.get(status)! + STATUS_SLOTS * (count(shops) + COUNT_SLOTS * count(merchants))
+}
+
+function unpack(packed: number): { status: EnrichmentStatus; shops: number; merchants: number } {
+  const counts = Math.floor(packed / STATUS_SLOTS)
+  return { status: STATUSES[packed % STATUS_SLOTS]!, shops: counts % COUNT_SLOTS, merchants: Math.floor(counts / COUNT_SLOTS) }
+}
 
 export class OutcomeTracker {
   readonly #pending = new Map<string, (Map<number, number> | undefined)[]>()
@@ -32,9 +42,7 @@ export class OutcomeTracker {
       this.#pending.set(topic, partitions)
     }
     const byOffset = (partitions[partition] ??= new Map())
-    const packed =
-      STATUS_INDEX.get(status)! + COUNT * Math.min(fetchedShops, COUNT_MAX) + COUNT * (COUNT_MAX + 1) * Math.min(fetchedMerchants, COUNT_MAX)
-    byOffset.set(Number(offset), packed)
+    byOffset.set(Number(offset), pack(status, fetchedShops, fetchedMerchants))
   }
 
   /** Everything noted for the partition at or below `lastOffset` is committed: returns its counts. */
@@ -45,10 +53,11 @@ export class OutcomeTracker {
     const last = Number(lastOffset)
     for (const [offset, packed] of byOffset) {
       if (offset > last) continue
-      const status = STATUSES[packed % COUNT]!
+      // Once per record per commit, off the transform's path: an object here is cheap.
+      const { status, shops, merchants } = unpack(packed)
       counts.byStatus.set(status, (counts.byStatus.get(status) ?? 0) + 1)
-      counts.fetchedShops += Math.floor(packed / COUNT) % (COUNT_MAX + 1)
-      counts.fetchedMerchants += Math.floor(packed / (COUNT * (COUNT_MAX + 1)))
+      counts.fetchedShops += shops
+      counts.fetchedMerchants += merchants
       byOffset.delete(offset)
     }
     return counts
