@@ -25,7 +25,7 @@ export {
   InvalidEventError,
 } from './avro-serde.ts'
 export type { AvroSerdeOptions, TopicCodec } from './avro-serde.ts'
-export { SplicingEncoder } from './avro-splice.ts'
+export { SplicingEncoder, type SpliceField } from './avro-splice.ts'
 export {
   buildDlqHeaders,
   createDlqRecord,
