@@ -1,13 +1,15 @@
-import { Consumer, type GroupAssignment, type Message, type MessagesStream } from '@platformatic/kafka'
+import { Consumer, type GroupAssignment, type MessagesStream } from '@platformatic/kafka'
 import type { KafkaLogger } from '../logger.ts'
 import type { TransactionalPipelineOptions } from '../pipeline-options.ts'
 import type { KafkaConnection } from './connection.ts'
 import { eosConsumerOptions } from './eos-options.ts'
 import type { FetchControl } from './fetch-control.ts'
+import type { FetchedMessage } from './input-message.ts'
 
 export interface EosConsumerEvents {
   onAssignment(assignments: GroupAssignment[] | undefined): void
-  onMessage(message: Message): void
+  /** The records of one partition from one fetch, in offset order. */
+  onRecords(topic: string, partition: number, messages: FetchedMessage[]): void
   /** The client gave up: a fetch, a group rejoin, or heartbeats. The consumer is of no further use. */
   onFailure(reason: string, error: unknown): void
 }
@@ -26,7 +28,7 @@ const LEAVE_TIMEOUT_MS = 5_000
 /**
  * One group member of the exactly-once loop and its stream: read_committed,
  * starting at the committed offsets, fetches routed through the loop's
- * FetchControl. Events of a closed session are ignored, so a consumer that is
+ * FetchControl, which hands their records over. Events of a closed session are ignored, so a consumer that is
  * being replaced cannot touch the loop's state any more.
  */
 export class EosConsumer {
@@ -43,7 +45,9 @@ export class EosConsumer {
     this.#events = events
     const c = new Consumer(eosConsumerOptions(settings.connection, settings.groupId, settings.consumer))
     this.consumer = c
-    fetchControl.install(c)
+    fetchControl.install(c, (topic, partition, messages) => {
+      if (this.#live) events.onRecords(topic, partition, messages)
+    })
     c.on('consumer:group:join', (payload) => {
       if (this.#live) events.onAssignment(payload.assignments)
     })
@@ -69,9 +73,9 @@ export class EosConsumer {
     })
     this.stream = s
     this.#fetchControl.attach(s.offsetsToFetch)
-    s.on('data', (message: Message) => {
-      if (this.#live) this.#events.onMessage(message)
-    })
+    // The records come through FetchControl and the stream's batches are emptied: it
+    // pushes nothing, but it fetches only while it flows, so it needs a reader.
+    s.on('data', () => undefined)
     s.on('error', (error: Error) => this.#failed('consumer stream failed', error))
   }
 

@@ -1,5 +1,6 @@
 import { PipelineError, errorCode } from '@tep/errors'
-import type { GroupAssignment, Message } from '@platformatic/kafka'
+import type { GroupAssignment } from '@platformatic/kafka'
+import type { InputMessage } from './input-message.ts'
 import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
 import { SILENT_LOGGER } from '../logger.ts'
 import { hookEmitter } from './hook-emitter.ts'
@@ -11,7 +12,7 @@ import type { KafkaConnection } from './connection.ts'
 import { ProducerSlot } from './producer-slot.ts'
 import { WakeSignal } from './wake-signal.ts'
 import { EosConsumer } from './eos-consumer.ts'
-import { TransformRunner } from './transform-runner.ts'
+import { isPromiseLike, TransformRunner } from './transform-runner.ts'
 import { EOS_DEFAULTS, resolveEosSettings } from './eos-options.ts'
 import { commitTransaction, toPipelineRecord, transactionWrites } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
@@ -112,7 +113,7 @@ export function createPlatformaticPipeline(
   /** Re-reads the partition from `offset`: what was received from there on is dropped, what finished before it stays to be committed. */
   function seek(s: PartitionState, offset: bigint): void {
     s.epoch += 1
-    s.queue = []
+    s.queue.clear()
     s.window = []
     s.done = s.done.filter((d) => d.message.offset < offset)
     s.position = offset
@@ -146,10 +147,9 @@ export function createPlatformaticPipeline(
         const start = floor ?? (options.fromBeginning === false ? undefined : 0n)
         if (start !== undefined) seek(s, start)
       } else if (floor !== undefined) {
-        const before = s.queue.length
-        s.queue = s.queue.filter((m) => m.offset >= floor)
-        if (s.queue.length < before)
-          logger.info({ topic: s.topic, partition: s.partition, skipped: before - s.queue.length, committed: floor.toString() }, 'skipping records that are already committed')
+        const skipped = s.queue.dropBelow(floor)
+        if (skipped > 0)
+          logger.info({ topic: s.topic, partition: s.partition, skipped, committed: floor.toString() }, 'skipping records that are already committed')
         if (s.position === undefined || s.position < floor) s.position = floor
       }
       s.floorKnown = true
@@ -222,21 +222,30 @@ export function createPlatformaticPipeline(
     }
   }
 
-  function onMessage(message: Message): void {
-    const s = parts.get(`${message.topic}:${message.partition}`)
-    if (s === undefined || s.paused || !fetchControl.isCurrent(message)) return
-    if (s.position !== undefined && message.offset < s.position) return
-    s.queue.push(message)
-    s.position = message.offset + 1n
+  /** The records of one partition from one fetch (FetchControl dropped those of fetches issued before a seek or a rebalance). */
+  function onRecords(topic: string, partition: number, messages: InputMessage[]): void {
+    const s = parts.get(`${topic}:${partition}`)
+    if (s === undefined || s.paused) return
+    for (const message of messages) {
+      if (s.position !== undefined && message.offset < s.position) continue
+      s.queue.push(message)
+    }
+    s.position = messages[messages.length - 1]!.offset + 1n
     if (bufferedCount(parts.values()) >= highWater) current?.stream?.pause()
     pump(s)
   }
 
   // --- transforms: ordered windows per partition, one in-flight budget ---------------------
 
-  /** Starts transforms of the partition's queued records while the in-flight budget has room. */
+  /**
+   * Starts transforms of the partition's queued records while the in-flight budget has room.
+   * While nothing of the partition is pending, a synchronous answer goes to `done` at once,
+   * without an in-flight entry or a microtask (an identity or a table lookup answers so);
+   * once one record is pending, later ones wait their turn in the window.
+   */
   function pump(s: PartitionState): void {
     let room = maxInFlight - windowedCount(parts.values())
+    let finished = false
     while (
       state === 'running' &&
       parts.get(s.key) === s &&
@@ -247,11 +256,37 @@ export function createPlatformaticPipeline(
       s.done.length < maxPerTxn
     ) {
       const message = s.queue.shift()!
-      const entry: InFlight = { message, record: toPipelineRecord(message), settled: undefined }
-      s.window.push(entry)
-      room -= 1
-      runner.start(s, entry)
+      const record = toPipelineRecord(message)
+      if (s.window.length > 0) {
+        const entry: InFlight = { message, record, settled: undefined }
+        s.window.push(entry)
+        room -= 1
+        runner.start(s, entry)
+        continue
+      }
+      let result: unknown
+      try {
+        result = runner.call(s, record)
+      } catch (error) {
+        if (!isRecordFailure(error)) {
+          pauseAndBackOff(s, message.offset, error)
+          break
+        }
+        s.done.push({ message, outcome: { kind: 'dead-letter', record, error } })
+        finished = true
+        continue
+      }
+      if (isPromiseLike(result)) {
+        const entry: InFlight = { message, record, settled: undefined }
+        s.window.push(entry)
+        room -= 1
+        runner.follow(s, entry, result)
+        continue
+      }
+      s.done.push({ message, outcome: { kind: 'outputs', record, outputs: outputsOf(result) } })
+      finished = true
     }
+    if (finished) commitWake.wake()
     const stream = current?.stream
     if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
   }
@@ -274,8 +309,7 @@ export function createPlatformaticPipeline(
       const entry = s.window.shift()!
       const settled = entry.settled!
       if (settled.ok) {
-        const v = settled.value as OutputRecord[] | OutputRecord | undefined
-        s.done.push({ message: entry.message, outcome: { kind: 'outputs', record: entry.record, outputs: v === undefined ? [] : Array.isArray(v) ? v : [v] } })
+        s.done.push({ message: entry.message, outcome: { kind: 'outputs', record: entry.record, outputs: outputsOf(settled.value) } })
       } else if (isRecordFailure(settled.error)) {
         s.done.push({ message: entry.message, outcome: { kind: 'dead-letter', record: entry.record, error: settled.error } })
       } else {
@@ -421,7 +455,7 @@ export function createPlatformaticPipeline(
   async function openConsumer(): Promise<void> {
     const session = new EosConsumer({ connection, groupId, topics: options.topics, consumer: options.consumer, fromBeginning: options.fromBeginning }, fetchControl, {
       onAssignment,
-      onMessage,
+      onRecords,
       onFailure: (reason, error) => {
         if (state === 'running') recovery.failed(reason, error)
       },
@@ -443,4 +477,10 @@ export function createPlatformaticPipeline(
     await producer.drop()
     await offsetCommitter.close()
   }
+}
+
+/** A transform's answer as the list of records it writes. */
+function outputsOf(value: unknown): OutputRecord[] {
+  const v = value as OutputRecord[] | OutputRecord | undefined
+  return v === undefined ? [] : Array.isArray(v) ? v : [v]
 }

@@ -1,4 +1,5 @@
-import { compatibilityPartitioner, type Message } from '@platformatic/kafka'
+import { compatibilityPartitioner } from '@platformatic/kafka'
+import type { InputMessage } from './input-message.ts'
 import { describe, expect, it } from 'vitest'
 import { assignPartitions, chunkMessages, toPipelineRecord, type WireMessage } from './eos-transaction.ts'
 
@@ -10,7 +11,7 @@ const msg = (topic: string, key: string, bytes: number, partition?: number): Wir
 })
 
 describe('the record a transform sees', () => {
-  const message = (headerEntries: [Buffer, Buffer][]): Message =>
+  const message = (headerEntries: [Buffer, Buffer][]): InputMessage =>
     ({
       topic: 'raw',
       partition: 3,
@@ -19,7 +20,7 @@ describe('the record a transform sees', () => {
       key: Buffer.from('k1'),
       value: Buffer.from('v1'),
       headerEntries,
-    }) as unknown as Message
+    }) as unknown as InputMessage
 
   it('has the KafkaJS fields, offset and timestamp as strings and headers by name (repeated names as lists)', () => {
     const record = toPipelineRecord(message([[Buffer.from('a'), Buffer.from('1')], [Buffer.from('b'), Buffer.from('2')], [Buffer.from('a'), Buffer.from('3')]]))
@@ -36,7 +37,7 @@ describe('the record a transform sees', () => {
   })
 
   it('gives an empty headers object, and null key and value when the message has none', () => {
-    const record = toPipelineRecord({ ...message([]), key: undefined, value: undefined } as unknown as Message)
+    const record = toPipelineRecord({ ...message([]), key: undefined, value: undefined } as unknown as InputMessage)
     expect(record.headers).toEqual({})
     expect(record.key).toBeNull()
     expect(record.value).toBeNull()

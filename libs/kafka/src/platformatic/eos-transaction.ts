@@ -1,9 +1,10 @@
-import type { Consumer, Message, MessageToProduce, Producer } from '@platformatic/kafka'
+import type { Consumer, MessageToProduce, Producer } from '@platformatic/kafka'
 import { compatibilityPartitioner } from '@platformatic/kafka'
 import { errorCode } from '@tep/errors'
 import { createDlqRecord } from '../dlq-record.ts'
 import type { OutputRecord, PipelineRecord, RecordHeaders } from '../pipeline-types.ts'
 import { javaPartition } from './java-partitioner.ts'
+import type { InputMessage } from './input-message.ts'
 import type { Taken } from './partition-state.ts'
 import type { TxnOffsetCommitter } from './txn-offset-commit.ts'
 
@@ -39,10 +40,10 @@ export class ConsumedRecord implements PipelineRecord {
   readonly partition: number
   readonly key: Buffer | null
   readonly value: Buffer | null
-  readonly #message: Message
+  readonly #message: InputMessage
   #headers: RecordHeaders | undefined
 
-  constructor(message: Message) {
+  constructor(message: InputMessage) {
     this.topic = message.topic
     this.partition = message.partition
     this.key = message.key ?? null
@@ -68,14 +69,16 @@ export class ConsumedRecord implements PipelineRecord {
   }
 }
 
-export function toPipelineRecord(message: Message): PipelineRecord {
+export function toPipelineRecord(message: InputMessage): PipelineRecord {
   return new ConsumedRecord(message)
 }
 
-function headersOf(message: Message): RecordHeaders {
+function headersOf(message: InputMessage): RecordHeaders {
   const headers: RecordHeaders = {}
-  for (const [key, value] of message.headerEntries) {
-    const name = key.toString('utf8')
+  for (const [key, raw] of message.headerEntries) {
+    const name = key?.toString('utf8') ?? ''
+    // A null header value reads as undefined, as it did through the client's stream.
+    const value = (raw ?? undefined) as Buffer
     const existing = headers[name]
     if (existing === undefined) headers[name] = value
     else headers[name] = [...(Array.isArray(existing) ? existing : [existing]), value]
@@ -184,7 +187,7 @@ export async function commitTransaction(
   consumer: Consumer,
   offsets: TxnOffsetCommitter,
   outputs: WireMessage[],
-  lastRecords: Message[],
+  lastRecords: InputMessage[],
 ): Promise<void> {
   const topics = [...new Set(outputs.map((m) => m.topic))]
   // Cached by the client (metadataMaxAge): no round trip per transaction.

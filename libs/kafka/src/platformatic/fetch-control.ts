@@ -1,26 +1,33 @@
-import type { Callback, Consumer } from '@platformatic/kafka'
+import type { Callback, Consumer, MessageConsumerMetadata, RecordsBatch } from '@platformatic/kafka'
 import { hideAbortedBatches } from './aborted-filter.ts'
+import { fetchedMessages, type FetchedMessage } from './input-message.ts'
+
+/** Takes the records of one partition from one fetch, in offset order. */
+export type DeliverRecords = (topic: string, partition: number, messages: FetchedMessage[]) => void
 
 type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>
 
 type FetchArgs = Parameters<Consumer['fetch']>[0]
 type RealFetch = (options: FetchArgs, callback: Callback<FetchResponse>) => void
 
-/** Metadata key of the fetch stamp (the stream copies record metadata into each message). */
-const FETCH_STAMP = 'tepFetch'
-
 /** How long a fetch with every partition paused "waits" before answering empty. */
 const ALL_PAUSED_WAIT_MS = 100
 
 /**
  * Per-partition pause and seek for a @platformatic/kafka MessagesStream, which
- * has neither (only whole-stream pause). It wraps `consumer.fetch`, the one
- * call through which the stream fetches:
+ * has neither (only whole-stream pause), and the records of its fetches handed
+ * to the loop as they were parsed. It wraps `consumer.fetch`, the one call
+ * through which the stream fetches:
  * - a paused partition is left out of each fetch request, so it costs nothing;
  * - a seek sets the stream's next fetch offset and bumps the partition's epoch;
  *   the records of a fetch that was issued before the seek (or before a
  *   rebalance) are dropped from its response, so neither they nor the offset
- *   the stream would derive from them ever arrive.
+ *   the stream would derive from them ever arrive;
+ * - the records of each answer go to `deliver` (input-message.ts), and the
+ *   stream sees its batches empty: it still tracks offsets, leader epochs,
+ *   out-of-range recovery and backpressure (pause stops its fetches), but it
+ *   makes no message object of its own per record. Since nothing is buffered
+ *   in the stream any more, a record is checked against seeks when it arrives.
  * It also hides aborted transactions the client's own read_committed filter lets
  * through (aborted-filter.ts). Partitions are keyed `topicId:partition` on the
  * wire; `topicIds` maps names.
@@ -29,24 +36,20 @@ export class FetchControl {
   readonly #paused = new Set<string>()
   readonly #epochs = new Map<string, number>()
   readonly #topicIds = new Map<string, string>()
+  readonly #topicNames = new Map<string, string>()
   /** Bumped by every rebalance: fetches issued before belong to the old assignment. */
   #generation = 0
   #offsetsToFetch: Map<string, bigint> | undefined
 
-  install(consumer: Consumer): void {
+  /** Routes the consumer's fetches through here; their records go to `deliver`, one call per partition and fetch. */
+  install(consumer: Consumer, deliver: DeliverRecords): void {
     const real = consumer.fetch.bind(consumer) as unknown as RealFetch
     const wrapped = (options: FetchArgs, callback?: Callback<FetchResponse>) => {
       if (callback === undefined) return (real as unknown as (o: FetchArgs) => Promise<FetchResponse>)(options)
-      this.#fetch(real, options, callback)
+      this.#fetch(real, consumer, deliver, options, callback)
       return undefined
     }
     consumer.fetch = wrapped as unknown as Consumer['fetch']
-  }
-
-  /** False for a message fetched before the last seek of its partition or the last rebalance. */
-  isCurrent(message: { topic: string; partition: number; metadata: Record<string, unknown> }): boolean {
-    const key = this.#wireKey(message.topic, message.partition)
-    return message.metadata[FETCH_STAMP] === `${this.#generation}/${this.#epochs.get(key) ?? 0}`
   }
 
   /** The stream whose fetch offsets seeks move. */
@@ -56,6 +59,7 @@ export class FetchControl {
 
   setTopicId(topic: string, id: string): void {
     this.#topicIds.set(topic, id)
+    this.#topicNames.set(id, topic)
   }
 
   pause(topic: string, partition: number): void {
@@ -86,8 +90,8 @@ export class FetchControl {
     return `${this.#topicIds.get(topic) ?? topic}:${partition}`
   }
 
-  #fetch(real: RealFetch, options: FetchArgs, callback: Callback<FetchResponse>): void {
-    const issued = new Map<string, number>()
+  #fetch(real: RealFetch, consumer: Consumer, deliver: DeliverRecords, options: FetchArgs, callback: Callback<FetchResponse>): void {
+    const issued = new Map<string, { epoch: number; from: bigint }>()
     const generation = this.#generation
     const topics = options.topics
       .map((t) => ({
@@ -98,7 +102,7 @@ export class FetchControl {
     for (const t of topics)
       for (const p of t.partitions) {
         const key = `${t.topicId}:${p.partition}`
-        issued.set(key, this.#epochs.get(key) ?? 0)
+        issued.set(key, { epoch: this.#epochs.get(key) ?? 0, from: p.fetchOffset })
       }
     if (topics.length === 0) {
       // Everything paused: answer "no records" after a while, like a long poll would.
@@ -106,22 +110,48 @@ export class FetchControl {
       return
     }
     real({ ...options, topics }, (error, response) => {
+      const taken: Taken[] = []
       if (!error && response !== undefined) {
         for (const t of response.responses)
           for (const p of t.partitions) {
             const key = `${t.topicId}:${p.partitionIndex}`
-            if (generation !== this.#generation || issued.get(key) !== (this.#epochs.get(key) ?? 0) || this.#paused.has(key))
-              (p as { records?: unknown }).records = undefined
+            if (!this.#isCurrent(key, generation, issued.get(key)?.epoch)) (p as { records?: unknown }).records = undefined
             else if (p.records) {
-              p.records = hideAbortedBatches(p.records, p.abortedTransactions)
-              // Stamp every record with the fetch it came from: the stream may hold
-              // records in its buffer across a seek, and isCurrent() drops those.
-              const stamp = { [FETCH_STAMP]: `${generation}/${issued.get(key)}` }
-              for (const batch of p.records) for (const record of batch.records) (record as { metadata?: unknown }).metadata = stamp
+              // The records go to the loop; the stream gets the batches emptied, so that it
+              // still advances its fetch offset past them and keeps its leader epochs, but
+              // makes no message of its own.
+              const batches = hideAbortedBatches(p.records, p.abortedTransactions)
+              taken.push({ key, topicId: t.topicId, partition: p.partitionIndex, batches, from: issued.get(key)!.from })
+              p.records = batches.map((b) => (b.records.length === 0 ? b : { ...b, records: [] }))
             }
           }
       }
+      // The stream first: it sets its next fetch offsets from this answer, so a seek the
+      // loop makes while it takes the records (a systemic failure) must come after.
       callback(error, response)
+      if (taken.length === 0) return
+      // What the stream's own messages carried: the group generation they were fetched under.
+      const member = { groupId: consumer.groupId, generationId: consumer.generationId, memberId: consumer.memberId, coordinatorId: consumer.coordinatorId } as MessageConsumerMetadata
+      for (const d of taken) {
+        // Taking one partition's records can seek or pause that partition only; checked again all the same.
+        if (!this.#isCurrent(d.key, generation, issued.get(d.key)?.epoch)) continue
+        const topic = this.#topicNames.get(d.topicId)
+        if (topic === undefined) continue
+        const messages = fetchedMessages(topic, d.partition, d.batches, d.from, member)
+        if (messages.length > 0) deliver(topic, d.partition, messages)
+      }
     })
   }
+
+  #isCurrent(key: string, generation: number, epoch: number | undefined): boolean {
+    return generation === this.#generation && epoch === (this.#epochs.get(key) ?? 0) && !this.#paused.has(key)
+  }
+}
+
+interface Taken {
+  key: string
+  topicId: string
+  partition: number
+  batches: RecordsBatch[]
+  from: bigint
 }

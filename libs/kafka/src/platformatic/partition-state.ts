@@ -1,4 +1,5 @@
-import type { Message } from '@platformatic/kafka'
+import type { InputMessage } from './input-message.ts'
+import { RecordQueue } from './record-queue.ts'
 import type { OutputRecord, PipelineRecord } from '../pipeline-types.ts'
 
 /** What became of one input record, ready to be committed. */
@@ -8,14 +9,14 @@ export type Outcome =
 
 /** A record being transformed; settled in any order, released in offset order. */
 export interface InFlight {
-  message: Message
+  message: InputMessage
   record: PipelineRecord
   settled: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined
 }
 
 /** A transformed record waiting for a transaction, with the input message (its offset and group generation). */
 export interface Done {
-  message: Message
+  message: InputMessage
   outcome: Outcome
 }
 
@@ -25,7 +26,7 @@ export interface PartitionState {
   readonly topic: string
   readonly partition: number
   /** Received, not yet started, in offset order. */
-  queue: Message[]
+  queue: RecordQueue
   /** Started, in offset order; at most `concurrency` long. */
   window: InFlight[]
   /** Transformed, in offset order, not yet taken into a transaction. */
@@ -62,7 +63,7 @@ export function newPartitionState(topic: string, partition: number): PartitionSt
     key: `${topic}:${partition}`,
     topic,
     partition,
-    queue: [],
+    queue: new RecordQueue(),
     window: [],
     done: [],
     position: undefined,

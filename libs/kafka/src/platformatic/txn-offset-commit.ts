@@ -1,4 +1,5 @@
-import { txnOffsetCommitV3, type Connection, type Consumer, type Message, type Producer } from '@platformatic/kafka'
+import { txnOffsetCommitV3, type Connection, type Consumer, type Producer } from '@platformatic/kafka'
+import type { InputMessage } from './input-message.ts'
 import { bareConnection, retryDelay, type KafkaConnection } from './connection.ts'
 import { hasProtocolError } from './protocol-errors.ts'
 
@@ -11,7 +12,7 @@ interface Generation {
   generationId: number
   memberId: string
   coordinatorId: number
-  topics: Map<string, Message[]>
+  topics: Map<string, InputMessage[]>
 }
 
 /**
@@ -38,7 +39,7 @@ export class TxnOffsetCommitter {
     this.#connection = connection
   }
 
-  async commit(producer: Producer, consumer: Consumer, transactionalId: string, lastRecords: Message[]): Promise<void> {
+  async commit(producer: Producer, consumer: Consumer, transactionalId: string, lastRecords: InputMessage[]): Promise<void> {
     const producerId = producer.producerId
     const producerEpoch = producer.producerEpoch
     if (producerId === undefined || producerEpoch === undefined)
@@ -93,11 +94,10 @@ export class TxnOffsetCommitter {
   }
 }
 
-function byGeneration(lastRecords: Message[]): Generation[] {
+function byGeneration(lastRecords: InputMessage[]): Generation[] {
   const groups = new Map<string, Generation>()
   for (const m of lastRecords) {
-    const c = m.metadata.consumer as { groupId: string; generationId: number; memberId: string; coordinatorId: number } | undefined
-    if (c === undefined) throw new Error(`record ${m.topic}/${m.partition}@${m.offset} carries no consumer group metadata`)
+    const c = m.consumer
     const key = `${c.groupId}\u0000${c.generationId}\u0000${c.memberId}`
     let g = groups.get(key)
     if (g === undefined) {
