@@ -29,6 +29,7 @@ RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulat
  && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
  && grep -qF 'tep-patch: short ASCII strings without Buffer.byteLength' node_modules/avsc/lib/utils.js \
+ && grep -qF 'tep-patch: addPartitions asks once per partition of a send' node_modules/@platformatic/kafka/dist/clients/producer/transaction.js \
  && npm cache clean --force
 COPY schemas schemas
 USER node
@@ -49,6 +50,7 @@ RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
  && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
  && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
  && grep -qF 'tep-patch: short ASCII strings without Buffer.byteLength' node_modules/avsc/lib/utils.js \
+ && grep -qF 'tep-patch: addPartitions asks once per partition of a send' node_modules/@platformatic/kafka/dist/clients/producer/transaction.js \
  && npm cache clean --force
 COPY schemas schemas
 # uid 1000 (the image's `node` user) by number, so Kubernetes' runAsNonRoot can verify it.

@@ -58,6 +58,7 @@ describe('Dockerfile', () => {
       [/const DB_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/dynamic-buffer/dist/index.js'],
       [/const REC_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/kafka/dist/protocol/records.js'],
       [/const AVSC_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/avsc/lib/utils.js'],
+      [/const TXN_MARK = '\/\* (tep-patch: [^*]+) \*\/'/, 'node_modules/@platformatic/kafka/dist/clients/producer/transaction.js'],
     ] as const
     for (const [pattern, file] of marks) {
       const mark = pattern.exec(patch)?.[1]

@@ -1,30 +1,21 @@
 import { PipelineError, errorCode } from '@tep/errors'
 import type { GroupAssignment } from '@platformatic/kafka'
-import type { InputMessage } from './input-message.ts'
 import { KafkaConfigError, PipelineStoppedError } from '../errors.ts'
 import { SILENT_LOGGER } from '../logger.ts'
 import { hookEmitter } from './hook-emitter.ts'
-import type { OutputRecord, PipelineStatus, TopicPartition } from '../pipeline-types.ts'
+import type { PipelineStatus, TopicPartition } from '../pipeline-types.ts'
 import { backoffDelay, resolveRetryPolicy } from '../retry-policy.ts'
-import { isRecordFailure, type TransactionalPipelineOptions } from '../pipeline-options.ts'
+import type { TransactionalPipelineOptions } from '../pipeline-options.ts'
 import type { TransactionalPipeline } from '../transactional-pipeline.ts'
 import type { KafkaConnection } from './connection.ts'
 import { ProducerSlot } from './producer-slot.ts'
 import { WakeSignal } from './wake-signal.ts'
 import { EosConsumer } from './eos-consumer.ts'
-import { isPromiseLike, TransformRunner } from './transform-runner.ts'
+import { PartitionPump } from './partition-pump.ts'
 import { EOS_DEFAULTS, resolveEosSettings } from './eos-options.ts'
-import { commitTransaction, toPipelineRecord, transactionWrites } from './eos-transaction.ts'
+import { commitTransaction, transactionWrites } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
-import {
-  bufferedCount,
-  windowedCount,
-  newPartitionState,
-  takeDone,
-  type InFlight,
-  type PartitionState,
-  type Taken,
-} from './partition-state.ts'
+import { newPartitionState, takeDone, type PartitionState, type Taken } from './partition-state.ts'
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
 import { readStableOffsets } from './stable-offsets.ts'
 import { TxnOffsetCommitter } from './txn-offset-commit.ts'
@@ -74,17 +65,14 @@ export function createPlatformaticPipeline(
   const offsetCommitter = new TxnOffsetCommitter(connection)
   const stopController = new AbortController()
   const commitWake = new WakeSignal() // the commit loop waits on it for finished records
-  /** Transforms started and not yet settled, all partitions (bounded by maxInFlight). */
-  const runner = new TransformRunner(transform, stopController.signal, {
-    release: (s) => release(s),
-    released: () => {
-      commitWake.wake()
-      pumpAll()
-    },
-    idle: () => commitWake.wake(),
+  /** Records from the fetches into each partition's window, through the transform, to `done`. */
+  const pumps = new PartitionPump(transform, stopController.signal, { maxInFlight, maxPerTxn, highWater }, {
+    parts,
+    isRunning: () => state === 'running',
+    pauseAndBackOff: (s, offset, error) => pauseAndBackOff(s, offset, error),
+    finished: () => commitWake.wake(),
+    stream: () => current?.stream,
   })
-  /** Where pumpAll starts, so that freed budget goes round the partitions. */
-  let pumpRotation = 0
   const currentState = (): PipelineStatus['state'] => state
   let committing: Promise<void> | undefined // awaited before its consumer is replaced
   const recovery = new ConsumerRecovery({
@@ -153,7 +141,7 @@ export function createPlatformaticPipeline(
         if (s.position === undefined || s.position < floor) s.position = floor
       }
       s.floorKnown = true
-      pump(s)
+      pumps.pump(s)
     }
   }
 
@@ -222,110 +210,11 @@ export function createPlatformaticPipeline(
     }
   }
 
-  /** The records of one partition from one fetch (FetchControl dropped those of fetches issued before a seek or a rebalance). */
-  function onRecords(topic: string, partition: number, messages: InputMessage[]): void {
-    const s = parts.get(`${topic}:${partition}`)
-    if (s === undefined || s.paused) return
-    for (const message of messages) {
-      if (s.position !== undefined && message.offset < s.position) continue
-      s.queue.push(message)
-    }
-    s.position = messages[messages.length - 1]!.offset + 1n
-    if (bufferedCount(parts.values()) >= highWater) current?.stream?.pause()
-    pump(s)
-  }
-
-  // --- transforms: ordered windows per partition, one in-flight budget ---------------------
-
-  /**
-   * Starts transforms of the partition's queued records while the in-flight budget has room.
-   * While nothing of the partition is pending, a synchronous answer goes to `done` at once,
-   * without an in-flight entry or a microtask (an identity or a table lookup answers so);
-   * once one record is pending, later ones wait their turn in the window.
-   */
-  function pump(s: PartitionState): void {
-    let room = maxInFlight - windowedCount(parts.values())
-    let finished = false
-    while (
-      state === 'running' &&
-      parts.get(s.key) === s &&
-      !s.paused &&
-      s.floorKnown &&
-      s.queue.length > 0 &&
-      room > 0 &&
-      s.done.length < maxPerTxn
-    ) {
-      const message = s.queue.shift()!
-      const record = toPipelineRecord(message)
-      if (s.window.length > 0) {
-        const entry: InFlight = { message, record, settled: undefined }
-        s.window.push(entry)
-        room -= 1
-        runner.start(s, entry)
-        continue
-      }
-      let result: unknown
-      try {
-        result = runner.call(s, record)
-      } catch (error) {
-        if (!isRecordFailure(error)) {
-          pauseAndBackOff(s, message.offset, error)
-          break
-        }
-        s.done.push({ message, outcome: { kind: 'dead-letter', record, error } })
-        finished = true
-        continue
-      }
-      if (isPromiseLike(result)) {
-        const entry: InFlight = { message, record, settled: undefined }
-        s.window.push(entry)
-        room -= 1
-        runner.follow(s, entry, result)
-        continue
-      }
-      s.done.push({ message, outcome: { kind: 'outputs', record, outputs: outputsOf(result) } })
-      finished = true
-    }
-    if (finished) commitWake.wake()
-    const stream = current?.stream
-    if (stream?.isPaused() && bufferedCount(parts.values()) < highWater / 2) stream.resume()
-  }
-
-  /** Offers freed budget to every partition in turn, so that one partition's backlog does not starve the others. */
-  function pumpAll(): void {
-    const states = [...parts.values()]
-    if (states.length === 0) return
-    pumpRotation = (pumpRotation + 1) % states.length
-    for (let i = 0; i < states.length; i++) pump(states[(pumpRotation + i) % states.length]!)
-  }
-
-  /**
-   * Moves the settled head of the window, in offset order, to `done`; a
-   * systemic failure pauses the partition. The caller wakes the commit loop
-   * and offers the freed budget (TransformRunner).
-   */
-  function release(s: PartitionState): void {
-    while (s.window.length > 0 && s.window[0]!.settled !== undefined) {
-      const entry = s.window.shift()!
-      const settled = entry.settled!
-      if (settled.ok) {
-        s.done.push({ message: entry.message, outcome: { kind: 'outputs', record: entry.record, outputs: outputsOf(settled.value) } })
-      } else if (isRecordFailure(settled.error)) {
-        s.done.push({ message: entry.message, outcome: { kind: 'dead-letter', record: entry.record, error: settled.error } })
-      } else {
-        // Nothing of this record or later ones is committed: redo from here after a backoff.
-        if (state === 'running') pauseAndBackOff(s, entry.message.offset, settled.error)
-        else s.window = []
-        break
-      }
-    }
-  }
-
   // --- transactions: one at a time, over every partition ----------------------------------
 
   async function nextTaken(rotation: number): Promise<Taken[]> {
     const doneCount = () => [...parts.values()].reduce((n, s) => n + s.done.length, 0)
-    const idle = () => state !== 'running' && runner.inflight === 0
+    const idle = () => state !== 'running' && pumps.inflight === 0
     while (doneCount() === 0 && !idle()) await commitWake.wait()
     if (doneCount() === 0) return []
     if (lingerMs > 0 && state === 'running' && doneCount() < maxPerTxn) {
@@ -333,7 +222,7 @@ export function createPlatformaticPipeline(
       while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) await commitWake.waitUntil(deadline)
     }
     const taken = takeDone([...parts.values()], maxPerTxn, rotation)
-    for (const t of taken) pump(t.state)
+    for (const t of taken) pumps.pump(t.state)
     return taken
   }
 
@@ -378,7 +267,7 @@ export function createPlatformaticPipeline(
     for (;;) {
       const taken = await nextTaken(rotation++)
       if (taken.length === 0) {
-        if (state !== 'running' && runner.inflight === 0) return
+        if (state !== 'running' && pumps.inflight === 0) return
         continue
       }
       committing = commitTaken(taken)
@@ -455,7 +344,7 @@ export function createPlatformaticPipeline(
   async function openConsumer(): Promise<void> {
     const session = new EosConsumer({ connection, groupId, topics: options.topics, consumer: options.consumer, fromBeginning: options.fromBeginning }, fetchControl, {
       onAssignment,
-      onRecords,
+      onRecords: (topic, partition, messages) => pumps.onRecords(topic, partition, messages),
       onFailure: (reason, error) => {
         if (state === 'running') recovery.failed(reason, error)
       },
@@ -479,8 +368,3 @@ export function createPlatformaticPipeline(
   }
 }
 
-/** A transform's answer as the list of records it writes. */
-function outputsOf(value: unknown): OutputRecord[] {
-  const v = value as OutputRecord[] | OutputRecord | undefined
-  return v === undefined ? [] : Array.isArray(v) ? v : [v]
-}
