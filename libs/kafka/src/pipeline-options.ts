@@ -49,7 +49,7 @@ export interface TransactionalPipelineOptions {
   concurrency?: number
   /** Multiplies `concurrency` into the loop's budget of records in flight; default 1. */
   partitionsConsumedConcurrently?: number
-  /** Largest number of input records committed in one transaction, over all assigned partitions; default 3,000. */
+  /** Largest number of input records committed in one transaction, over all assigned partitions; default 10,000. */
   maxRecordsPerTransaction?: number
   retryPolicy?: Partial<RetryPolicy>
   /** Kafka transaction timeout, ms; default 10 000. */

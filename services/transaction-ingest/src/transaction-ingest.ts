@@ -61,7 +61,12 @@ export interface TransactionIngestOptions {
   concurrency?: number
   /** Partitions processed at once; default 4. */
   partitionsConcurrently?: number
-  /** Input records per Kafka transaction; default 500. */
+  /**
+   * Input records per Kafka transaction; default 3,000, below the loop's 10,000: the
+   * ingest's transactions never fill that under its own CPU per record (about 1,000 records
+   * finish during one commit), and the cap also bounds what the loop fetches ahead,
+   * which in the ingest is garbage the collector copies.
+   */
   maxRecordsPerTransaction?: number
   /** Default true. False: table entries older than 7 days are misses (spec limit 4). */
   invalidationsEnabled?: boolean
@@ -251,7 +256,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     dlqTopic: topics.dlq,
     concurrency: options.concurrency ?? 500,
     partitionsConsumedConcurrently: options.partitionsConcurrently ?? 4,
-    ...(options.maxRecordsPerTransaction === undefined ? {} : { maxRecordsPerTransaction: options.maxRecordsPerTransaction }),
+    maxRecordsPerTransaction: options.maxRecordsPerTransaction ?? 3_000,
     ...(options.retryPolicy === undefined ? {} : { retryPolicy: options.retryPolicy }),
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
     ...(logger === undefined ? {} : { logger }),

@@ -9,7 +9,7 @@ import { baseOptions, type KafkaConnection } from './connection.ts'
 export const EOS_DEFAULTS = {
   concurrency: 16,
   partitionsConsumedConcurrently: 1,
-  maxRecordsPerTransaction: 3_000,
+  maxRecordsPerTransaction: 10_000,
   commitIntervalMs: 5,
   transactionTimeoutMs: 10_000,
 } as const
