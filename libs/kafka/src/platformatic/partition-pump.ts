@@ -66,11 +66,15 @@ export class PartitionPump {
   onRecords(topic: string, partition: number, messages: InputMessage[]): void {
     const s = this.#host.parts.get(`${topic}:${partition}`)
     if (s === undefined || s.paused) return
+    // Records below the position were received before (the stream went back on its own,
+    // after an out-of-range answer or a rejoin): the position only moves forward.
+    let last: bigint | undefined
     for (const message of messages) {
       if (s.position !== undefined && message.offset < s.position) continue
       s.queue.push(message)
+      last = message.offset
     }
-    s.position = messages[messages.length - 1]!.offset + 1n
+    if (last !== undefined) s.position = last + 1n
     if (bufferedCount(this.#host.parts.values()) >= this.#limits.highWater) this.#host.stream()?.pause()
     this.pump(s)
   }
