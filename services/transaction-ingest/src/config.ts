@@ -44,8 +44,8 @@ export const INGEST_ENV = {
   ),
   INGEST_MAX_RECORDS_PER_TRANSACTION: envVar(
     parse.integer(1, 100_000),
-    'input records committed per Kafka transaction, over all assigned partitions (default: 3000; the sends are split so that no partition batch nears the broker\'s 1 MB limit)',
-    { optional: true },
+    'input records committed per Kafka transaction, over all assigned partitions (the sends are split so that no partition batch nears the broker\'s 1 MB limit)',
+    { default: '3000' },
   ),
   INGEST_SESSION_TIMEOUT: envVar(
     parse.duration,

@@ -99,9 +99,7 @@ const ingest = await startTransactionIngest({
   batchLingerMs: cfg.INGEST_BATCH_LINGER,
   concurrency: cfg.INGEST_CONCURRENCY,
   partitionsConcurrently: cfg.INGEST_PARTITIONS_CONCURRENTLY,
-  ...(cfg.INGEST_MAX_RECORDS_PER_TRANSACTION === undefined
-    ? {}
-    : { maxRecordsPerTransaction: cfg.INGEST_MAX_RECORDS_PER_TRANSACTION }),
+  maxRecordsPerTransaction: cfg.INGEST_MAX_RECORDS_PER_TRANSACTION,
   invalidationsEnabled: cfg.INVALIDATIONS_ENABLED,
   groupId: cfg.INGEST_GROUP_ID,
   transactionalIdPrefix: cfg.INGEST_TRANSACTIONAL_ID_PREFIX,

@@ -76,6 +76,10 @@ interface Lane<T extends Shop | Merchant> {
   fetch: (uid: string) => Promise<Fetch<T>>
 }
 
+function lane<T extends Shop | Merchant>(entity: Lane<T>['entity'], table: SnapshotTable<T>, fetch: Lane<T>['fetch']): Lane<T> {
+  return { entity, label: entity === 'SHOP' ? 'shops' : 'merchants', table, flight: new SingleFlight(), fetch }
+}
+
 /** A resolved shop or merchant: an object, or (a table hit with tableHitsAsAvro) its Avro bytes. */
 interface Found<T> {
   snapshot: T | null
@@ -131,20 +135,8 @@ export class MerchantDetails {
     this.#maxPending = options.maxPending ?? 100_000
     this.#coldMissRate = options.coldMissRate ?? 0.1
     this.#asAvro = options.tableHitsAsAvro ?? false
-    this.#shops = {
-      entity: 'SHOP',
-      label: 'shops',
-      table: options.tables.shops,
-      flight: new SingleFlight(),
-      fetch: (uid) => this.#fetchShop(uid),
-    }
-    this.#merchants = {
-      entity: 'MERCHANT',
-      label: 'merchants',
-      table: options.tables.merchants,
-      flight: new SingleFlight(),
-      fetch: (uid) => this.#fetchMerchant(uid),
-    }
+    this.#shops = lane('SHOP', options.tables.shops, (uid) => this.#fetchShop(uid))
+    this.#merchants = lane('MERCHANT', options.tables.merchants, (uid) => this.#fetchMerchant(uid))
   }
 
   /**

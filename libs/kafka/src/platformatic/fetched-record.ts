@@ -32,7 +32,7 @@ export class FetchedRecord implements ReadRecord {
 
   /** Milliseconds since the epoch (the record's CreateTime, or LogAppendTime if the topic uses it). */
   get timestamp(): bigint {
-    return this.#appendTime ? this.#batch.maxTimestamp : this.#batch.firstTimestamp + this.#record.timestampDelta
+    return recordTimestamp(this.#batch, this.#record, this.#appendTime)
   }
 
   /** As a plain object (logs, JSON, structured clones see the offset and timestamp too). */
@@ -44,14 +44,23 @@ export class FetchedRecord implements ReadRecord {
 const IS_CONTROL = 0x20
 const LOG_APPEND_TIME = 0x08
 
+/** A record's timestamp as Kafka defines it: its CreateTime, or the batch's LogAppendTime when the topic uses that. */
+export function recordTimestamp(batch: RecordsBatch, record: BatchRecord, appendTime: boolean): bigint {
+  return appendTime ? batch.maxTimestamp : batch.firstTimestamp + record.timestampDelta
+}
+
 /**
- * The data records of `batches` from offset `from` on, and before `end` when
- * given (a bounded read). A fetch answers whole batches: what lies outside is
- * skipped, offsets compared one by one only in a batch that straddles either
- * bound. Control batches (commit and abort markers) hold no data.
+ * Calls `visit` for the data records of `batches` from offset `from` on, and
+ * before `end` when given (a bounded read). A fetch answers whole batches: what
+ * lies outside is skipped, offsets compared one by one only in a batch that
+ * straddles either bound. Control batches (commit and abort markers) hold no data.
  */
-export function fetchedRecords(batches: readonly RecordsBatch[], from: bigint, end: bigint | undefined): ReadRecord[] {
-  const records: ReadRecord[] = []
+export function forEachDataRecord(
+  batches: readonly RecordsBatch[],
+  from: bigint,
+  end: bigint | undefined,
+  visit: (batch: RecordsBatch, record: BatchRecord, appendTime: boolean) => void,
+): void {
   for (const batch of batches) {
     if ((batch.attributes & IS_CONTROL) !== 0) continue
     const appendTime = (batch.attributes & LOG_APPEND_TIME) !== 0
@@ -61,8 +70,14 @@ export function fetchedRecords(batches: readonly RecordsBatch[], from: bigint, e
         const offset = batch.firstOffset + BigInt(r.offsetDelta)
         if (offset < from || (end !== undefined && offset >= end)) continue
       }
-      records.push(new FetchedRecord(batch, r, appendTime))
+      visit(batch, r, appendTime)
     }
   }
+}
+
+/** The data records of `batches` from `from` on, and before `end` when given (forEachDataRecord), as FetchedRecords. */
+export function fetchedRecords(batches: readonly RecordsBatch[], from: bigint, end: bigint | undefined): ReadRecord[] {
+  const records: ReadRecord[] = []
+  forEachDataRecord(batches, from, end, (batch, r, appendTime) => records.push(new FetchedRecord(batch, r, appendTime)))
   return records
 }

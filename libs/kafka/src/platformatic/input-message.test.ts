@@ -50,4 +50,9 @@ describe('fetchedMessages', () => {
     expect(c.consumer).toBe(member)
     expect(JSON.parse(JSON.stringify(c))).toMatchObject({ topic: 'raw', partition: 3, offset: '102', timestamp: '1020' })
   })
+
+  it("gives the batch's LogAppendTime as the timestamp when the topic uses it, as TopicReader's records do", () => {
+    const [m] = fetchedMessages('raw', 0, [batch(5n, [record(0, 'a')], 0x08)], 0n, member)
+    expect(m!.timestamp).toBe(2_000n)
+  })
 })

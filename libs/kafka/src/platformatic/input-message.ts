@@ -1,4 +1,5 @@
 import type { KafkaRecord, MessageConsumerMetadata, RecordsBatch } from '@platformatic/kafka'
+import { forEachDataRecord, recordTimestamp } from './fetched-record.ts'
 
 /**
  * One input record as the exactly-once loop keeps it, from the moment it is
@@ -40,8 +41,9 @@ export class FetchedMessage implements InputMessage {
   readonly consumer: MessageConsumerMetadata
   readonly #batch: RecordsBatch
   readonly #record: KafkaRecord
+  readonly #appendTime: boolean
 
-  constructor(topic: string, partition: number, batch: RecordsBatch, record: KafkaRecord, offset: bigint, consumer: MessageConsumerMetadata) {
+  constructor(topic: string, partition: number, batch: RecordsBatch, record: KafkaRecord, offset: bigint, appendTime: boolean, consumer: MessageConsumerMetadata) {
     this.topic = topic
     this.partition = partition
     this.key = record.key
@@ -51,11 +53,12 @@ export class FetchedMessage implements InputMessage {
     this.consumer = consumer
     this.#batch = batch
     this.#record = record
+    this.#appendTime = appendTime
   }
 
-  /** As the client's stream gives it: the batch's first timestamp plus the record's delta. */
+  /** The record's CreateTime, or the batch's LogAppendTime when the topic uses that (as TopicReader's records). */
   get timestamp(): bigint {
-    return this.#batch.firstTimestamp + this.#record.timestampDelta
+    return recordTimestamp(this.#batch, this.#record, this.#appendTime)
   }
 
   get headerEntries(): ReadonlyArray<readonly [Buffer | null, Buffer | null]> {
@@ -67,12 +70,9 @@ export class FetchedMessage implements InputMessage {
   }
 }
 
-const IS_CONTROL = 0x20
-
 /**
  * The data records of one partition's batches from offset `from` on (a fetch
- * answers whole batches, so the first may start before the offset asked for);
- * control batches (transaction markers) hold none.
+ * answers whole batches, so the first may start before the offset asked for).
  */
 export function fetchedMessages(
   topic: string,
@@ -82,14 +82,8 @@ export function fetchedMessages(
   consumer: MessageConsumerMetadata,
 ): FetchedMessage[] {
   const out: FetchedMessage[] = []
-  for (const batch of batches) {
-    if ((batch.attributes & IS_CONTROL) !== 0) continue
-    const first = batch.firstOffset
-    for (const record of batch.records) {
-      const offset = first + BigInt(record.offsetDelta)
-      if (offset < from) continue
-      out.push(new FetchedMessage(topic, partition, batch, record, offset, consumer))
-    }
-  }
+  forEachDataRecord(batches, from, undefined, (batch, record, appendTime) =>
+    out.push(new FetchedMessage(topic, partition, batch, record, batch.firstOffset + BigInt(record.offsetDelta), appendTime, consumer)),
+  )
   return out
 }
