@@ -14,7 +14,9 @@ export interface PipelineConsumerSettings {
   rebalanceTimeout?: number
   /** How long a fetch waits for records; default 200. */
   maxWaitTimeInMs?: number
+  /** Bytes of one partition in a fetch answer; default 1 MiB (the Java consumer's max.partition.fetch.bytes). */
   maxBytesPerPartition?: number
+  /** Bytes of one fetch answer; default 8 MiB (an answer is parsed at once). */
   maxBytes?: number
 }
 

@@ -12,6 +12,16 @@ export const EOS_DEFAULTS = {
   maxRecordsPerTransaction: 10_000,
   commitIntervalMs: 5,
   transactionTimeoutMs: 10_000,
+  /**
+   * Fetch answer bounds (the Java consumer's max.partition.fetch.bytes; a tighter
+   * fetch.max.bytes). The client's own default is 50 MB for both, and it parses a whole
+   * answer at once: after a backlog of one partition, the next answer carried about
+   * 250,000 records, parsed in one go far beyond the loop's buffered bound (the pause
+   * comes after the answer), with 300-400 ms of the event loop blocked and garbage
+   * collection. Measured in docs/DECISIONS.md.
+   */
+  maxBytesPerPartition: 1_048_576,
+  maxBytes: 8_388_608,
 } as const
 
 export interface EosSettings {
@@ -70,7 +80,7 @@ export function eosConsumerOptions(
     isolationLevel: FetchIsolationLevels.READ_COMMITTED,
     autocommit: false,
     maxWaitTime: c.maxWaitTimeInMs ?? 200,
-    ...(c.maxBytesPerPartition === undefined ? {} : { maxBytesPerPartition: c.maxBytesPerPartition }),
-    ...(c.maxBytes === undefined ? {} : { maxBytes: c.maxBytes }),
+    maxBytesPerPartition: c.maxBytesPerPartition ?? EOS_DEFAULTS.maxBytesPerPartition,
+    maxBytes: c.maxBytes ?? EOS_DEFAULTS.maxBytes,
   }
 }

@@ -1,7 +1,8 @@
-import { compatibilityPartitioner } from '@platformatic/kafka'
+import { compatibilityPartitioner, type Consumer, type Producer } from '@platformatic/kafka'
 import type { InputMessage } from './input-message.ts'
 import { describe, expect, it } from 'vitest'
-import { assignPartitions, chunkMessages, toPipelineRecord, type WireMessage } from './eos-transaction.ts'
+import { assignPartitions, chunkMessages, commitTransaction, toPipelineRecord, type WireMessage } from './eos-transaction.ts'
+import type { TxnOffsetCommitter } from './txn-offset-commit.ts'
 
 const msg = (topic: string, key: string, bytes: number, partition?: number): WireMessage => ({
   topic,
@@ -82,5 +83,49 @@ describe('chunkMessages', () => {
     const messages = [msg('a', 'x', 600, 0), msg('b', 'y', 600, 0)]
     expect(chunkMessages(messages, 1_000, 10_000)).toHaveLength(1)
     expect(chunkMessages([msg('a', 'x', 600, 0), msg('a', 'y', 600, 0)], 1_000, 10_000)).toHaveLength(2)
+  })
+})
+
+describe('commitTransaction', () => {
+  /** A producer whose requests each take a turn of the event loop and write what happens to `log`. */
+  function fakes(log: string[]) {
+    const step = async (start: string, end: string) => {
+      log.push(start)
+      await new Promise((resolve) => setImmediate(resolve))
+      log.push(end)
+    }
+    const tx = {
+      id: 'txn-1',
+      completed: false,
+      addPartitions: () => step('AddPartitionsToTxn', 'AddPartitionsToTxn done'),
+      send: ({ messages }: { messages: WireMessage[] }) => step(`Produce ${messages.length}`, 'Produce done'),
+      addConsumer: () => step('AddOffsetsToTxn', 'AddOffsetsToTxn done'),
+      commit: () => step('EndTxn', 'EndTxn done'),
+      abort: () => step('EndTxn(abort)', 'EndTxn(abort) done'),
+    }
+    const producer = {
+      metadata: async () => ({ topics: new Map([['out', { partitionsCount: 2 }]]) }),
+      beginTransaction: async () => tx,
+    } as unknown as Producer
+    const offsets = { commit: () => step('TxnOffsetCommit', 'TxnOffsetCommit done') } as unknown as TxnOffsetCommitter
+    return { producer, offsets, consumer: {} as Consumer }
+  }
+
+  it('sends the offsets only after every produce answered, and ends the transaction last', async () => {
+    const log: string[] = []
+    const { producer, offsets, consumer } = fakes(log)
+    // Three sends: one partition gets more than a send may carry (512 KB).
+    const outputs = Array.from({ length: 3 }, (_, i) => msg('out', `k${i}`, 300 * 1024, 0))
+    await commitTransaction(producer, consumer, offsets, outputs, [])
+    expect(log[0]).toBe('AddPartitionsToTxn')
+    // The produce and AddOffsetsToTxn go side by side, after every partition was added.
+    expect(log.indexOf('AddOffsetsToTxn')).toBeGreaterThan(log.indexOf('AddPartitionsToTxn done'))
+    expect(log.indexOf('AddOffsetsToTxn')).toBeLessThan(log.indexOf('Produce done'))
+    // TxnOffsetCommit never overlaps a Produce: both would be verified with the
+    // transaction coordinator at once, and the broker refuses the older check.
+    expect(log.indexOf('TxnOffsetCommit')).toBeGreaterThan(log.lastIndexOf('Produce done'))
+    expect(log.indexOf('TxnOffsetCommit')).toBeGreaterThan(log.indexOf('AddOffsetsToTxn done'))
+    expect(log.filter((e) => /^Produce \d/.test(e))).toEqual(['Produce 1', 'Produce 1', 'Produce 1'])
+    expect(log.slice(-2)).toEqual(['EndTxn', 'EndTxn done'])
   })
 })

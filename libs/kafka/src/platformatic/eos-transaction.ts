@@ -201,24 +201,28 @@ export async function commitTransaction(
   let endTxnSent = false
   try {
     // Every output partition is added first (one AddPartitionsToTxn; the sends then find
-    // them added), so that the produce and the offsets can go side by side: the sends
-    // to the partition leaders, AddOffsetsToTxn and TxnOffsetCommit to the coordinators.
+    // them added), so that the produce and AddOffsetsToTxn can go side by side: the sends
+    // to the partition leaders, AddOffsetsToTxn to the transaction coordinator.
     // AddOffsetsToTxn while AddPartitionsToTxn is pending is answered
     // CONCURRENT_TRANSACTIONS and retried (tried: 11 ms became 15-45 ms at 1,000 ev/s),
-    // hence not beside that. One after the other, a transaction was five round trips,
-    // about 12 ms of each commit's 30 at 3,000 records under full load (DECISIONS.md).
+    // hence not beside that. TxnOffsetCommit waits for the sends: the group coordinator
+    // and the partition leaders both verify the transaction with the transaction
+    // coordinator (KIP-890, Kafka 3.6+), which keeps one such check per transactional id
+    // and answers an older one NETWORK_EXCEPTION when a newer one comes. Side by side,
+    // most transactions under load had a Produce refused (NOT_ENOUGH_REPLICAS, "Unable to
+    // verify the partition has been added to the transaction") or a TxnOffsetCommit
+    // answered COORDINATOR_LOAD_IN_PROGRESS, each retried (DECISIONS.md). One after the other, a transaction was
+    // five round trips, about 12 ms of each commit's 30 at 3,000 records under full load.
     if (metadata !== undefined) await tx.addPartitions(metadata, outputs as Parameters<typeof tx.addPartitions>[1])
     const settled = await Promise.allSettled([
       (async () => {
         for (const chunk of chunkMessages(outputs)) await tx.send({ messages: chunk, partitioner: compatibilityPartitioner })
       })(),
-      (async () => {
-        await tx.addConsumer(consumer)
-        await offsets.commit(producer, consumer, tx.id, lastRecords)
-      })(),
+      tx.addConsumer(consumer),
     ])
     // Both finished either way: nothing of this transaction is still in flight when it is aborted.
     for (const r of settled) if (r.status === 'rejected') throw r.reason
+    await offsets.commit(producer, consumer, tx.id, lastRecords)
     endTxnSent = true
     await tx.commit()
   } catch (err) {
