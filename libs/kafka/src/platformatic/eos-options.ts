@@ -15,10 +15,10 @@ export const EOS_DEFAULTS = {
   /**
    * Fetch answer bounds (the Java consumer's max.partition.fetch.bytes; a tighter
    * fetch.max.bytes). The client's own default is 50 MB for both, and it parses a whole
-   * answer at once: after a backlog of one partition, the next answer carried about
-   * 250,000 records, parsed in one go far beyond the loop's buffered bound (the pause
-   * comes after the answer), with 300-400 ms of the event loop blocked and garbage
-   * collection. Measured in docs/DECISIONS.md.
+   * answer at once: when the partitions read first ran dry, the next answer carried the
+   * others' whole backlog, about 250,000 records, parsed in one go far beyond the loop's
+   * buffered bound (the pause comes after the answer): 300-400 ms of parsing and garbage
+   * collection with no transaction running. Measured in docs/DECISIONS.md.
    */
   maxBytesPerPartition: 1_048_576,
   maxBytes: 8_388_608,
