@@ -109,18 +109,18 @@ function measureProcessor(ctx: BenchContext, kind: ProcessorKind, name: string, 
  * consume and produce the same bytes, idempotent producer, offsets
  * auto-committed. The baseline of the ratios.
  */
-export function passThrough(ctx: BenchContext, count: number): Promise<ThroughputResult> {
-  return measureProcessor(ctx, 'plain', 'passthrough', count)
+export function passThrough(ctx: BenchContext, count: number, name = 'passthrough'): Promise<ThroughputResult> {
+  return measureProcessor(ctx, 'plain', name, count)
 }
 
 /** The same zero-work pass-through on KafkaJS (unpatched): a reference row, the services' former client. */
-export function kafkajsPassThrough(ctx: BenchContext, count: number): Promise<ThroughputResult> {
-  return measureProcessor(ctx, 'kafkajs-plain', 'kafkajs-passthrough', count)
+export function kafkajsPassThrough(ctx: BenchContext, count: number, name = 'kafkajs-passthrough'): Promise<ThroughputResult> {
+  return measureProcessor(ctx, 'kafkajs-plain', name, count)
 }
 
 /** Zero-work exactly-once pass-through: @tep/kafka's transactional loop with an identity transform. */
-export function eosPassThrough(ctx: BenchContext, count: number): Promise<ThroughputResult> {
-  return measureProcessor(ctx, 'eos', 'eos-passthrough', count)
+export function eosPassThrough(ctx: BenchContext, count: number, name = 'eos-passthrough'): Promise<ThroughputResult> {
+  return measureProcessor(ctx, 'eos', name, count)
 }
 
 /**
@@ -128,10 +128,10 @@ export function eosPassThrough(ctx: BenchContext, count: number): Promise<Throug
  * thread, its defaults otherwise): the peer a JVM team would compare with.
  */
 // A JVM ends with 143 (128 + SIGTERM) after its shutdown hooks ran: the normal end here.
-export async function kstreamsEosPassThrough(ctx: BenchContext, count: number): Promise<ThroughputResult> {
+export async function kstreamsEosPassThrough(ctx: BenchContext, count: number, name = 'kstreams-eos-passthrough'): Promise<ThroughputResult> {
   const program = await kafkaStreamsBench(ctx.say)
-  return measure(ctx, 'kstreams-eos-passthrough', count, (t) =>
-    spawnProcess(ctx, 'kstreams-eos-passthrough', program.java, ['-Xmx512m', '-cp', program.classPath, program.mainClass, ctx.brokers.join(','), t.input, t.output, t.group, '1'], {}, { normalExitCodes: [143] }),
+  return measure(ctx, name, count, (t) =>
+    spawnProcess(ctx, name, program.java, ['-Xmx512m', '-cp', program.classPath, program.mainClass, ctx.brokers.join(','), t.input, t.output, t.group, '1'], {}, { normalExitCodes: [143] }),
   )
 }
 
