@@ -175,6 +175,14 @@ async function main(): Promise<number> {
     writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2))
     return rows
   }
+  /** One failing scenario must not lose the others' figures: its failure is recorded and the run goes on. */
+  const recordFailure = (scenario: Scenario, err: unknown) => {
+    const message = `${scenario}: ${(err as Error).message}`
+    failures.push(message)
+    results[scenario] = { failed: (err as Error).message }
+    say(`  FAILED ${message}`)
+    if (process.env.BENCH_DEBUG === 'true') say(String((err as Error).stack))
+  }
   const passThroughRow = { passthrough: passThrough, 'kafkajs-passthrough': kafkajsPassThrough, 'kstreams-eos-passthrough': kstreamsEosPassThrough, 'eos-passthrough': eosPassThrough }
   /**
    * The pass-through rows, alternated: round 1 of each row, then round 2 of each...
@@ -193,10 +201,7 @@ async function main(): Promise<number> {
           measured.get(scenario)!.push(result)
           say(`  ${JSON.stringify(result)} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
         } catch (err) {
-          const message = `${scenario}: ${(err as Error).message}`
-          failures.push(message)
-          results[scenario] = { failed: (err as Error).message }
-          say(`  FAILED ${message}`)
+          recordFailure(scenario, err)
         }
       }
     }
@@ -214,7 +219,6 @@ async function main(): Promise<number> {
       say(`▶ ${scenario}`)
       const t0 = Date.now()
       const port = await freePort()
-      // One failing scenario must not lose the others' figures: record the failure and go on.
       try {
         let result: Record<string, unknown> = {}
         switch (scenario) {
@@ -248,11 +252,7 @@ async function main(): Promise<number> {
         results[scenario] = result
         say(`  ${JSON.stringify(result)} (${((Date.now() - t0) / 1000).toFixed(0)} s)`)
       } catch (err) {
-        const message = `${scenario}: ${(err as Error).message}`
-        failures.push(message)
-        results[scenario] = { failed: (err as Error).message }
-        say(`  FAILED ${message}`)
-        if (process.env.BENCH_DEBUG === "true") say(String((err as Error).stack))
+        recordFailure(scenario, err)
       }
       writeReport(false)
     }
