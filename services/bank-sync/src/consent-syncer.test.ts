@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import {
+  BankAccessTokenExpiredError,
   BankConsentRevokedError,
   BankHistoryRequiresFreshTokenError,
+  BankUnavailableError,
   type BankClient,
   type CallOptions,
   type Page,
@@ -30,7 +32,8 @@ interface Fake {
 function fakeBank(options: {
   items?: Transaction[]
   refuseHistoryBefore?: string
-  revokeOn?: 'refresh' | 'accounts'
+  /** `everything`: a refused refresh, and a 401 without reason for the access token too. */
+  revokeOn?: 'refresh' | 'accounts' | 'everything'
 }): Fake {
   const calls: string[] = []
   const dateFroms: string[] = []
@@ -39,7 +42,7 @@ function fakeBank(options: {
     authorization: {
       refresh: async (refreshToken: string): Promise<TokenSet> => {
         calls.push(`refresh:${refreshToken}`)
-        if (options.revokeOn === 'refresh') {
+        if (options.revokeOn === 'refresh' || options.revokeOn === 'everything') {
           throw new BankConsentRevokedError('revoked', { operation: 'refresh', status: 401, requestId: 'r' })
         }
         return {
@@ -58,7 +61,7 @@ function fakeBank(options: {
     accounts: {
       listAccounts: async (call: CallOptions) => {
         calls.push(`accounts:${token(call)}`)
-        if (options.revokeOn === 'accounts') {
+        if (options.revokeOn === 'accounts' || options.revokeOn === 'everything') {
           throw new BankConsentRevokedError('revoked', { operation: 'accounts', status: 401, requestId: 'r' })
         }
         return [{ id: 'acc-1', currency: 'CZK', identification: { iban: 'CZ00' } }]
@@ -171,11 +174,19 @@ describe('syncConsent', () => {
     ).toEqual([['REVOKED', 'REVOKED', null, null]])
   })
 
-  it('a refused refresh also revokes', async () => {
-    const fake = fakeBank({ revokeOn: 'refresh' })
+  it('a refused refresh also revokes when the bank refuses the access token too', async () => {
+    const fake = fakeBank({ revokeOn: 'everything' })
     const { consent, deps, writes } = setup({ accessTokenExpiresAt: NOW }, fake)
     expect(await syncConsent(consent, deps)).toEqual({ kind: 'stopped', status: 'REVOKED' })
     expect(writes.map((w) => w.reason)).toEqual(['REVOKED'])
+  })
+
+  it('a refused refresh of a consent the bank still serves pauses it and keeps it (a rotated-out refresh token)', async () => {
+    const fake = fakeBank({ revokeOn: 'refresh' })
+    const { consent, deps, writes } = setup({ accessTokenExpiresAt: NOW }, fake)
+    expect(await syncConsent(consent, deps)).toMatchObject({ kind: 'backoff', code: 'REFRESH_TOKEN_REFUSED' })
+    expect(fake.calls).toEqual(['refresh:refresh-1', 'accounts:access-1'])
+    expect(writes).toEqual([])
   })
 
   it('announces EXPIRING once inside the warning window and keeps syncing; EXPIRED after the end, without calling the bank', async () => {
@@ -457,5 +468,122 @@ describe('syncConsent: revoked or expired', () => {
     } as unknown as BankClient
     expect(await syncConsent(consent, { ...deps, bank })).toEqual({ kind: 'stopped', status: 'EXPIRED' })
     expect(writes.map((w) => w.reason)).toEqual(['EXPIRED'])
+  })
+})
+
+/**
+ * The fault suite's scale-out row: an instance refreshed (the bank rotated the refresh token),
+ * could not write the new pair (broker down) and then lost the partition; the next owner reads
+ * the rotated-out token from the topic. The bank refuses it, but the consent lives at the bank:
+ * that is our credential problem, not the customer's revocation.
+ */
+describe('syncConsent: the stored refresh token was rotated out by another instance', () => {
+  /** The bank as the simulator: refresh-1 was rotated out (refresh-2 went to the other instance). */
+  function bankAfterLostRotation(accessTokenAnswer: 'ok' | 'expired' | 'revoked' | 'unavailable'): Fake {
+    const calls: string[] = []
+    const current = 'refresh-2'
+    const bank = {
+      authorization: {
+        refresh: async (refreshToken: string): Promise<TokenSet> => {
+          calls.push(`refresh:${refreshToken}`)
+          if (refreshToken !== current) {
+            throw new BankConsentRevokedError('invalid_grant: refresh token was rotated out', {
+              operation: 'bank.oauth.refresh',
+              status: 401,
+              requestId: 'r',
+              details: { oauthError: 'invalid_grant' },
+            })
+          }
+          return {
+            accessToken: 'access-3',
+            refreshToken: 'refresh-3',
+            tokenType: 'Bearer',
+            scope: 'AISP',
+            accessTokenExpiresAt: new Date(NOW + 3_600_000),
+            refreshTokenExpiresAt: new Date(NOW + 60 * DAY),
+            obtainedAt: new Date(NOW),
+            grant: 'refresh_token',
+            consentId: undefined,
+          }
+        },
+      },
+      accounts: {
+        listAccounts: async (call: CallOptions) => {
+          calls.push(`accounts:${String(call.accessToken)}`)
+          const answer = call.accessToken === 'access-1' ? accessTokenAnswer : 'ok'
+          const opts = { operation: 'bank.accounts.list', status: 401, requestId: 'r' }
+          if (answer === 'expired')
+            throw new BankAccessTokenExpiredError('401', {
+              ...opts,
+              errors: [{ error: 'UNAUTHORISED', parameters: { REASON: 'TOKEN_EXPIRED' } }],
+            })
+          if (answer === 'revoked')
+            throw new BankConsentRevokedError('401', {
+              ...opts,
+              errors: [{ error: 'UNAUTHORISED', parameters: { REASON: 'TOKEN_REVOKED' } }],
+            })
+          if (answer === 'unavailable')
+            throw new BankUnavailableError('503', { ...opts, status: 503, retriable: true })
+          return [{ id: 'acc-1', currency: 'CZK', identification: { iban: 'CZ00' } }]
+        },
+        transactionPages: (_accountId: string, _query: { dateFrom: string }, call: CallOptions) => {
+          calls.push(`transactions:${String(call.accessToken)}`)
+          return (async function* (): AsyncGenerator<Page<Transaction>> {
+            yield { pageNumber: 0, pageCount: 1, pageSize: 100, items: [] }
+          })()
+        },
+      },
+    } as unknown as BankClient
+    return { bank, calls, dateFroms: [] }
+  }
+
+  it('an expired access token (not "revoked") pauses the consent, and it resumes once the newest tokens are stored', async () => {
+    const fake = bankAfterLostRotation('expired')
+    const { consent, deps, writes, cipher } = setup({ accessTokenExpiresAt: NOW }, fake)
+    const paused = await syncConsent(consent, deps)
+    expect(paused).toMatchObject({ kind: 'backoff', code: 'REFRESH_TOKEN_REFUSED' })
+    expect(writes).toEqual([])
+    const errors = await deps.metrics.apiErrors.get()
+    expect(errors.values.find((v) => v.labels.code === 'REFRESH_TOKEN_REFUSED')?.value).toBe(1)
+
+    // The instance that holds refresh-2 writes it (its retry, or before leaving the partition).
+    const stored: Consent = {
+      ...consent,
+      accessToken: cipher.encrypt('access-2', consent.consentId),
+      refreshToken: cipher.encrypt('refresh-2', consent.consentId),
+    }
+    expect(await syncConsent(stored, deps)).toMatchObject({ kind: 'synced' })
+    expect(fake.calls.slice(2)).toEqual([
+      'refresh:refresh-2',
+      'commit:TOKEN_REFRESH',
+      'accounts:access-3',
+      'transactions:access-3',
+      'commit:SYNC',
+    ])
+    expect(writes.map((w) => [w.reason, w.consent.status])).toEqual([
+      ['TOKEN_REFRESH', 'ACTIVE'],
+      ['SYNC', 'ACTIVE'],
+    ])
+  })
+
+  it('a bank that cannot be asked pauses the consent too (an outage never ends it)', async () => {
+    const fake = bankAfterLostRotation('unavailable')
+    const { consent, deps, writes } = setup({ accessTokenExpiresAt: NOW }, fake)
+    expect(await syncConsent(consent, deps)).toMatchObject({ kind: 'backoff', code: 'REFRESH_TOKEN_REFUSED' })
+    expect(writes).toEqual([])
+  })
+
+  it('still ends the consent when the bank says so: revoked, or past its 90 days', async () => {
+    const revoked = setup({ accessTokenExpiresAt: NOW }, bankAfterLostRotation('revoked'))
+    expect(await syncConsent(revoked.consent, revoked.deps)).toEqual({ kind: 'stopped', status: 'REVOKED' })
+
+    const late = setup(
+      { accessTokenExpiresAt: NOW, expiresAt: NOW + 1_000, refreshTokenExpiresAt: NOW + 1_000 },
+      bankAfterLostRotation('expired'),
+    )
+    // Our clock (no Date header here) passes the end while the refresh is refused.
+    let t = NOW - 1_000
+    const lateDeps = { ...late.deps, now: () => (t += 1_000), settings: { ...DEFAULT_SYNC_SETTINGS, expiryWarningMs: 0 } }
+    expect(await syncConsent(late.consent, lateDeps)).toEqual({ kind: 'stopped', status: 'EXPIRED' })
   })
 })

@@ -14,7 +14,7 @@ import type { AccountSyncState, BankTransaction, Consent, RawTransaction } from 
 import type { TokenCipher } from '@tep/token-cipher'
 import { emptyAccountState, reconcileAccount } from './account-reconciler.ts'
 import { SYNCING_STATUSES } from './consent-status.ts'
-import { PartitionFencedError } from './errors.ts'
+import { PartitionFencedError, RefreshTokenRefusedError } from './errors.ts'
 import type { BankSyncMetrics } from './metrics.ts'
 import { planDateFrom, MAX_DAYS_WITHOUT_FRESH_TOKEN, addDays } from './sync-window.ts'
 import { mapEntry } from './entry-mapping.ts'
@@ -124,32 +124,12 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
   const log = { consentId: consent.consentId }
   if (!SYNCING_STATUSES.has(consent.status)) return { kind: 'skipped', reason: `status ${consent.status}` }
 
-  const unsaved = deps.unsavedTokens.get(consent.consentId)
-  if (unsaved !== undefined) {
-    if (consent.refreshToken !== unsaved.basedOn) {
-      // Written after all (a commit reported failed but landed), or the consent was granted anew.
-      deps.unsavedTokens.delete(consent.consentId)
-    } else {
-      // The bank rotated the refresh token and the stored one stops working after its grace:
-      // write the kept pair before anything else, never refresh again from the stored one.
-      let written: Consent | null
-      try {
-        written = await deps.commit({
-          consent: { ...consent, ...unsaved.fields },
-          bankTransactions: [],
-          rawTransactions: [],
-          reason: 'TOKEN_REFRESH',
-        })
-      } catch (err) {
-        if (err instanceof PartitionFencedError) throw err
-        return tokensNotSaved(consent, err, deps)
-      }
-      deps.unsavedTokens.delete(consent.consentId)
-      if (written === null) return ENDED_MEANWHILE
-      consent = written
-      logger.info(log, 'rotated tokens kept in memory are now written; syncing resumes')
-    }
-  }
+  // The bank rotated the refresh token and the stored one stops working after its grace:
+  // write a kept pair before anything else, never refresh again from the stored one.
+  const kept = await writeUnsavedTokens(consent, deps)
+  if (kept.kind === 'failed') return tokensNotSaved(consent, kept.error, deps)
+  if (kept.kind === 'ended') return ENDED_MEANWHILE
+  if (kept.kind === 'written') consent = kept.consent
 
   const now = deps.now()
   if (consent.expiresAt !== null && now >= consent.expiresAt) {
@@ -227,24 +207,20 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
   } catch (err) {
     if (err instanceof PartitionFencedError) throw err
     if (err instanceof TokensNotSavedError) return tokensNotSaved(consent, err.cause, deps)
-    if (
-      err instanceof BankConsentRevokedError &&
-      (await endVerdict(consent, err, tokens.accessToken, deps)) === 'EXPIRED'
-    ) {
-      const ended = await endConsent(consent, 'EXPIRED', 'CONSENT_90_DAYS', deps)
-      metrics.expired.inc()
-      logger.warn(
-        { ...log, customerId: consent.customerId, reason: err.reason, requestId: err.requestId },
-        'consent expired (90 days, by the bank answer); the customer must consent again',
-      )
-      return ended
-    }
     if (err instanceof BankConsentRevokedError) {
-      const ended = await endConsent(consent, 'REVOKED', err.reason ?? 'HTTP_401', deps)
-      metrics.revocations.inc()
+      const verdict = await endVerdict(consent, err, tokens.accessToken, deps)
+      if (verdict === 'ALIVE' || verdict === 'UNANSWERED') return refreshRefusedConsentKept(consent, err, verdict, deps)
+      const ended =
+        verdict === 'EXPIRED'
+          ? await endConsent(consent, 'EXPIRED', 'CONSENT_90_DAYS', deps)
+          : await endConsent(consent, 'REVOKED', err.reason ?? 'HTTP_401', deps)
+      if (verdict === 'EXPIRED') metrics.expired.inc()
+      else metrics.revocations.inc()
       logger.warn(
         { ...log, customerId: consent.customerId, reason: err.reason, requestId: err.requestId },
-        'the bank revoked the consent: syncing stops, the customer must consent again',
+        verdict === 'EXPIRED'
+          ? 'consent expired (90 days, by the bank answer); the customer must consent again'
+          : 'the bank revoked the consent: syncing stops, the customer must consent again',
       )
       return ended
     }
@@ -315,39 +291,137 @@ function tokensNotSaved(consent: Consent, err: unknown, deps: SyncDeps): SyncOut
   deps.logger.warn(
     { consentId: consent.consentId, code, err },
     'cannot write the rotated bank tokens to the consents topic (Kafka unavailable?): this consent pauses; ' +
-      'the tokens are kept in memory and written before its next sync',
+      'the tokens are kept in memory and written as soon as Kafka takes writes again',
   )
   return { kind: 'backoff', code, retryAfterMs: undefined, error: err }
 }
 
+export type UnsavedTokensWrite =
+  /** Nothing kept for this consent (or the kept pair was outdated and is dropped). */
+  | { kind: 'none' }
+  | { kind: 'written'; consent: Consent }
+  /** The consent became terminal meanwhile: the kept pair is dropped, nothing written. */
+  | { kind: 'ended' }
+  /** Kafka still refuses the write: the pair stays kept. */
+  | { kind: 'failed'; error: unknown }
+
 /**
+ * Writes the rotated token pair kept for this consent (`unsavedTokens`), alone: no bank
+ * call, no transactions. The sync calls it first; the partition owner also calls it on
+ * its own short retry (as soon as Kafka takes writes again, not only at the consent's
+ * next sync, which a backoff can put minutes away) and before it gives the partition up:
+ * until this write lands, the stored refresh token is the rotated-out one, and whoever
+ * syncs the consent next from the topic (another instance after a rebalance, or this one
+ * after a restart) holds no working refresh token.
+ * Throws PartitionFencedError (another instance owns the partition now).
+ */
+export async function writeUnsavedTokens(consent: Consent, deps: SyncDeps): Promise<UnsavedTokensWrite> {
+  const unsaved = deps.unsavedTokens.get(consent.consentId)
+  if (unsaved === undefined) return { kind: 'none' }
+  if (consent.refreshToken !== unsaved.basedOn) {
+    // Written after all (a commit reported failed but landed), or the consent was granted anew.
+    deps.unsavedTokens.delete(consent.consentId)
+    return { kind: 'none' }
+  }
+  if (!SYNCING_STATUSES.has(consent.status)) {
+    // Ended (by the customer, the bank or time): its tokens are dropped, never written back.
+    deps.unsavedTokens.delete(consent.consentId)
+    return { kind: 'ended' }
+  }
+  let written: Consent | null
+  try {
+    written = await deps.commit({
+      consent: { ...consent, ...unsaved.fields },
+      bankTransactions: [],
+      rawTransactions: [],
+      reason: 'TOKEN_REFRESH',
+    })
+  } catch (err) {
+    if (err instanceof PartitionFencedError) throw err
+    return { kind: 'failed', error: err }
+  }
+  deps.unsavedTokens.delete(consent.consentId)
+  if (written === null) return { kind: 'ended' }
+  deps.logger.info({ consentId: consent.consentId }, 'rotated tokens kept in memory are now written; syncing resumes')
+  return { kind: 'written', consent: written }
+}
+
+/**
+ * What a 401 (or a refused refresh) means for the consent:
+ * - `EXPIRED` / `REVOKED`: the consent is over; written as such, syncing stops.
+ * - `ALIVE`: the bank refused the refresh token, yet its answer to the access token shows the
+ *   consent alive (200, or "this access token expired" rather than "revoked"/"consent expired").
+ *   That is a refresh token the bank rotated out: a newer pair was issued, to an instance that
+ *   could not write it to the consents topic (Kafka outage) and then lost the partition or its
+ *   memory. A credential problem of ours, not the customer's choice: the consent pauses.
+ * - `UNANSWERED`: the bank could not be asked (unavailable, throttled): an outage, pause too.
+ *
  * The spec gives a user's revocation and the end of an accounts consent's 90 days the same
  * answer (401, or invalid_grant at the token endpoint), so the verdict is, in order:
  * 1. the bank's own reason on an API call (REASON CONSENT_EXPIRED, or another reason: revoked);
  * 2. for a refused refresh (no reason), one API call with the current access token to get that
- *    reason (the bank answers 401 for a dead consent whatever the token's age);
+ *    reason (the bank answers 401 for a dead consent whatever the token's age: the simulator
+ *    checks revocation and the 90 days before the token's expiry). A consent the bank shows
+ *    alive (see ALIVE) is not ended: the spec says "Refresh fails (for example the user
+ *    removed consent)", and a token rotated out by our own refresh is not that;
  * 3. else the consent's known end (for accounts: the refresh token's 90 days) against the
- *    bank's clock (the answer's Date header; ours when absent or behind): passed → EXPIRED.
+ *    bank's clock (the answer's Date header; ours when absent or behind): passed → EXPIRED;
+ *    else ALIVE/UNANSWERED as the API call said, else REVOKED.
  */
 async function endVerdict(
   consent: Consent,
   err: BankConsentRevokedError,
   accessToken: string | undefined,
   deps: SyncDeps,
-): Promise<'EXPIRED' | 'REVOKED'> {
+): Promise<'EXPIRED' | 'REVOKED' | 'ALIVE' | 'UNANSWERED'> {
   const reason = endReason(err)
   if (reason !== undefined) return reason
+  let probe: 'ALIVE' | 'UNANSWERED' | undefined
   if (accessToken !== undefined) {
     try {
       await deps.bank.accounts.listAccounts({ accessToken, user: { involved: false } })
-    } catch (probe) {
-      if (probe instanceof BankConsentRevokedError) {
-        const probed = endReason(probe)
-        if (probed !== undefined) return probed
+      // The bank serves the consent: whatever the refresh refusal was, it was not its end.
+      return 'ALIVE'
+    } catch (probed) {
+      if (probed instanceof BankConsentRevokedError) {
+        const said = endReason(probed)
+        if (said !== undefined) return said
+      } else if (probed instanceof BankAccessTokenExpiredError) {
+        probe = 'ALIVE'
+      } else if (isRetriable(probed)) {
+        probe = 'UNANSWERED'
       }
     }
   }
-  return pastEnd(consent, err, deps.now()) ? 'EXPIRED' : 'REVOKED'
+  if (pastEnd(consent, err, deps.now())) return 'EXPIRED'
+  return probe ?? 'REVOKED'
+}
+
+/**
+ * A refused refresh of a consent the bank has not ended (endVerdict ALIVE or UNANSWERED):
+ * the consent stays as it is (ACTIVE, tokens kept) and backs off like any failure. Each
+ * retry re-reads the consent as stored, so it resumes as soon as the newest tokens are
+ * written to the consents topic (by the instance that holds them); it ends only when the
+ * bank says so (revoked, 90 days). Said loudly: if those tokens are lost, the customer has
+ * to consent again, and an operator should know why the consent stopped syncing.
+ */
+function refreshRefusedConsentKept(
+  consent: Consent,
+  err: BankConsentRevokedError,
+  verdict: 'ALIVE' | 'UNANSWERED',
+  deps: SyncDeps,
+): SyncOutcome {
+  const error = new RefreshTokenRefusedError(consent.consentId, verdict === 'ALIVE', err)
+  deps.metrics.apiErrors.inc({ code: error.code })
+  deps.logger.error(
+    { consentId: consent.consentId, code: error.code, requestId: err.requestId, bankAnswered: verdict === 'ALIVE' },
+    verdict === 'ALIVE'
+      ? 'the bank refused the stored refresh token but still serves the consent: a newer token pair was ' +
+          'issued and never written (Kafka outage?); the consent is kept and pauses until those tokens are written ' +
+          '(else the customer must consent again)'
+      : 'the bank refused the stored refresh token and could not be asked whether the consent lives: the consent is kept and pauses',
+  )
+  return { kind: 'backoff', code: error.code, retryAfterMs: undefined, error }
 }
 
 function endReason(err: BankConsentRevokedError): 'EXPIRED' | 'REVOKED' | undefined {
@@ -375,8 +449,9 @@ function bankDateOf(err: BankConsentRevokedError): number | undefined {
  * Refreshes ahead of expiry. The bank rotates the refresh token (the old one works
  * only for a short grace, 60 s at the simulator), so the new pair is committed to the
  * consents topic BEFORE the new access token is used. If that write fails, the pair
- * is kept in `unsavedTokens` and written first by the next sync: refreshing again
- * from the stored (rotated-out) token would be refused and end the consent.
+ * is kept in `unsavedTokens` and written as soon as Kafka takes it (the partition owner's
+ * short retry, its stop before giving the partition up, or else first thing in the next
+ * sync): refreshing again from the stored (rotated-out) token is refused by the bank.
  */
 async function ensureFreshAccessToken(
   consent: Consent,

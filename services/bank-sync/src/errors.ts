@@ -37,3 +37,25 @@ export class PartitionFencedError extends BankSyncError {
     )
   }
 }
+
+/**
+ * The bank refused the consent's stored refresh token, but did not say the consent ended
+ * (its API still serves the consent's access token, or only says that token expired; or it
+ * could not be asked). Most likely a token rotated out by a refresh whose new pair was never
+ * written (Kafka outage). The consent is kept and retried, not ended.
+ */
+export class RefreshTokenRefusedError extends BankSyncError {
+  constructor(consentId: string, bankServesConsent: boolean, cause: unknown) {
+    super(
+      bankServesConsent
+        ? `the bank refused the stored refresh token of consent ${consentId} but still serves the consent (a rotated-out token?)`
+        : `the bank refused the stored refresh token of consent ${consentId} and could not be asked whether the consent lives`,
+      {
+        code: 'REFRESH_TOKEN_REFUSED',
+        retriable: true,
+        cause,
+        details: { consentId, bankServesConsent },
+      },
+    )
+  }
+}

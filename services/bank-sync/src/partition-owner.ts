@@ -9,7 +9,14 @@ import {
 } from '@tep/kafka'
 import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
 import { decideConsentRecord, isTerminal } from './consent-status.ts'
-import { syncConsent, type SyncDeps, type SyncLogger, type SyncOutcome, type SyncWrite } from './consent-syncer.ts'
+import {
+  syncConsent,
+  writeUnsavedTokens,
+  type SyncDeps,
+  type SyncLogger,
+  type SyncOutcome,
+  type SyncWrite,
+} from './consent-syncer.ts'
 import { PartitionFencedError } from './errors.ts'
 
 export interface BankSyncTopics {
@@ -64,7 +71,23 @@ interface Entry {
   failures: number
   /** Highest version in the log, also of records not applied (a stale writer's): the next write goes above it. */
   maxVersion: number
+  /** Wall-clock ms of the next try to write this consent's kept rotated tokens (if it has any). */
+  tokenWriteAt: number
+  tokenWriteFailures: number
 }
+
+/**
+ * Rotated tokens whose write failed are retried on their own, this soon and then up to
+ * TOKEN_WRITE_RETRY_MAX_MS apart, whatever the consent's sync backoff (up to 5 min): the
+ * write needs Kafka only, and until it lands the consents topic holds a refresh token the
+ * bank has rotated out. Whoever syncs the consent from the topic next (another instance
+ * after a rebalance, e.g. a scale-out) would be refused by the bank. So the exposure is
+ * the outage itself, not the outage plus a backoff.
+ */
+export const TOKEN_WRITE_RETRY_MS = 1_000
+export const TOKEN_WRITE_RETRY_MAX_MS = 5_000
+/** Longest a stopping owner spends writing kept tokens before it gives the partition up. */
+export const TOKEN_WRITE_ON_STOP_MS = 5_000
 
 /**
  * The owner of one partition of `bank.consents.v1`: its consents' state (rebuilt
@@ -83,6 +106,8 @@ export class PartitionOwner {
   #lastOffset = -1n
   #caughtUp = false
   #stopped = false
+  /** Stopping, but still writing kept rotated tokens before the writer closes. */
+  #leaving = false
   #fenced = false
   #timer: NodeJS.Timeout | undefined
   readonly #running = new Set<Promise<void>>()
@@ -159,6 +184,9 @@ export class PartitionOwner {
         running: false,
         failures: 0,
         maxVersion: consent.version,
+        // Kept tokens of this consent (from an owner before a rebalance): written at once.
+        tokenWriteAt: 0,
+        tokenWriteFailures: 0,
       })
       this.#pumpSoon()
       return
@@ -196,8 +224,57 @@ export class PartitionOwner {
       ])
       if (timer) clearTimeout(timer)
     }
+    await this.#writeKeptTokensBeforeLeaving(Math.min(graceMs, TOKEN_WRITE_ON_STOP_MS))
     await this.#writer?.close().catch(() => undefined)
     for (const w of this.#caughtUpWaiters.splice(0)) w()
+  }
+
+  /**
+   * Before the writer closes (rebalance, shutdown), one more try to write the kept rotated
+   * tokens of this partition's consents: the next owner, likely another instance, only
+   * knows what the topic holds. Safe against that owner: its writer fences ours before it
+   * reads the partition's end, so a write of ours either lands below that end (and it
+   * rebuilds the consent with the new tokens) or is refused as fenced. What is still not
+   * written stays in memory (an owner of this process writes it if the partition comes back).
+   */
+  async #writeKeptTokensBeforeLeaving(limitMs: number): Promise<void> {
+    const kept = this.#o.sync.unsavedTokens
+    const entries = [...this.#entries.values()].filter((e) => kept.has(e.consent.consentId) && !e.running)
+    if (entries.length === 0 || this.#writer === undefined || this.#fenced || !this.#caughtUp) return
+    this.#leaving = true
+    const writes = (async () => {
+      for (const entry of entries) {
+        if (this.#fenced || !this.#leaving) return
+        const consentId = entry.consent.consentId
+        try {
+          const result = await writeUnsavedTokens(entry.consent, this.#deps())
+          if (result.kind === 'failed') {
+            this.#o.sync.logger.warn(
+              { consentId, partition: this.partition, err: result.error },
+              'cannot write the kept rotated bank tokens before giving up the consents partition; they stay in memory',
+            )
+          }
+        } catch (err) {
+          if (!(err instanceof PartitionFencedError)) throw err
+          return
+        }
+      }
+    })()
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      writes.catch((err: unknown) =>
+        this.#o.sync.logger.error({ err, partition: this.partition }, 'writing kept rotated tokens failed'),
+      ),
+      new Promise((r) => {
+        timer = setTimeout(r, limitMs)
+      }),
+    ])
+    if (timer) clearTimeout(timer)
+    this.#leaving = false
+  }
+
+  #deps(): SyncDeps {
+    return { ...this.#o.sync, commit: (w) => this.#commit(w) }
   }
 
   #checkCaughtUp(): void {
@@ -231,11 +308,20 @@ export class PartitionOwner {
     const now = Date.now()
     let active = [...this.#entries.values()].filter((e) => e.running).length
     let nextDue = Number.POSITIVE_INFINITY
+    const kept = this.#o.sync.unsavedTokens
     for (const entry of this.#entries.values()) {
       if (entry.running) continue
       if (entry.needsReassert) {
         this.#track(entry, () => this.#reassert(entry))
         continue
+      }
+      if (kept.has(entry.consent.consentId)) {
+        // Independent of the sync schedule and of the concurrency limit (a Kafka write only).
+        if (entry.tokenWriteAt <= now) {
+          this.#track(entry, () => this.#writeKeptTokens(entry))
+          continue
+        }
+        nextDue = Math.min(nextDue, entry.tokenWriteAt)
       }
       if (isTerminal(entry.consent.status) || entry.consent.status === 'PENDING') continue
       if (entry.dueAt > now) {
@@ -277,7 +363,7 @@ export class PartitionOwner {
     const started = process.hrtime.bigint()
     let outcome: SyncOutcome
     try {
-      outcome = await syncConsent(entry.consent, { ...this.#o.sync, commit: (w) => this.#commit(w) })
+      outcome = await syncConsent(entry.consent, this.#deps())
     } catch (err) {
       if (err instanceof PartitionFencedError) return
       throw err
@@ -292,7 +378,34 @@ export class PartitionOwner {
       entry.failures++
       entry.dueAt = Date.now() + this.#backoff(entry.failures, outcome.retryAfterMs)
     }
+    if (this.#o.sync.unsavedTokens.has(entry.consent.consentId)) {
+      // The rotated tokens could not be written: retry that write soon, on its own.
+      entry.tokenWriteFailures = 0
+      entry.tokenWriteAt = Date.now() + TOKEN_WRITE_RETRY_MS
+    }
     this.#o.hooks.onSynced?.(entry.consent.consentId, outcome)
+  }
+
+  /** The short retry of a kept rotated token pair's write (TOKEN_WRITE_RETRY_MS). */
+  async #writeKeptTokens(entry: Entry): Promise<void> {
+    let result
+    try {
+      result = await writeUnsavedTokens(entry.consent, this.#deps())
+    } catch (err) {
+      if (err instanceof PartitionFencedError) return
+      throw err
+    }
+    if (result.kind !== 'failed') {
+      entry.tokenWriteFailures = 0
+      return
+    }
+    entry.tokenWriteFailures++
+    const delay = Math.min(TOKEN_WRITE_RETRY_MAX_MS, TOKEN_WRITE_RETRY_MS * 2 ** (entry.tokenWriteFailures - 1))
+    entry.tokenWriteAt = Date.now() + delay
+    this.#o.sync.logger.warn(
+      { consentId: entry.consent.consentId, attempt: entry.tokenWriteFailures, retryInMs: delay, err: result.error },
+      'still cannot write the rotated bank tokens to the consents topic; retrying that write alone',
+    )
   }
 
   #backoff(failures: number, retryAfterMs: number | undefined): number {
@@ -327,7 +440,7 @@ export class PartitionOwner {
   #commit(write: SyncWrite): Promise<Consent | null> {
     const run = async (): Promise<Consent | null> => {
       const writer = this.#writer
-      if (writer === undefined || this.#fenced || this.#stopped) {
+      if (writer === undefined || this.#fenced || (this.#stopped && !this.#leaving)) {
         throw new PartitionFencedError(this.partition, new Error('partition owner stopped'))
       }
       const id = write.consent.consentId
