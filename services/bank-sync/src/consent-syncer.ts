@@ -471,8 +471,11 @@ async function ensureFreshAccessToken(
         consent.refreshTokenExpiresAt === null ? null : new Date(consent.refreshTokenExpiresAt),
     })
   } catch (err) {
+    // `refused`, not `revoked`: the bank refused the refresh token, and whether that ends the
+    // consent (revoked, 90 days) or only pauses it (a token rotated out by a refresh whose pair
+    // was never written) is the verdict's, counted apart (revocations, REFRESH_TOKEN_REFUSED).
     deps.metrics.tokenRefreshes.inc({
-      outcome: err instanceof BankConsentRevokedError ? 'revoked' : 'failed',
+      outcome: err instanceof BankConsentRevokedError ? 'refused' : 'failed',
     })
     throw err
   }

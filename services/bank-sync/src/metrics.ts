@@ -49,7 +49,7 @@ export function createBankSyncMetrics(registry: Registry): BankSyncMetrics {
     tokenRefreshes: counter(
       registry,
       'bank_sync_token_refreshes_total',
-      'access token refreshes by outcome',
+      'access token refreshes by outcome: ok, refused (the bank refused the refresh token), failed (no answer: outage, throttling)',
       ['outcome'],
     ),
     revocations: counter(
