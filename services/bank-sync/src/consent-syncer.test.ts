@@ -29,6 +29,38 @@ interface Fake {
   dateFroms: string[]
 }
 
+/** An account with no transactions: one empty page, the call noted. */
+const emptyPages = (calls: string[]) => (_accountId: string, _query: { dateFrom: string }, call: CallOptions) => {
+  calls.push(`transactions:${String(call.accessToken)}`)
+  return (async function* (): AsyncGenerator<Page<Transaction>> {
+    yield { pageNumber: 0, pageCount: 1, pageSize: 100, items: [] }
+  })()
+}
+
+/** The bank's refusal of a refresh token it rotated out (the simulator's, after its grace). */
+const rotatedOut = () =>
+  new BankConsentRevokedError('invalid_grant: refresh token was rotated out', {
+    operation: 'bank.oauth.refresh',
+    status: 401,
+    requestId: 'r',
+    details: { oauthError: 'invalid_grant' },
+  })
+
+/** The bank's answer to a refresh: a new pair, the access token for an hour, the refresh token for `refreshDays`. */
+function refreshedTokens(accessToken: string, refreshToken: string, refreshDays: number): TokenSet {
+  return {
+    accessToken,
+    refreshToken,
+    tokenType: 'Bearer',
+    scope: 'AISP',
+    accessTokenExpiresAt: new Date(NOW + 3_600_000),
+    refreshTokenExpiresAt: new Date(NOW + refreshDays * DAY),
+    obtainedAt: new Date(NOW),
+    grant: 'refresh_token',
+    consentId: undefined,
+  }
+}
+
 function fakeBank(options: {
   items?: Transaction[]
   refuseHistoryBefore?: string
@@ -45,17 +77,7 @@ function fakeBank(options: {
         if (options.revokeOn === 'refresh' || options.revokeOn === 'everything') {
           throw new BankConsentRevokedError('revoked', { operation: 'refresh', status: 401, requestId: 'r' })
         }
-        return {
-          accessToken: 'access-2',
-          refreshToken: 'refresh-2',
-          tokenType: 'Bearer',
-          scope: 'AISP',
-          accessTokenExpiresAt: new Date(NOW + 3_600_000),
-          refreshTokenExpiresAt: new Date(NOW + 80 * DAY),
-          obtainedAt: new Date(NOW),
-          grant: 'refresh_token',
-          consentId: undefined,
-        }
+        return refreshedTokens('access-2', 'refresh-2', 80)
       },
     },
     accounts: {
@@ -270,28 +292,11 @@ function rotatingBank(): Fake & { refreshes: () => number } {
     authorization: {
       refresh: async (refreshToken: string): Promise<TokenSet> => {
         calls.push(`refresh:${refreshToken}`)
-        if (refreshToken !== current) {
-          throw new BankConsentRevokedError('invalid_grant: refresh token was rotated out', {
-            operation: 'bank.oauth.refresh',
-            status: 401,
-            requestId: 'r',
-            details: { oauthError: 'invalid_grant' },
-          })
-        }
+        if (refreshToken !== current) throw rotatedOut()
         refreshes++
         n++
         current = `refresh-${n}`
-        return {
-          accessToken: `access-${n}`,
-          refreshToken: current,
-          tokenType: 'Bearer',
-          scope: 'AISP',
-          accessTokenExpiresAt: new Date(NOW + 3_600_000),
-          refreshTokenExpiresAt: new Date(NOW + 60 * DAY),
-          obtainedAt: new Date(NOW),
-          grant: 'refresh_token',
-          consentId: undefined,
-        }
+        return refreshedTokens(`access-${n}`, current, 60)
       },
     },
     accounts: {
@@ -299,12 +304,7 @@ function rotatingBank(): Fake & { refreshes: () => number } {
         calls.push(`accounts:${String(call.accessToken)}`)
         return [{ id: 'acc-1', currency: 'CZK', identification: { iban: 'CZ00' } }]
       },
-      transactionPages: (_accountId: string, _query: { dateFrom: string }, call: CallOptions) => {
-        calls.push(`transactions:${String(call.accessToken)}`)
-        return (async function* (): AsyncGenerator<Page<Transaction>> {
-          yield { pageNumber: 0, pageCount: 1, pageSize: 100, items: [] }
-        })()
-      },
+      transactionPages: emptyPages(calls),
     },
   } as unknown as BankClient
   return { bank, calls, dateFroms: [], refreshes: () => refreshes }
@@ -486,25 +486,8 @@ describe('syncConsent: the stored refresh token was rotated out by another insta
       authorization: {
         refresh: async (refreshToken: string): Promise<TokenSet> => {
           calls.push(`refresh:${refreshToken}`)
-          if (refreshToken !== current) {
-            throw new BankConsentRevokedError('invalid_grant: refresh token was rotated out', {
-              operation: 'bank.oauth.refresh',
-              status: 401,
-              requestId: 'r',
-              details: { oauthError: 'invalid_grant' },
-            })
-          }
-          return {
-            accessToken: 'access-3',
-            refreshToken: 'refresh-3',
-            tokenType: 'Bearer',
-            scope: 'AISP',
-            accessTokenExpiresAt: new Date(NOW + 3_600_000),
-            refreshTokenExpiresAt: new Date(NOW + 60 * DAY),
-            obtainedAt: new Date(NOW),
-            grant: 'refresh_token',
-            consentId: undefined,
-          }
+          if (refreshToken !== current) throw rotatedOut()
+          return refreshedTokens('access-3', 'refresh-3', 60)
         },
       },
       accounts: {
@@ -526,12 +509,7 @@ describe('syncConsent: the stored refresh token was rotated out by another insta
             throw new BankUnavailableError('503', { ...opts, status: 503, retriable: true })
           return [{ id: 'acc-1', currency: 'CZK', identification: { iban: 'CZ00' } }]
         },
-        transactionPages: (_accountId: string, _query: { dateFrom: string }, call: CallOptions) => {
-          calls.push(`transactions:${String(call.accessToken)}`)
-          return (async function* (): AsyncGenerator<Page<Transaction>> {
-            yield { pageNumber: 0, pageCount: 1, pageSize: 100, items: [] }
-          })()
-        },
+        transactionPages: emptyPages(calls),
       },
     } as unknown as BankClient
     return { bank, calls, dateFroms: [] }
