@@ -12,12 +12,12 @@ import { createKafka } from '@tep/kafka'
 import { fetchRuntime, freePort, startStack } from '@tep/local-stack'
 import { createBenchAdmin, createSerde, repoRoot, type BenchContext } from './harness.ts'
 import { SimDataset } from '@tep/sim-data'
-import { eosPassThrough, kafkajsPassThrough, kstreamsEosPassThrough, naive, passThrough } from './processors.ts'
+import { eosPassThrough, kafkajsPassThrough, kstreamsEosPassThrough, naive, passThrough, type ThroughputResult } from './processors.ts'
 import { crash, ingestThroughput, latency, startSim } from './scenarios.ts'
 import { memory, seedMemoryTables, seedTables, type TableTopics } from './table-scenarios.ts'
 import { addRatios, renderTable, verdictRows, type ScenarioResults } from './verdicts.ts'
 import { backfillScenario } from './backfill-scenario.ts'
-import { isRoundScenario, medianRound } from './rounds.ts'
+import { isRoundScenario, medianRound, type RoundScenario } from './rounds.ts'
 
 const ALL = ['passthrough', 'kafkajs-passthrough', 'kstreams-eos-passthrough', 'eos-passthrough', 'naive', 'ingest-batch', 'ingest-single', 'latency', 'crash', 'memory', 'backfill'] as const
 type Scenario = (typeof ALL)[number]
@@ -121,6 +121,7 @@ async function main(): Promise<number> {
   const memoryShops = num(values['memory-shops'], 1_000_000, 'memory-shops')
   const apiLatency = Number(values['api-latency-ms'] ?? '3')
   const rounds = num(values.rounds, 3, 'rounds')
+  if (!Number.isInteger(rounds)) throw new Error(`--rounds must be a whole number, got ${values.rounds}`)
   const brokerCount = num(values.brokers, 1, 'brokers')
   if (brokerCount !== 1 && brokerCount !== 3) throw new Error(`--brokers must be 1 or 3, got ${values.brokers}`)
   const outDir = path.resolve(repoRoot, values.out ?? 'bench-results')
@@ -183,13 +184,19 @@ async function main(): Promise<number> {
     say(`  FAILED ${message}`)
     if (process.env.BENCH_DEBUG === 'true') say(String((err as Error).stack))
   }
-  const passThroughRow = { passthrough: passThrough, 'kafkajs-passthrough': kafkajsPassThrough, 'kstreams-eos-passthrough': kstreamsEosPassThrough, 'eos-passthrough': eosPassThrough }
+  // Typed by the rows of rounds.ts, so a row added there without its processor here does not compile.
+  const passThroughRow: Record<RoundScenario, (c: BenchContext, count: number, name: string) => Promise<ThroughputResult>> = {
+    passthrough: passThrough,
+    'kafkajs-passthrough': kafkajsPassThrough,
+    'kstreams-eos-passthrough': kstreamsEosPassThrough,
+    'eos-passthrough': eosPassThrough,
+  }
   /**
    * The pass-through rows, alternated: round 1 of each row, then round 2 of each...
    * A row that fails in a round is recorded as failed and left out of the later rounds.
    */
-  const runRounds = async (rows: (keyof typeof passThroughRow)[]) => {
-    const measured = new Map(rows.map((r) => [r, [] as Awaited<ReturnType<typeof passThrough>>[]]))
+  const runRounds = async (rows: RoundScenario[]) => {
+    const measured = new Map(rows.map((r) => [r, [] as ThroughputResult[]]))
     for (let round = 1; round <= rounds; round++) {
       for (const scenario of rows) {
         if (results[scenario] !== undefined) continue
@@ -220,7 +227,7 @@ async function main(): Promise<number> {
       const t0 = Date.now()
       const port = await freePort()
       try {
-        let result: Record<string, unknown> = {}
+        let result: Record<string, unknown>
         switch (scenario) {
           case 'naive':
             naiveResult = await naive(ctx, sim, naiveEvents)

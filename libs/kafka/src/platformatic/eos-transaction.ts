@@ -200,19 +200,21 @@ export async function commitTransaction(
   const tx = await producer.beginTransaction()
   let endTxnSent = false
   try {
-    // Every output partition is added first (one AddPartitionsToTxn; the sends then find
-    // them added), so that the produce and AddOffsetsToTxn can go side by side: the sends
-    // to the partition leaders, AddOffsetsToTxn to the transaction coordinator.
-    // AddOffsetsToTxn while AddPartitionsToTxn is pending is answered
-    // CONCURRENT_TRANSACTIONS and retried (tried: 11 ms became 15-45 ms at 1,000 ev/s),
-    // hence not beside that. TxnOffsetCommit waits for the sends: the group coordinator
-    // and the partition leaders both verify the transaction with the transaction
-    // coordinator (KIP-890, Kafka 3.6+), which keeps one such check per transactional id
-    // and answers an older one NETWORK_EXCEPTION when a newer one comes. Side by side,
-    // most transactions under load had a Produce refused (NOT_ENOUGH_REPLICAS, "Unable to
-    // verify the partition has been added to the transaction") or a TxnOffsetCommit
-    // answered COORDINATOR_LOAD_IN_PROGRESS, each retried (DECISIONS.md). One after the other, a transaction was
-    // five round trips, about 12 ms of each commit's 30 at 3,000 records under full load.
+    // Four steps, where one after the other a transaction was five round trips (about
+    // 12 ms of each commit's 30 at 3,000 records under full load, DECISIONS.md):
+    // 1. Every output partition is added (one AddPartitionsToTxn; the sends then find them
+    //    added). AddOffsetsToTxn must not go beside it: it is answered
+    //    CONCURRENT_TRANSACTIONS and retried (tried: 11 ms became 15-45 ms at 1,000 ev/s).
+    // 2. The sends (to the partition leaders) beside AddOffsetsToTxn (to the transaction
+    //    coordinator).
+    // 3. TxnOffsetCommit, only after the sends: the group coordinator and the partition
+    //    leaders both verify the transaction with the transaction coordinator (KIP-890,
+    //    Kafka 3.6+), which keeps one check per transactional id and answers the older
+    //    NETWORK_EXCEPTION when a newer comes. Side by side, most transactions under load
+    //    had a Produce refused (NOT_ENOUGH_REPLICAS, "Unable to verify the partition has
+    //    been added to the transaction") or a TxnOffsetCommit answered
+    //    COORDINATOR_LOAD_IN_PROGRESS, each retried (DECISIONS.md).
+    // 4. EndTxn.
     if (metadata !== undefined) await tx.addPartitions(metadata, outputs as Parameters<typeof tx.addPartitions>[1])
     const settled = await Promise.allSettled([
       (async () => {
