@@ -15,6 +15,7 @@ import { waitForHttp } from './start/child-service.ts'
 import { LiveView, WATCHED } from './start/live-view.ts'
 import { PipelineExporter } from './start/pipeline-exporter.ts'
 import { obtainStack } from './start/stack.ts'
+import { ContractDriftPoller } from './start/contract-drift-poll.ts'
 import { ReadinessPoller, renderScreen, renderSummaryLine, takeSnapshot, type Watched } from './start/status-report.ts'
 import { DEFAULT_RESTART_POLICY, SupervisedService } from './start/supervisor.ts'
 import { distinctPortPicker } from '@tep/local-stack'
@@ -234,9 +235,10 @@ async function main(): Promise<number> {
     const healthUrls = new Map(health.map((h) => [h.service, h.url]))
     const watched: Watched[] = children.map((service) => ({ service, ...(healthUrls.has(service) ? { healthUrl: healthUrls.get(service)! } : {}) }))
     const readiness = new ReadinessPoller()
-    const pollReadiness = () => readiness.poll(watched)
+    const drift = new ContractDriftPoller()
+    const pollReadiness = () => Promise.all([readiness.poll(watched), drift.poll(health.map((h) => h.url))]).then(() => undefined)
     const startedAt = Date.now()
-    const snapshot = () => takeSnapshot({ startedAt, produced: traffic.produced, view, exporter, watched, readiness })
+    const snapshot = () => takeSnapshot({ startedAt, produced: traffic.produced, view, exporter, watched, readiness, contractDrift: drift.drift })
     const render = () => {
       const snap = snapshot()
       if (noUi) jsonLine(snap)

@@ -2,6 +2,7 @@ import { TOPICS } from '@tep/kafka'
 import type { LiveView } from './live-view.ts'
 import type { PipelineExporter } from './pipeline-exporter.ts'
 import type { SupervisedService } from './supervisor.ts'
+import { describeContractDrift } from './contract-drift-poll.ts'
 
 export interface ServiceStatus {
   state: 'running' | 'restarting' | 'stopped'
@@ -26,6 +27,8 @@ export interface StatusSnapshot {
   services: Record<string, ServiceStatus>
   /** Not-ready checks of each service, e.g. the reason of a pause (`consumer: transactions.raw.v1/0 ENRICHMENT_TIMEOUT ...`). */
   pauses: Record<string, string[]>
+  /** Tolerated differences between the real APIs and what the clients expect (`api operation field kind` -> count). */
+  contractDrift: Record<string, number>
 }
 
 export interface Watched {
@@ -60,7 +63,7 @@ export class ReadinessPoller {
   }
 }
 
-export function takeSnapshot(input: { startedAt: number; produced: number; view: LiveView; exporter?: PipelineExporter; watched: Watched[]; readiness: ReadinessPoller }): StatusSnapshot {
+export function takeSnapshot(input: { startedAt: number; produced: number; view: LiveView; exporter?: PipelineExporter; watched: Watched[]; readiness: ReadinessPoller; contractDrift?: ReadonlyMap<string, number> }): StatusSnapshot {
   const { view, watched, readiness } = input
   const latency = view.latency()
   const round = (n: number) => Math.round(n * 1000) / 1000
@@ -82,6 +85,7 @@ export function takeSnapshot(input: { startedAt: number; produced: number; view:
     endToEndLatencySeconds: latency ? { p50: round(latency.p50), p99: round(latency.p99), samples: latency.count } : null,
     services,
     pauses,
+    contractDrift: Object.fromEntries(input.contractDrift ?? []),
   }
 }
 
@@ -103,6 +107,7 @@ export function renderScreen(s: StatusSnapshot, header: string, recent: string[]
     '',
     `end-to-end        ${lat ? `p50 ${formatSeconds(lat.p50)} · p99 ${formatSeconds(lat.p99)} (last 10 s, ${lat.samples} records)` : 'no enriched record in the last 10 s'}`,
     `consumer lag      ${Object.entries(s.consumerLag).map(([g, n]) => `${g} ${n}`).join(' · ') || '…'}`,
+    `API drift         ${describeContractDrift(s.contractDrift)}`,
     '',
     `${'service'.padEnd(20)} ${'restarts'.padEnd(9)} health`,
     ...Object.entries(s.services).map(([name, v]) => `${name.padEnd(20)} ${String(v.restarts).padEnd(9)} ${v.health}${v.lastExit && v.restarts > 0 ? ` · last exit: ${v.lastExit}` : ''}`),
