@@ -15,7 +15,7 @@ COPY deploy/local/package.json deploy/local/
 COPY libs libs
 COPY services services
 COPY test/package.json test/
-COPY scripts/patch-platformatic-kafka.mjs scripts/
+COPY patches patches
 # INGEST_STATE_DIR of compose and k8s: a volume mounted here starts owned by node (uid 1000).
 RUN mkdir -p /var/lib/tep/ingest && chown node:node /var/lib/tep/ingest
 
@@ -23,13 +23,8 @@ RUN mkdir -p /var/lib/tep/ingest && chown node:node /var/lib/tep/ingest
 # dependencies. Never deployed: simulators hold fixed, public credentials.
 FROM base AS demo
 COPY simulators simulators
-RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services -w simulators \
- && node scripts/patch-platformatic-kafka.mjs \
- && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
- && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
- && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
- && grep -qF 'tep-patch: short ASCII strings without Buffer.byteLength' node_modules/avsc/lib/utils.js \
- && grep -qF 'tep-patch: addPartitions asks once per partition of a send' node_modules/@platformatic/kafka/dist/clients/producer/transaction.js \
+RUN npm ci --omit=dev --ignore-scripts --include-workspace-root -w schemas -w libs -w services -w simulators \
+ && npm run postinstall \
  && npm cache clean --force
 COPY schemas schemas
 USER node
@@ -40,17 +35,13 @@ ENTRYPOINT ["node"]
 # base image already is Node 24, so dev dependencies are left out. Only the
 # workspaces the image runs are installed (-w with a folder selects every
 # workspace in it): the test workspace's testcontainers/playwright stay out.
-# Install scripts stay off (no third-party code runs at build time), so the
-# project's own patches (@platformatic/kafka, its buffer, avsc) are applied explicitly, and the build
-# fails if one did not take (a version bump the patch no longer matches).
+# Install scripts stay off (no dependency's code runs at build time), so the root's
+# postinstall is run explicitly: patch-package applies patches/*.patch (@platformatic/kafka,
+# its buffer, avsc) and fails the build if one does not apply or the version differs.
+# --include-workspace-root installs the root's one production dependency, patch-package.
 FROM base AS production
-RUN npm ci --omit=dev --ignore-scripts -w schemas -w libs -w services \
- && node scripts/patch-platformatic-kafka.mjs \
- && grep -qF 'tep-patch: read_committed keeps committed records (Java rule)' node_modules/@platformatic/kafka/dist/clients/consumer/consumer.js \
- && grep -qF 'tep-patch: chunk lookups resume from the last one' node_modules/@platformatic/dynamic-buffer/dist/index.js \
- && grep -qF 'tep-patch: one buffer per produced record' node_modules/@platformatic/kafka/dist/protocol/records.js \
- && grep -qF 'tep-patch: short ASCII strings without Buffer.byteLength' node_modules/avsc/lib/utils.js \
- && grep -qF 'tep-patch: addPartitions asks once per partition of a send' node_modules/@platformatic/kafka/dist/clients/producer/transaction.js \
+RUN npm ci --omit=dev --ignore-scripts --include-workspace-root -w schemas -w libs -w services \
+ && npm run postinstall \
  && npm cache clean --force
 COPY schemas schemas
 # uid 1000 (the image's `node` user) by number, so Kubernetes' runAsNonRoot can verify it.

@@ -1,5 +1,5 @@
 /**
- * scripts/patch-platformatic-kafka.mjs makes @platformatic/kafka's
+ * patches/@platformatic+kafka+2.12.1.patch makes @platformatic/kafka's
  * Transaction#addPartitions look at each topic and partition of a send once
  * instead of once per message. These tests prove that what it asks the broker to
  * add (AddPartitionsToTxn) and what it remembers as added are what the original

@@ -1,5 +1,5 @@
 /**
- * scripts/patch-platformatic-kafka.mjs makes avsc write a short ASCII string
+ * patches/avsc+5.7.9.patch makes avsc write a short ASCII string
  * without measuring it with Buffer.byteLength. These tests prove the patched
  * Tap#writeString writes what the Avro specification says a string is (a
  * zig-zag varint of its UTF-8 byte count, then those bytes) and what avsc's

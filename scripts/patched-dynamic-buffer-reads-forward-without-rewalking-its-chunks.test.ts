@@ -1,5 +1,5 @@
 /**
- * scripts/patch-platformatic-kafka.mjs patches @platformatic/dynamic-buffer, the
+ * patches/@platformatic+dynamic-buffer+0.3.1.patch changes @platformatic/dynamic-buffer, the
  * buffer every Kafka answer is parsed from: a lookup of an offset resumes from
  * the chunk the previous one ended in instead of walking the chunk list from
  * the first chunk, and 64-bit varints are summed as numbers. These tests prove

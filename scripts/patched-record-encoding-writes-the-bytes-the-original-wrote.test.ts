@@ -1,5 +1,5 @@
 /**
- * scripts/patch-platformatic-kafka.mjs makes @platformatic/kafka encode each
+ * patches/@platformatic+kafka+2.12.1.patch makes @platformatic/kafka encode each
  * produced record into one buffer sized first, instead of one small Buffer per
  * field (the garbage of which was a fifth of an exactly-once pass-through's
  * CPU). These tests prove it writes exactly the bytes the original code wrote

@@ -7,7 +7,7 @@
  * so every committed record between an earlier aborted transaction and that
  * marker vanished from the fetch answer. Found after a rolling restart of the
  * three-broker cluster: hundreds of committed enriched records were invisible
- * to every reader on this client. scripts/patch-platformatic-kafka.mjs puts in
+ * to every reader on this client. patches/@platformatic+kafka+2.12.1.patch puts in
  * the Java consumer's rule; this fails without it.
  */
 import { Consumer, FetchIsolationLevels, IS_CONTROL, Producer } from '@platformatic/kafka'
