@@ -2,10 +2,11 @@ import { errorCode, isRetriable } from '@tep/errors'
 import type { ContractDriftListener, Logger, Readiness } from '@tep/observability'
 import { backoffDelay, resolvePollerBackoff, type PollerBackoffPolicy } from './backoff.ts'
 import type { CursorLog, StoredCursor } from './cursor.ts'
-import { InvalidationPageSizeError, InvalidationPollerFencedError } from './errors.ts'
-import type { FeedPage, InvalidationFeed } from './feed.ts'
+import { InvalidationPollerFencedError } from './errors.ts'
+import type { InvalidationFeed } from './feed.ts'
 import type { PollerMetrics } from './metrics.ts'
-import { blamedParameter, itemRangeUnavailable, statusOf } from './negotiation.ts'
+import { FeedPager } from './feed-pager.ts'
+import { itemRangeUnavailable } from './negotiation.ts'
 import { pageItems, type FeedItem } from './page-items.ts'
 import { PageSize } from './page-size.ts'
 import { findFeedHead, RECENT_START_MS } from './start-position.ts'
@@ -62,23 +63,29 @@ function retryAfterOf(err: unknown): number | undefined {
 export class InvalidationPoller {
   private cursor: StoredCursor | undefined
   private needsRecovery = false
-  private readonly pageSize: PageSize
+  private readonly pager: FeedPager
   private readonly backoff: PollerBackoffPolicy
   private readonly now: () => number
   private wake: (() => void) | undefined
   private wakeRequested = false
   private readonly deps: InvalidationPollerDeps
-  /** The service refused `level` (remembered for the process): pages are asked for without it. */
-  private levelRefused = false
   /** Why item/range is not used any more (remembered for the process), once it proved unavailable. */
   private itemRangeMissing: string | undefined
 
   constructor(deps: InvalidationPollerDeps) {
     this.deps = deps
-    this.pageSize = new PageSize(deps.pageSize)
+    this.pager = new FeedPager({
+      feed: deps.feed,
+      levels: deps.levels,
+      pageSize: new PageSize(deps.pageSize),
+      logger: deps.logger,
+      metrics: deps.metrics,
+      drift: (field, kind, detail) => this.drift(field, kind, detail),
+      timed: (operation, call) => this.timed(operation, call),
+    })
     this.backoff = resolvePollerBackoff(deps.backoff)
     this.now = deps.now ?? Date.now
-    deps.metrics.pageSize.set(this.pageSize.current)
+    deps.metrics.pageSize.set(deps.pageSize)
     deps.readiness?.register(READINESS_CHECK, 'reading the cursor')
   }
 
@@ -133,7 +140,7 @@ export class InvalidationPoller {
 
   /** Whether `level` is still sent (false once the service refused it). */
   get sendsLevel(): boolean {
-    return !this.levelRefused
+    return this.pager.sendsLevel
   }
 
   /** Reads the stored cursor, or on first start derives one (item/range or its fallback) and stores it. */
@@ -214,13 +221,8 @@ export class InvalidationPoller {
   }
 
   private async hasItemsAfter(fromId: number, signal?: AbortSignal): Promise<boolean> {
-    const page = await this.fetchPage(fromId, signal)
-    return pageItems(page, fromId, this.onlyLevels()).items.length > 0
-  }
-
-  /** The configured levels, when they have to be applied here because the service refused `level`. */
-  private onlyLevels(): ReadonlySet<string> | undefined {
-    return this.levelRefused ? new Set(this.deps.levels) : undefined
+    const page = await this.pager.fetch(fromId, signal)
+    return pageItems(page, fromId, this.pager.onlyLevels()).items.length > 0
   }
 
   private drift(field: string, kind: string, detail?: string): void {
@@ -244,7 +246,7 @@ export class InvalidationPoller {
     const keyProblems = new Set<string>()
     for (;;) {
       if (signal?.aborted) break
-      const page = await this.fetchPage(cursor.lastItemId, signal)
+      const page = await this.pager.fetch(cursor.lastItemId, signal)
       const {
         items,
         nextCursor,
@@ -252,7 +254,7 @@ export class InvalidationPoller {
         currentTime,
         keyProblems: pageProblems,
         noProgress,
-      } = pageItems(page, cursor.lastItemId, this.onlyLevels())
+      } = pageItems(page, cursor.lastItemId, this.pager.onlyLevels())
       if (noProgress) {
         this.drift('paging.hasMore', 'inconsistent', 'hasMore without a cursor that moves')
         this.deps.logger.debug({ lastItemId: cursor.lastItemId }, 'feed page says hasMore but moves no cursor: drain ends here')
@@ -315,70 +317,6 @@ export class InvalidationPoller {
   private setCursor(cursor: StoredCursor): void {
     this.cursor = cursor
     this.deps.metrics.cursor.set(cursor.lastItemId)
-  }
-
-  /**
-   * One page, negotiating what the service refuses with a 400 instead of
-   * stalling on it. A 400 that names `level` drops the parameter for the
-   * process. One that names `pageSize` halves the page size. An unattributed 400
-   * is tried again without `level`: if that is served, `level` was the cause;
-   * if not, the page size is halved (and `level` tried again at the new size).
-   * Only when even page size 1 without `level` is refused does the poller give
-   * up on this page (retried after the backoff).
-   */
-  private async fetchPage(fromId: number, signal?: AbortSignal): Promise<FeedPage> {
-    let probingWithoutLevel = false
-    for (;;) {
-      const pageSize = this.pageSize.current
-      const sendLevel = !this.levelRefused && !probingWithoutLevel
-      try {
-        const page = await this.timed('page', () =>
-          this.deps.feed.page({ fromId, pageSize, ...(sendLevel ? { levels: this.deps.levels } : {}) }, signal),
-        )
-        if (probingWithoutLevel) this.refuseLevel('a 400 that was not repeated without level')
-        if (this.pageSize.succeeded()) {
-          this.deps.metrics.pageSize.set(this.pageSize.current)
-          this.deps.logger.info({ pageSize: this.pageSize.current }, 'invalidation pages served again: page size doubled')
-        }
-        return page
-      } catch (err) {
-        if (statusOf(err) !== 400) throw err
-        const blamed = blamedParameter(err)
-        if (sendLevel && blamed === 'level') {
-          this.refuseLevel('a 400 naming level', err)
-          continue
-        }
-        if (sendLevel && blamed === undefined) {
-          probingWithoutLevel = true
-          continue
-        }
-        probingWithoutLevel = false
-        if (!this.pageSize.halve()) {
-          throw new InvalidationPageSizeError(
-            `the enrichment service rejects invalidation pages (400) even with pageSize ${pageSize}` +
-              `${this.levelRefused ? ' and without level' : ''}; check INVALIDATIONS_LEVELS (${this.deps.levels.join(',')}) and the cursor ${fromId}`,
-            { cause: err, details: { pageSize, fromId, levels: this.deps.levels, levelSent: !this.levelRefused } },
-          )
-        }
-        this.deps.metrics.pageSize.set(this.pageSize.current)
-        this.deps.logger.warn(
-          { err, rejected: pageSize, next: this.pageSize.current },
-          'invalidation page rejected with 400: halving the page size',
-        )
-      }
-    }
-  }
-
-  /** From now on pages are asked for without `level`; items are filtered here (one warning, drift counted). */
-  private refuseLevel(evidence: string, err?: unknown): void {
-    if (this.levelRefused) return
-    this.levelRefused = true
-    this.drift('level', 'param-refused', evidence)
-    this.deps.logger.warn(
-      { err, evidence, levels: this.deps.levels },
-      'the enrichment service refuses the level parameter of /v5/invalidations: asking without it from now on ' +
-        '(this process); items of other levels are passed over here, items without a level are published as level unknown',
-    )
   }
 
   /** Best effort: the head only feeds the lag gauge, so its failure must not stop the poll. */
