@@ -7,6 +7,7 @@ import type {
   RetryPolicy,
   Timeouts,
 } from '@tep/http'
+import type { ContractDriftListener } from '@tep/observability'
 import type { Dispatcher } from 'undici'
 import type { EnrichmentCredentials } from './credentials.ts'
 import type { InvalidationLevel } from './model.ts'
@@ -35,6 +36,8 @@ export interface EnrichmentClientOptions {
   random?: () => number
   /** Replace the undici Agent (tests). */
   dispatcher?: Dispatcher
+  /** Told of every answer that differs from this client's model and was tolerated (see @tep/observability). */
+  onContractDrift?: ContractDriftListener
 }
 
 export interface InvalidationsQuery {

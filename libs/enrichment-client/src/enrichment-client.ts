@@ -22,6 +22,7 @@ import {
 import { toEnrichmentError } from './error-mapping.ts'
 import { EnrichmentInputError, EnrichmentInvalidResponseError } from './errors.ts'
 import { toQueryParams } from './input-encoding.ts'
+import { parseInvalidationPage, parseItemRange } from './invalidation-parsing.ts'
 import type {
   BatchEntryResult,
   CompleteBatchEntryResult,
@@ -39,8 +40,6 @@ import {
   parseCompleteBatch,
   parseCompleteFindResult,
   parseFindResult,
-  parseInvalidationPage,
-  parseItemRange,
   parseMerchant,
   parseShop,
   parseSuggestionReceipt,
@@ -62,11 +61,13 @@ import {
 export class EnrichmentClient {
   readonly #api: ApiTransport
   readonly #logger: HttpLogger | undefined
+  readonly #onContractDrift: EnrichmentClientOptions['onContractDrift']
   #wrapperWarned = false
 
   constructor(options: EnrichmentClientOptions) {
     this.#api = new ApiTransport(options)
     this.#logger = options.logger
+    this.#onContractDrift = options.onContractDrift
   }
 
   /** The limiter of this client's credential (share it with another client of the same credential). */
@@ -203,10 +204,12 @@ export class EnrichmentClient {
       },
       ...signalOf(options),
     })
-    return parseInvalidationPage(this.#parseContext(operation, res), this.#json(operation, res), {
-      fromId: query.fromId,
-      pageSize: query.pageSize,
-    })
+    return parseInvalidationPage(
+      this.#parseContext(operation, res),
+      this.#json(operation, res),
+      { fromId: query.fromId, pageSize: query.pageSize },
+      this.#onContractDrift,
+    )
   }
 
   /**
@@ -251,7 +254,7 @@ export class EnrichmentClient {
       query: { from: query.from.toISOString() },
       ...signalOf(options),
     })
-    return parseItemRange(this.#parseContext(operation, res), this.#json(operation, res))
+    return parseItemRange(this.#parseContext(operation, res), this.#json(operation, res), this.#onContractDrift)
   }
 
   // ---- suggestions -------------------------------------------------------

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseInvalidationPage, type ParseContext } from './response-parsing.ts'
+import { parseInvalidationPage } from './invalidation-parsing.ts'
+import type { ParseContext } from './response-parsing.ts'
 
 const ctx: ParseContext = { operation: 'test', method: 'GET', url: 'http://x/v5/invalidations', status: 200 }
 

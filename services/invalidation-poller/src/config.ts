@@ -20,6 +20,11 @@ export const pollerEnv = {
       default: 'now',
     },
   ),
+  INVALIDATIONS_START_ID: envVar(
+    parse.integer(0),
+    'exclusive feed item id to start after when no cursor is stored yet, instead of asking item/range (which the description does not detail); ignored once a cursor exists',
+    { optional: true },
+  ),
   INVALIDATIONS_POLL_INTERVAL: envVar(
     parse.duration,
     'pause between two drains of the feed (each drain reads every page to the end)',
@@ -32,7 +37,7 @@ export const pollerEnv = {
   ),
   INVALIDATIONS_PAGE_SIZE: envVar(
     parse.integer(1, 1000),
-    'items per page asked for; halved automatically when the service answers 400',
+    'items per page asked for; halved when the service answers 400 for it, doubled back after 5 served pages',
     { default: '500' },
   ),
   INVALIDATIONS_FEED_NAME: envVar(

@@ -10,7 +10,7 @@ export function enrichmentFeed(
       const page = await client.getInvalidations(
         {
           fromId: query.fromId,
-          level: query.levels as readonly InvalidationLevel[],
+          ...(query.levels === undefined ? {} : { level: query.levels as readonly InvalidationLevel[] }),
           pageSize: query.pageSize,
         },
         signal === undefined ? {} : { signal },

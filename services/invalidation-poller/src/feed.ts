@@ -44,7 +44,8 @@ export interface FeedPage {
 export interface FeedPageQuery {
   /** Exclusive lower bound. */
   fromId: number
-  levels: readonly string[]
+  /** The `level` parameter; undefined sends none (the service refused it: every level comes back). */
+  levels?: readonly string[] | undefined
   pageSize: number
 }
 

@@ -2,6 +2,7 @@ import { enrichmentClientAuth, exitWithConfigProblem, handleHelp, loadConfigOrEx
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
+  createContractDriftRecorder,
   createLogger,
   createMetricsRegistry,
   GracefulShutdown,
@@ -29,6 +30,8 @@ if ('problem' in auth) exitWithConfigProblem(SERVICE, 'ENRICHMENT_CLIENT_ID', au
 const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
 const registry = createMetricsRegistry({ service: SERVICE })
 const readiness = new Readiness()
+// Tolerated deviations of the enrichment API: counted on /metrics, one warning each; never a readiness failure.
+const drift = createContractDriftRecorder({ registry, logger })
 const shutdown = new GracefulShutdown({ logger }).install()
 
 const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readiness, logger })
@@ -48,6 +51,7 @@ const client = createEnrichmentClient({
   baseUrl: cfg.ENRICHMENT_API_URL,
   ...enrichmentClientAuth(auth),
   logger,
+  onContractDrift: drift.listener,
 })
 shutdown.add('enrichment client', () => client.close())
 
@@ -59,6 +63,8 @@ const poller = await startInvalidationPoller({
   pageSize: cfg.INVALIDATIONS_PAGE_SIZE,
   pollIntervalMs: cfg.INVALIDATIONS_POLL_INTERVAL,
   startAt: cfg.INVALIDATIONS_START_AT,
+  ...(cfg.INVALIDATIONS_START_ID === undefined ? {} : { startId: cfg.INVALIDATIONS_START_ID }),
+  onContractDrift: drift.listener,
   feedBase: cfg.INVALIDATIONS_FEED_NAME,
   logger,
   registry,

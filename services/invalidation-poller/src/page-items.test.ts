@@ -109,9 +109,33 @@ describe('pageItems', () => {
     ).toThrow(InvalidationFeedFormatError)
   })
 
-  it('refuses a page that claims more items but does not move the cursor (would loop forever)', () => {
-    expect(() => pageItems({ batches: [], paging: { lastId: 8, hasMore: true } }, 8)).toThrow(
-      /moved the cursor nowhere/,
+  it('ends the drain on a page that claims more items but does not move the cursor, instead of stalling on it', () => {
+    expect(pageItems({ batches: [], paging: { lastId: 8, hasMore: true } }, 8)).toMatchObject({
+      items: [],
+      nextCursor: 8,
+      hasMore: false,
+      noProgress: true,
+    })
+  })
+
+  it('passes over, but moves the cursor past, items of levels outside the configured set (asked without level)', () => {
+    const page = pageItems(
+      {
+        batches: [
+          { level: 'handle', ids: [4], keys: ['h'] },
+          { level: 'shop', ids: [5], keys: ['s'] },
+          { ids: [6] },
+          { level: 'handle', ids: [7], keys: ['h2'] },
+        ],
+        paging: { hasMore: false },
+      },
+      3,
+      new Set(['shop']),
     )
+    expect(page.items.map((i) => [i.itemId, i.level])).toEqual([
+      [5, 'shop'],
+      [6, 'unknown'],
+    ])
+    expect(page.nextCursor).toBe(7)
   })
 })

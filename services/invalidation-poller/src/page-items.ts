@@ -28,6 +28,8 @@ export interface PageItems {
   currentTime: string | null
   /** Why keys of some batch were dropped (sent but unusable), for the poller's warning. */
   keyProblems: string[]
+  /** The page said `hasMore` but moved the cursor nowhere: read as the end of this drain. */
+  noProgress: boolean
 }
 
 function toItemId(raw: number | string, context: Record<string, unknown>): number {
@@ -60,7 +62,7 @@ function usableKeys(batch: FeedBatch): { keys: readonly (string | undefined)[] |
  * poller never trusts that blindly: items at or below the cursor are dropped
  * (they were published with an earlier page), and a repeated id within a page
  * is published once. A page that claims more items but does not move the
- * cursor is an error, because following it would loop forever.
+ * cursor ends the drain (`noProgress`): following it would loop forever.
  *
  * The interface description gives a batch only `ids`. An item whose batch has
  * no `level` is published with level `unknown`, and one without a usable key
@@ -68,17 +70,22 @@ function usableKeys(batch: FeedBatch): { keys: readonly (string | undefined)[] |
  * says that something changed, and a page that failed instead would be retried
  * forever and invalidate nothing.
  */
-export function pageItems(page: FeedPage, afterId: number): PageItems {
+export function pageItems(page: FeedPage, afterId: number, only?: ReadonlySet<string>): PageItems {
   const byId = new Map<number, FeedItem>()
   const keyProblems: string[] = []
+  let highestSeen = afterId
   for (const [batchIndex, batch] of page.batches.entries()) {
     const context = { batchIndex, level: batch.level, afterId }
     const { keys, problem } = usableKeys(batch)
     if (problem !== undefined) keyProblems.push(problem)
     const level = batch.level === undefined || batch.level === '' ? undefined : batch.level
+    // Asked without `level` (the service refused it), the feed holds every level:
+    // a named level outside the configured set is passed over, not published.
+    const skip = only !== undefined && level !== undefined && !only.has(level)
     for (const [i, rawId] of batch.ids.entries()) {
       const itemId = toItemId(rawId, context)
-      if (itemId <= afterId || byId.has(itemId)) continue
+      highestSeen = Math.max(highestSeen, itemId)
+      if (skip || itemId <= afterId || byId.has(itemId)) continue
       const key = keys?.[i]
       const missing: MissingField[] = []
       if (level === undefined) missing.push('level')
@@ -93,21 +100,19 @@ export function pageItems(page: FeedPage, afterId: number): PageItems {
     }
   }
   const items = [...byId.values()].sort((a, b) => a.itemId - b.itemId)
-  const highestItem = items.at(-1)?.itemId ?? afterId
   const lastId =
     page.paging.lastId === undefined ? afterId : toItemId(page.paging.lastId, { field: 'paging.lastId' })
-  const nextCursor = Math.max(afterId, highestItem, lastId)
-  if (page.paging.hasMore && nextCursor === afterId) {
-    throw new InvalidationFeedFormatError(
-      `invalidation feed says more items follow id ${afterId} but the page moved the cursor nowhere (paging.lastId ${String(page.paging.lastId)})`,
-      { afterId },
-    )
-  }
+  const nextCursor = Math.max(afterId, highestSeen, lastId)
+  // "More follow" with a cursor that did not move cannot be followed (the same
+  // request would return the same page forever); it is taken as the end of this
+  // drain, and the next poll asks again. Failing instead would stall the feed.
+  const noProgress = page.paging.hasMore && nextCursor === afterId
   return {
     items,
     nextCursor,
-    hasMore: page.paging.hasMore,
+    hasMore: page.paging.hasMore && !noProgress,
     currentTime: page.currentTime ?? null,
     keyProblems,
+    noProgress,
   }
 }

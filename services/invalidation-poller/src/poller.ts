@@ -1,12 +1,15 @@
 import { errorCode, isRetriable } from '@tep/errors'
-import type { Logger, Readiness } from '@tep/observability'
+import type { ContractDriftListener, Logger, Readiness } from '@tep/observability'
 import { backoffDelay, resolvePollerBackoff, type PollerBackoffPolicy } from './backoff.ts'
 import type { CursorLog, StoredCursor } from './cursor.ts'
-import { InvalidationPageSizeError, InvalidationPollerFencedError } from './errors.ts'
-import type { FeedPage, InvalidationFeed } from './feed.ts'
+import { InvalidationPollerFencedError } from './errors.ts'
+import type { InvalidationFeed } from './feed.ts'
 import type { PollerMetrics } from './metrics.ts'
+import { FeedPager } from './feed-pager.ts'
+import { itemRangeUnavailable } from './negotiation.ts'
 import { pageItems, type FeedItem } from './page-items.ts'
 import { PageSize } from './page-size.ts'
+import { findFeedHead, RECENT_START_MS } from './start-position.ts'
 
 export interface PageCommitted {
   items: readonly FeedItem[]
@@ -25,6 +28,10 @@ export interface InvalidationPollerDeps {
   pollIntervalMs: number
   /** Where to start when no cursor is stored yet. Ignored once a cursor exists. */
   startAt: () => Date
+  /** INVALIDATIONS_START_ID: the exclusive start id when no cursor is stored yet; item/range is then not asked. */
+  startId?: number
+  /** Told of every tolerated deviation from the modelled feed (refused `level`, missing item/range, ...). */
+  onContractDrift?: ContractDriftListener
   backoff?: Partial<PollerBackoffPolicy>
   logger: Logger
   metrics: PollerMetrics
@@ -37,14 +44,6 @@ export interface InvalidationPollerDeps {
 }
 
 const READINESS_CHECK = 'invalidation-feed'
-
-function statusOf(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null) return undefined
-  const e = err as { status?: unknown; details?: { status?: unknown } }
-  if (typeof e.status === 'number') return e.status
-  if (typeof e.details?.status === 'number') return e.details.status
-  return undefined
-}
 
 function retryAfterOf(err: unknown): number | undefined {
   if (typeof err !== 'object' || err === null) return undefined
@@ -64,19 +63,29 @@ function retryAfterOf(err: unknown): number | undefined {
 export class InvalidationPoller {
   private cursor: StoredCursor | undefined
   private needsRecovery = false
-  private readonly pageSize: PageSize
+  private readonly pager: FeedPager
   private readonly backoff: PollerBackoffPolicy
   private readonly now: () => number
   private wake: (() => void) | undefined
   private wakeRequested = false
   private readonly deps: InvalidationPollerDeps
+  /** Why item/range is not used any more (remembered for the process), once it proved unavailable. */
+  private itemRangeMissing: string | undefined
 
   constructor(deps: InvalidationPollerDeps) {
     this.deps = deps
-    this.pageSize = new PageSize(deps.pageSize)
+    this.pager = new FeedPager({
+      feed: deps.feed,
+      levels: deps.levels,
+      pageSize: new PageSize(deps.pageSize),
+      logger: deps.logger,
+      metrics: deps.metrics,
+      drift: (field, kind, detail) => this.drift(field, kind, detail),
+      timed: (operation, call) => this.timed(operation, call),
+    })
     this.backoff = resolvePollerBackoff(deps.backoff)
     this.now = deps.now ?? Date.now
-    deps.metrics.pageSize.set(this.pageSize.current)
+    deps.metrics.pageSize.set(deps.pageSize)
     deps.readiness?.register(READINESS_CHECK, 'reading the cursor')
   }
 
@@ -129,7 +138,12 @@ export class InvalidationPoller {
     }
   }
 
-  /** Reads the stored cursor, or on first start derives one from item/range and stores it. */
+  /** Whether `level` is still sent (false once the service refused it). */
+  get sendsLevel(): boolean {
+    return this.pager.sendsLevel
+  }
+
+  /** Reads the stored cursor, or on first start derives one (item/range or its fallback) and stores it. */
   async ensureCursor(signal?: AbortSignal): Promise<StoredCursor> {
     if (this.cursor && !this.needsRecovery) return this.cursor
     const { log, feed, feedKey, logger } = this.deps
@@ -140,22 +154,85 @@ export class InvalidationPoller {
       logger.info({ lastItemId: stored.lastItemId }, 'resuming the invalidation feed after the stored cursor')
       return stored
     }
-    const startAt = this.deps.startAt()
-    const range = await this.timed('itemRange', () => feed.itemRange(startAt, signal))
+    const start = await this.startPosition(feed, signal)
     const initial: StoredCursor = {
       feed: feedKey,
-      lastItemId: range.fromId,
-      feedCurrentTime: range.currentTime ?? null,
+      lastItemId: start.fromId,
+      feedCurrentTime: start.currentTime ?? null,
       updatedAt: this.now(),
     }
     // Stored before the first page: otherwise a restart before any item arrives
     // would derive the start again from a later moment and miss what came between.
     await this.commit([], initial)
     logger.info(
-      { startAt: startAt.toISOString(), lastItemId: initial.lastItemId, head: range.toId },
-      'no stored cursor: starting the invalidation feed from item/range',
+      { lastItemId: initial.lastItemId, from: start.how, ...start.log },
+      `no stored cursor: starting the invalidation feed from ${start.how}`,
     )
     return initial
+  }
+
+  /**
+   * Where a first start begins: INVALIDATIONS_START_ID when set; else item/range
+   * at the start moment; when item/range is unavailable or unreadable, the feed's
+   * head found with `/invalidations` alone (a start moment within a few minutes
+   * of now), or the whole feed from id 0 (an earlier moment: a superset of what
+   * was asked for, never a gap). See docs/DECISIONS.md (issue 33).
+   */
+  private async startPosition(
+    feed: InvalidationFeed,
+    signal?: AbortSignal,
+  ): Promise<{ fromId: number; currentTime?: string | undefined; how: string; log: Record<string, unknown> }> {
+    if (this.deps.startId !== undefined)
+      return { fromId: this.deps.startId, how: 'INVALIDATIONS_START_ID', log: {} }
+    const startAt = this.deps.startAt()
+    if (this.itemRangeMissing === undefined) {
+      try {
+        const range = await this.timed('itemRange', () => feed.itemRange(startAt, signal))
+        return {
+          fromId: range.fromId,
+          currentTime: range.currentTime,
+          how: 'item/range',
+          log: { startAt: startAt.toISOString(), head: range.toId },
+        }
+      } catch (err) {
+        if (!this.noteItemRangeUnavailable(err)) throw err
+      }
+    }
+    if (startAt.getTime() < this.now() - RECENT_START_MS)
+      return { fromId: 0, how: 'the first item (item/range unavailable, start moment in the past)', log: { startAt: startAt.toISOString() } }
+    const head = await findFeedHead((fromId) => this.hasItemsAfter(fromId, signal))
+    return { fromId: head.head, how: 'the feed head (item/range unavailable)', log: { probes: head.probes } }
+  }
+
+  /** True (and remembered, reported once) when `err` says item/range is unavailable or unreadable. */
+  private noteItemRangeUnavailable(err: unknown): boolean {
+    const unavailable = itemRangeUnavailable(err)
+    if (unavailable === undefined) return false
+    if (this.itemRangeMissing === undefined) {
+      this.itemRangeMissing = `${unavailable.kind} (${unavailable.detail})`
+      this.drift('item/range', unavailable.kind, unavailable.detail)
+      this.deps.logger.warn(
+        { err, kind: unavailable.kind },
+        'invalidations item/range is unavailable or unreadable: not asked again by this process; a first start begins ' +
+          'at INVALIDATIONS_START_ID, or the feed head found with /invalidations (start moment now), or id 0 (an earlier start moment)',
+      )
+    }
+    return true
+  }
+
+  private async hasItemsAfter(fromId: number, signal?: AbortSignal): Promise<boolean> {
+    const page = await this.pager.fetch(fromId, signal)
+    return pageItems(page, fromId, this.pager.onlyLevels()).items.length > 0
+  }
+
+  private drift(field: string, kind: string, detail?: string): void {
+    this.deps.onContractDrift?.({
+      api: 'enrichment',
+      operation: 'invalidations',
+      field,
+      kind,
+      ...(detail === undefined ? {} : { detail }),
+    })
   }
 
   /** Follows the feed from the cursor to its end, one committed transaction per page. */
@@ -169,8 +246,19 @@ export class InvalidationPoller {
     const keyProblems = new Set<string>()
     for (;;) {
       if (signal?.aborted) break
-      const page = await this.fetchPage(cursor.lastItemId, signal)
-      const { items, nextCursor, hasMore, currentTime, keyProblems: pageProblems } = pageItems(page, cursor.lastItemId)
+      const page = await this.pager.fetch(cursor.lastItemId, signal)
+      const {
+        items,
+        nextCursor,
+        hasMore,
+        currentTime,
+        keyProblems: pageProblems,
+        noProgress,
+      } = pageItems(page, cursor.lastItemId, this.pager.onlyLevels())
+      if (noProgress) {
+        this.drift('paging.hasMore', 'inconsistent', 'hasMore without a cursor that moves')
+        this.deps.logger.debug({ lastItemId: cursor.lastItemId }, 'feed page says hasMore but moves no cursor: drain ends here')
+      }
       for (const p of keyProblems.size < 10 ? pageProblems : []) keyProblems.add(p)
       if (nextCursor > cursor.lastItemId) {
         const next: StoredCursor = {
@@ -231,34 +319,9 @@ export class InvalidationPoller {
     this.deps.metrics.cursor.set(cursor.lastItemId)
   }
 
-  /** One page; a 400 is taken as a page size the service refuses and halves it. */
-  private async fetchPage(fromId: number, signal?: AbortSignal): Promise<FeedPage> {
-    for (;;) {
-      const pageSize = this.pageSize.current
-      try {
-        return await this.timed('page', () =>
-          this.deps.feed.page({ fromId, levels: this.deps.levels, pageSize }, signal),
-        )
-      } catch (err) {
-        if (statusOf(err) !== 400) throw err
-        if (!this.pageSize.halve()) {
-          throw new InvalidationPageSizeError(
-            `the enrichment service rejects invalidation pages (400) even with pageSize ${pageSize}; ` +
-              `check INVALIDATIONS_LEVELS (${this.deps.levels.join(',')}) and the cursor ${fromId}`,
-            { cause: err, details: { pageSize, fromId, levels: this.deps.levels } },
-          )
-        }
-        this.deps.metrics.pageSize.set(this.pageSize.current)
-        this.deps.logger.warn(
-          { err, rejected: pageSize, next: this.pageSize.current },
-          'invalidation page rejected with 400: halving the page size',
-        )
-      }
-    }
-  }
-
   /** Best effort: the head only feeds the lag gauge, so its failure must not stop the poll. */
   private async measureLag(cursor: StoredCursor, signal?: AbortSignal): Promise<void> {
+    if (this.itemRangeMissing !== undefined) return
     try {
       const range = await this.timed('itemRange', () =>
         this.deps.feed.itemRange(new Date(this.now()), signal),
@@ -266,6 +329,7 @@ export class InvalidationPoller {
       this.deps.metrics.feedHead.set(range.toId)
       this.deps.metrics.lag.set(Math.max(0, range.toId - cursor.lastItemId))
     } catch (err) {
+      if (this.noteItemRangeUnavailable(err)) return
       this.deps.logger.debug({ err }, 'could not read the feed head for the lag gauge')
     }
   }

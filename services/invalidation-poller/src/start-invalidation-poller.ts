@@ -1,5 +1,11 @@
 import { isFencedError, TOPICS, type AvroSerde, type Kafka } from '@tep/kafka'
-import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
+import {
+  createMetricsRegistry,
+  type ContractDriftListener,
+  type Logger,
+  type Readiness,
+  type Registry,
+} from '@tep/observability'
 import type { PollerBackoffPolicy } from './backoff.ts'
 import { feedName, pollerTransactionalId, type StoredCursor } from './cursor.ts'
 import type { InvalidationFeed } from './feed.ts'
@@ -17,6 +23,10 @@ export interface InvalidationPollerOptions {
   pollIntervalMs: number
   /** Where to start when no cursor is stored yet. */
   startAt: Date | (() => Date)
+  /** Exclusive start id when no cursor is stored yet (INVALIDATIONS_START_ID); item/range is then not asked. */
+  startId?: number
+  /** Told of every tolerated deviation of the feed (the one the enrichment client was given, too). */
+  onContractDrift?: ContractDriftListener
   /** Base of the cursor key and transactional id; default `enrichment-v5`. */
   feedBase?: string
   /** Override the derived transactional id (it must stay the same across restarts). */
@@ -83,6 +93,8 @@ export async function startInvalidationPoller(
     ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
     ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
     ...(options.onPageCommitted === undefined ? {} : { onPageCommitted: options.onPageCommitted }),
+    ...(options.startId === undefined ? {} : { startId: options.startId }),
+    ...(options.onContractDrift === undefined ? {} : { onContractDrift: options.onContractDrift }),
   })
   // Fence any previous instance before anything else: its open transaction is
   // aborted now, so the cursor read next is final.

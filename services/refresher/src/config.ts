@@ -33,13 +33,18 @@ export const refresherEnv = {
   ),
   REENRICH_HANDLES: envVar(
     parse.boolean,
-    'true re-enriches, within the enriched topic retention, the transactions whose handle was invalidated (off: see README)',
-    { default: 'false' },
+    're-enriches the transactions whose handle was invalidated, within REENRICH_WINDOW and REENRICH_MAX_PER_RUN; false turns it off (see README)',
+    { default: 'true' },
   ),
   REENRICH_INTERVAL: envVar(
     parse.duration,
     'how often handle invalidations are acted on (only with REENRICH_HANDLES=true)',
     { default: '5m' },
+  ),
+  REENRICH_WINDOW: envVar(
+    parse.duration,
+    'how far back each automatic run reads transactions.enriched.v1 (the Kafka budget of a run; older results: the reenrich tool)',
+    { default: '24h' },
   ),
   REENRICH_MAX_PER_RUN: envVar(
     parse.integer(1),

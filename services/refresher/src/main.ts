@@ -2,6 +2,7 @@ import { enrichmentClientAuth, exitWithConfigProblem, handleHelp, loadConfigOrEx
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
+  createContractDriftRecorder,
   createLogger,
   createMetricsRegistry,
   GracefulShutdown,
@@ -39,6 +40,8 @@ try {
 const logger = createLogger({ name: SERVICE, level: cfg.LOG_LEVEL })
 const registry = createMetricsRegistry({ service: SERVICE })
 const readiness = new Readiness()
+// Tolerated deviations of the enrichment API (shop/merchant reads): counted on /metrics, never a readiness failure.
+const drift = createContractDriftRecorder({ registry, logger })
 const shutdown = new GracefulShutdown({ logger }).install()
 
 const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readiness, logger })
@@ -54,7 +57,7 @@ const used = [
   TOPICS.merchantShops,
   TOPICS.merchantMerchants,
   TOPICS.transactionsDlq,
-  // The opt-in re-enrichment reads the enriched topic and writes the raw one.
+  // The re-enrichment of invalidated handles (on by default) reads the enriched topic and writes the raw one.
   ...(cfg.REENRICH_HANDLES ? [TOPICS.transactionsEnriched, TOPICS.transactionsRaw] : []),
 ]
 await ensureTopics(
@@ -67,6 +70,7 @@ const client = createEnrichmentClient({
   baseUrl: cfg.ENRICHMENT_API_URL,
   ...enrichmentClientAuth(auth),
   logger,
+  onContractDrift: drift.listener,
 })
 shutdown.add('enrichment client', () => client.close())
 
@@ -81,11 +85,20 @@ const refresher = await startRefresher({
   sweepMaxPerRun: cfg.SWEEP_MAX_PER_RUN,
   fetchConcurrency: cfg.REFRESH_FETCH_CONCURRENCY,
   ...(cfg.REENRICH_HANDLES
-    ? { reenrichHandles: { intervalMs: cfg.REENRICH_INTERVAL, maxPerRun: cfg.REENRICH_MAX_PER_RUN } }
+    ? {
+        reenrichHandles: {
+          intervalMs: cfg.REENRICH_INTERVAL,
+          maxPerRun: cfg.REENRICH_MAX_PER_RUN,
+          enrichedWindowMs: cfg.REENRICH_WINDOW,
+        },
+      }
     : {}),
   logger,
   registry,
   readiness,
 })
 shutdown.add('refresher', () => refresher.stop())
-logger.info({ invalidationsEnabled: cfg.INVALIDATIONS_ENABLED }, 'refresher started')
+logger.info(
+  { invalidationsEnabled: cfg.INVALIDATIONS_ENABLED, reenrichHandles: cfg.REENRICH_HANDLES, reenrichWindowMs: cfg.REENRICH_WINDOW },
+  'refresher started',
+)

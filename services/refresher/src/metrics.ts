@@ -64,7 +64,7 @@ export function createRefresherMetrics(registry: Registry) {
     reenrichRuns: counter(
       registry,
       'tep_refresher_reenrich_runs_total',
-      'Runs of the opt-in re-enrichment of invalidated handles, by outcome (ok, error)',
+      'Runs of the automatic re-enrichment of invalidated handles, by outcome (ok, error)',
       ['outcome'],
     ),
     reenrichRepublished: counter(

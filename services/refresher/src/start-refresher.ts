@@ -37,7 +37,7 @@ export interface RefresherTopics {
   shops: string
   merchants: string
   dlq: string
-  /** Read and written only by the opt-in re-enrichment of invalidated handles. */
+  /** Read and written only by the automatic re-enrichment of invalidated handles. */
   enriched: string
   raw: string
 }
@@ -80,11 +80,12 @@ export interface RefresherOptions {
    */
   rescanUnkeyedOnStart?: boolean
   /**
-   * Opt-in: act on handle (mapping) invalidations by re-enriching the affected
-   * transactions (auto-reenrich.ts). Off by default: each run with new handles
-   * reads `transactions.enriched.v1` through, and each transaction costs ingest a findBy.
+   * Act on handle (mapping) invalidations by re-enriching the affected
+   * transactions (auto-reenrich.ts). The service turns it on by default
+   * (REENRICH_HANDLES) within its budget: `maxPerRun` findBy calls and a read of
+   * `transactions.enriched.v1` limited to the last `enrichedWindowMs`.
    */
-  reenrichHandles?: { intervalMs: number; maxPerRun: number; firstLookbackMs?: number }
+  reenrichHandles?: { intervalMs: number; maxPerRun: number; firstLookbackMs?: number; enrichedWindowMs?: number }
 }
 
 export interface RefresherHandle {
@@ -367,6 +368,7 @@ export async function startRefresher(options: RefresherOptions): Promise<Refresh
       intervalMs: r.intervalMs,
       maxPerRun: r.maxPerRun,
       firstLookbackMs: r.firstLookbackMs ?? 3_600_000,
+      ...(r.enrichedWindowMs === undefined ? {} : { enrichedWindowMs: r.enrichedWindowMs }),
       logger,
       now,
       ...reenrichObserver(metrics, logger, now),

@@ -11,5 +11,6 @@ export const SIM_ENV = {
   SIM_LIMITED_CLIENT_SECRET: envVar(parse.nonEmpty, 'its client secret', { default: 'sim-limited-secret', secret: true }),
   SIM_BASIC_USER: envVar(parse.nonEmpty, 'HTTP Basic user name (all rights)', { default: 'sim-user' }),
   SIM_BASIC_PASSWORD: envVar(parse.nonEmpty, 'its password', { default: 'sim-password', secret: true }),
+  SIM_CONTRACT_DRIFT: envVar(parse.nonEmpty, 'as --contract-drift=<seed>: serve every shape the description leaves open, drawn from this seed', { optional: true }),
   LOG_LEVEL: observabilityVars.LOG_LEVEL,
 }

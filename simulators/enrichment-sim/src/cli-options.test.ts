@@ -23,6 +23,12 @@ describe('parseCliOptions', () => {
     expect(parseCliOptions(['-h']).help).toBe(true)
   })
 
+  it('reads --contract-drift alone (seeded by --seed) or with its own seed, off when absent', () => {
+    expect(parseCliOptions([]).contractDrift).toBeUndefined()
+    expect(parseCliOptions(['--contract-drift']).contractDrift).toBe('')
+    expect(parseCliOptions(['--contract-drift=42', '--seed', '7'])).toMatchObject({ contractDrift: '42', seed: '7' })
+  })
+
   it('names the bad option and what it expects', () => {
     expect(() => parseCliOptions(['--port', '70000'])).toThrow(/--port must be an integer from 0 to 65535, got "70000"/)
     expect(() => parseCliOptions(['--rate-limit', 'fast'])).toThrow(/--rate-limit must be a positive number of requests per second/)

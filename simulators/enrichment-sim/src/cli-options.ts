@@ -14,6 +14,8 @@ export interface CliOptions {
   rateLimitPerSecond: number | undefined
   latencyMs: number
   invalidationShape: InvalidationShape
+  /** `--contract-drift[=<seed>]`: the drift seed ('' = the data seed); undefined = off. */
+  contractDrift: string | undefined
 }
 
 export const CLI_USAGE = `usage: npm run sim:enrichment -- [options]
@@ -32,6 +34,10 @@ options:
   --invalidation-shape S
                       what each /v5/invalidations batch holds: full (level, type, ids, keys;
                       default) or ids-only (only ids, as the interface description shows)
+  --contract-drift[=<seed>]
+                      serve every shape the interface description leaves open (field types,
+                      absent and unknown fields, a refused level, item/range 404 or reshaped,
+                      token answers, trailing slashes), drawn from <seed> (default: --seed)
   -h, --help          this text
 
 examples:
@@ -49,7 +55,8 @@ export function parseCliOptions(argv: string[]): CliOptions {
   let parsed
   try {
     parsed = parseArgs({
-      args: argv,
+      // `--contract-drift` alone means "drift, seeded by --seed".
+      args: argv.map((a) => (a === '--contract-drift' ? '--contract-drift=' : a)),
       strict: true,
       options: {
         help: { type: 'boolean', short: 'h' },
@@ -63,6 +70,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
         'rate-limit': { type: 'string' },
         'latency-ms': { type: 'string' },
         'invalidation-shape': { type: 'string' },
+        'contract-drift': { type: 'string' },
       },
     })
   } catch (err) {
@@ -92,5 +100,6 @@ export function parseCliOptions(argv: string[]): CliOptions {
     rateLimitPerSecond,
     latencyMs: latency === undefined ? 0 : Number(latency),
     invalidationShape: shape as InvalidationShape,
+    contractDrift: v['contract-drift'],
   }
 }

@@ -25,6 +25,8 @@ try {
   process.exit(2)
 }
 const logger = createLogger({ name: 'enrichment-sim', level: env.LOG_LEVEL })
+const driftOption = options.contractDrift ?? env.SIM_CONTRACT_DRIFT
+const driftSeed = driftOption === undefined ? undefined : driftOption === '' ? options.seed : driftOption
 
 const sim = await startEnrichmentSim({
   port: options.port,
@@ -37,6 +39,7 @@ const sim = await startEnrichmentSim({
   ...(options.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: options.rateLimitPerSecond }),
   latencyMs: options.latencyMs,
   invalidationShape: options.invalidationShape,
+  ...(driftSeed === undefined ? {} : { contractDrift: { seed: driftSeed } }),
   credentials: {
     clients: [
       { id: env.SIM_CLIENT_ID, secret: env.SIM_CLIENT_SECRET, scopes: ['find', 'read', 'invalidations', 'suggestions'] },

@@ -12,6 +12,8 @@ import { Stats } from './core/stats.ts'
 import { TokenService } from './core/token-service.ts'
 import { World } from './core/world.ts'
 import { EnrichmentSimConfigError } from './errors.ts'
+import { ContractDrift, type DriftOverrides } from './drift/drift-plan.ts'
+import { installContractDrift } from './drift/drift-hooks.ts'
 import { createApp } from './http/app.ts'
 import { INVALIDATION_SHAPES } from './http/context.ts'
 import type { InvalidationShape, SimContext } from './http/context.ts'
@@ -51,6 +53,11 @@ export interface EnrichmentSimOptions {
   invalidationShape?: InvalidationShape
   /** A pino-compatible logger for request logs; default silent. */
   logger?: FastifyBaseLogger
+  /**
+   * `--contract-drift`: serve every shape the description leaves open (drift/drift-plan.ts),
+   * seeded; `overrides` fix dimensions (tests). Off when absent.
+   */
+  contractDrift?: { seed: string | number; overrides?: DriftOverrides }
 }
 
 export interface EnrichmentSim {
@@ -61,6 +68,8 @@ export interface EnrichmentSim {
   host: string
   /** PEM certificate to trust when serving HTTPS. */
   ca?: string
+  /** With `contractDrift`: the variants served so far (`dimension=variant`). */
+  driftDrawn?: () => string[]
   credentials: CredentialsConfig
   dataset: SimDataset
   close(): Promise<void>
@@ -102,7 +111,9 @@ export async function startEnrichmentSim(options: EnrichmentSimOptions = {}): Pr
   context.faults.set(initialFaults)
 
   const tls = options.https === true ? await selfSignedCertificate() : options.https === false ? undefined : options.https
-  const app = createApp(context, options.logger, tls === undefined ? undefined : (handler) => createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, handler))
+  const app = createApp(context, options.logger, tls === undefined ? undefined : (handler) => createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, handler), { ignoreTrailingSlash: options.contractDrift !== undefined })
+  const drift = options.contractDrift === undefined ? undefined : new ContractDrift(options.contractDrift.seed, options.contractDrift.overrides, options.logger)
+  if (drift !== undefined) installContractDrift(app, drift)
   registerTokenRoute(app, context)
   registerLookupRoutes(app, context)
   registerEntityRoutes(app, context)
@@ -132,6 +143,7 @@ export async function startEnrichmentSim(options: EnrichmentSimOptions = {}): Pr
     port: address.port,
     host,
     ...(tls === undefined ? {} : { ca: tls.cert }),
+    ...(drift === undefined ? {} : { driftDrawn: () => drift.drawn() }),
     credentials,
     dataset,
     close: async () => {

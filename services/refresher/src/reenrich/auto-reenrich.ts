@@ -14,6 +14,12 @@ export interface AutoReenrichOptions {
   /** How far back the first run looks for handle-level items (covers a restart). */
   firstLookbackMs: number
   /**
+   * How far back each run reads `transactions.enriched.v1` (the Kafka budget of a
+   * run: the read costs time per retained record, not per handle); default: all
+   * the topic retains.
+   */
+  enrichedWindowMs?: number
+  /**
    * Each later run starts this long before the previous one started, for items
    * whose transaction was still open when that run read the topic; the
    * selection skips what was re-enriched since, so the overlap costs no API call.
@@ -28,7 +34,7 @@ export interface AutoReenrichOptions {
 }
 
 /**
- * The refresher's opt-in re-enrichment of transactions whose handle (mapping)
+ * The refresher's automatic re-enrichment of transactions whose handle (mapping)
  * was invalidated: every `intervalMs` it runs the `reenrich` tool's selection
  * over the handle-level items published since the previous run, within
  * `transactions.enriched.v1`'s retention, and republishes the affected raw
@@ -99,6 +105,9 @@ export class AutoReenricher {
       kafka,
       serde,
       invalidationsSince: new Date(this.#since),
+      ...(this.#options.enrichedWindowMs === undefined
+        ? {}
+        : { enrichedSince: new Date(startedAt - this.#options.enrichedWindowMs) }),
       maxRepublish: maxPerRun,
       inFlight: new Set(this.#inFlight.keys()),
       ...(this.#options.topics === undefined ? {} : { topics: this.#options.topics }),

@@ -59,8 +59,10 @@ let requestCounter = 0
  * injected faults (before anything else, like a failing network or gateway),
  * and the mapping of errors to the API's bodies.
  */
-export function createApp(context: SimContext, logger: FastifyBaseLogger | undefined, serverFactory?: FastifyServerFactory): FastifyInstance {
+export function createApp(context: SimContext, logger: FastifyBaseLogger | undefined, serverFactory?: FastifyServerFactory, routing: { ignoreTrailingSlash?: boolean } = {}): FastifyInstance {
   const app = Fastify({
+    // --contract-drift: `/v5/invalidations/` answers like `/v5/invalidations`, as lenient gateways do.
+    ...(routing.ignoreTrailingSlash === true ? { routerOptions: { ignoreTrailingSlash: true } } : {}),
     ...(serverFactory === undefined ? {} : { serverFactory }),
     ...(logger === undefined ? { logger: false } : { loggerInstance: logger }),
     exposeHeadRoutes: false,
