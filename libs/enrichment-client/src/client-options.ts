@@ -7,6 +7,7 @@ import type {
   RetryPolicy,
   Timeouts,
 } from '@tep/http'
+import type { ContractDriftListener } from '@tep/observability'
 import type { Dispatcher } from 'undici'
 import type { EnrichmentCredentials } from './credentials.ts'
 import type { InvalidationLevel } from './model.ts'
@@ -30,6 +31,12 @@ export interface EnrichmentClientOptions {
   /** Extra trusted CA certificates (e.g. the simulator's self-signed one). */
   tls?: { ca?: string | Buffer | ReadonlyArray<string | Buffer> }
   logger?: HttpLogger
+  /**
+   * Told of every deviation of an answer that the client tolerated (a member in
+   * another JSON type, an unknown member, an absent id): `createContractDriftRecorder`
+   * of @tep/observability counts them in tep_api_contract_drift_total. Never awaited.
+   */
+  onContractDrift?: ContractDriftListener
   /** Time source for token renewal and Retry-After dates, and the retry sleep. */
   clock?: HttpClock
   random?: () => number

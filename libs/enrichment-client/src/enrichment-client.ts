@@ -34,18 +34,10 @@ import type {
   Suggestion,
   SuggestionReceipt,
 } from './model.ts'
-import {
-  parseBatch,
-  parseCompleteBatch,
-  parseCompleteFindResult,
-  parseFindResult,
-  parseInvalidationPage,
-  parseItemRange,
-  parseMerchant,
-  parseShop,
-  parseSuggestionReceipt,
-  type ParseContext,
-} from './response-parsing.ts'
+import { parseMerchant, parseShop } from './entity-parsing.ts'
+import { parseBatch, parseCompleteBatch, parseCompleteFindResult, parseFindResult } from './find-parsing.ts'
+import { parseInvalidationPage, parseItemRange, parseSuggestionReceipt } from './response-parsing.ts'
+import { AnswerDrift, type ReadContext } from './tolerant-reading.ts'
 import {
   TRANSFER_INPUT_FIELDS,
   TRANSFER_SCHEMES,
@@ -63,10 +55,13 @@ export class EnrichmentClient {
   readonly #api: ApiTransport
   readonly #logger: HttpLogger | undefined
   #wrapperWarned = false
+  /** Where tolerated deviations of find, shop and merchant answers are reported (tolerant-reading.ts). */
+  readonly #answerDrift: AnswerDrift | undefined
 
   constructor(options: EnrichmentClientOptions) {
     this.#api = new ApiTransport(options)
     this.#logger = options.logger
+    this.#answerDrift = options.onContractDrift === undefined ? undefined : new AnswerDrift(options.onContractDrift)
   }
 
   /** The limiter of this client's credential (share it with another client of the same credential). */
@@ -87,7 +82,11 @@ export class EnrichmentClient {
     )
   }
 
-  /** GET /v5/shops/complete/findByCardTransaction: as above, with the full shop and merchant. */
+  /**
+   * GET /v5/shops/complete/findByCardTransaction: as above, with the full shop and merchant.
+   * An unpublished variant: a 404 may mean "no such operation", so it is thrown
+   * (EnrichmentNotFoundError) for the caller to tell, never read as not found.
+   */
   async completeFindByCardTransaction(
     input: CardTransactionInput,
     options: CallOptions = {},
@@ -98,6 +97,7 @@ export class EnrichmentClient {
       input,
       options,
       parseCompleteFindResult,
+      false,
     )
   }
 
@@ -169,7 +169,7 @@ export class EnrichmentClient {
       ...signalOf(options),
     })
     // An answer without `uid` is the shop asked for (rule 6: any value may be absent).
-    return parseShop(this.#parseContext(operation, res), this.#json(operation, res), 'body', uidOrHandle)
+    return parseShop(this.#readContext(operation, res), this.#json(operation, res), 'body', uidOrHandle)
   }
 
   /** GET /v5/merchants/{uid}. 404 → EnrichmentNotFoundError. */
@@ -182,7 +182,7 @@ export class EnrichmentClient {
       path: `/merchants/${encodePathSegment(uid)}`,
       ...signalOf(options),
     })
-    return parseMerchant(this.#parseContext(operation, res), this.#json(operation, res), 'body', uid)
+    return parseMerchant(this.#readContext(operation, res), this.#json(operation, res), 'body', uid)
   }
 
   // ---- invalidations -----------------------------------------------------
@@ -203,7 +203,7 @@ export class EnrichmentClient {
       },
       ...signalOf(options),
     })
-    return parseInvalidationPage(this.#parseContext(operation, res), this.#json(operation, res), {
+    return parseInvalidationPage(this.#readContext(operation, res), this.#json(operation, res), {
       fromId: query.fromId,
       pageSize: query.pageSize,
     })
@@ -251,7 +251,7 @@ export class EnrichmentClient {
       query: { from: query.from.toISOString() },
       ...signalOf(options),
     })
-    return parseItemRange(this.#parseContext(operation, res), this.#json(operation, res))
+    return parseItemRange(this.#readContext(operation, res), this.#json(operation, res))
   }
 
   // ---- suggestions -------------------------------------------------------
@@ -286,7 +286,7 @@ export class EnrichmentClient {
       ...signalOf(options),
     })
     return parseSuggestionReceipt(
-      this.#parseContext(operation, res),
+      this.#readContext(operation, res),
       res.text.trim() === '' ? undefined : this.#json(operation, res),
     )
   }
@@ -303,31 +303,37 @@ export class EnrichmentClient {
     path: string,
     input: CardTransactionInput,
     options: CallOptions,
-    parse: (ctx: ParseContext, body: unknown) => T,
+    parse: (ctx: ReadContext, body: unknown) => T,
+    notFoundOn404 = true,
   ): Promise<T | { status: 'notFound'; handle: undefined }> {
     assertNoPan(input, operation)
-    return this.#findGet(operation, path, cardInputToQuery(input), options, parse)
+    return this.#findGet(operation, path, cardInputToQuery(input), options, parse, notFoundOn404)
   }
 
-  /** A GET lookup: a 404 answer means "no shop", unless it says the route itself does not exist. */
+  /**
+   * A GET lookup: a 404 answer means "no shop", unless it says the route itself
+   * does not exist. With `notFoundOn404` false every 404 is thrown as
+   * EnrichmentNotFoundError, for the caller to tell the two apart.
+   */
   async #findGet<T>(
     operation: string,
     path: string,
     query: QueryParams,
     options: CallOptions,
-    parse: (ctx: ParseContext, body: unknown) => T,
+    parse: (ctx: ReadContext, body: unknown) => T,
+    notFoundOn404 = true,
   ): Promise<T | { status: 'notFound'; handle: undefined }> {
     let res: HttpResponse
     try {
       res = await this.#api.call(
         { operation, method: 'GET', path, query, ...signalOf(options) },
-        isLookupNotFound,
+        notFoundOn404 ? isLookupNotFound : undefined,
       )
     } catch (err) {
       if (err instanceof LookupNotFound) return { status: 'notFound', handle: undefined }
       throw err
     }
-    return parse(this.#parseContext(operation, res), this.#json(operation, res))
+    return parse(this.#readContext(operation, res), this.#json(operation, res))
   }
 
   async #batch<T>(
@@ -335,7 +341,7 @@ export class EnrichmentClient {
     path: string,
     inputs: readonly CardTransactionInput[],
     options: CallOptions,
-    parse: (ctx: ParseContext, body: unknown, expected: number, onWrapped: () => void) => T[],
+    parse: (ctx: ReadContext, body: unknown, expected: number, onWrapped: () => void) => T[],
   ): Promise<T[]> {
     if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > MAX_BATCH_SIZE) {
       throw new EnrichmentInputError(
@@ -354,7 +360,7 @@ export class EnrichmentClient {
       idempotent: true,
       ...signalOf(options),
     })
-    return parse(this.#parseContext(operation, res), this.#json(operation, res), inputs.length, () => {
+    return parse(this.#readContext(operation, res), this.#json(operation, res), inputs.length, () => {
       if (this.#wrapperWarned) return
       this.#wrapperWarned = true
       this.#logger?.warn(
@@ -387,8 +393,10 @@ export class EnrichmentClient {
       bad('level must name at least one level, or be omitted for all')
   }
 
-  #parseContext(operation: string, res: HttpResponse): ParseContext {
-    return { operation, method: res.method, url: res.url, status: res.status }
+  #readContext(operation: string, res: HttpResponse): ReadContext {
+    const ctx: ReadContext = { operation, method: res.method, url: res.url, status: res.status }
+    if (this.#answerDrift !== undefined) ctx.drift = this.#answerDrift
+    return ctx
   }
 
   #json(operation: string, res: HttpResponse): unknown {
