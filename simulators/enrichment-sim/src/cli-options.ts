@@ -14,6 +14,7 @@ export interface CliOptions {
   rateLimitPerSecond: number | undefined
   latencyMs: number
   invalidationShape: InvalidationShape
+  withoutBatchAndComplete: boolean
 }
 
 export const CLI_USAGE = `usage: npm run sim:enrichment -- [options]
@@ -32,6 +33,9 @@ options:
   --invalidation-shape S
                       what each /v5/invalidations batch holds: full (level, type, ids, keys;
                       default) or ids-only (only ids, as the interface description shows)
+  --without-batch-and-complete
+                      answer 404 for the lookups the interface description does not publish
+                      (the batch POSTs and the complete variants), as a service without them would
   -h, --help          this text
 
 examples:
@@ -63,6 +67,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
         'rate-limit': { type: 'string' },
         'latency-ms': { type: 'string' },
         'invalidation-shape': { type: 'string' },
+        'without-batch-and-complete': { type: 'boolean' },
       },
     })
   } catch (err) {
@@ -92,5 +97,6 @@ export function parseCliOptions(argv: string[]): CliOptions {
     rateLimitPerSecond,
     latencyMs: latency === undefined ? 0 : Number(latency),
     invalidationShape: shape as InvalidationShape,
+    withoutBatchAndComplete: v['without-batch-and-complete'] === true,
   }
 }

@@ -37,6 +37,7 @@ const sim = await startEnrichmentSim({
   ...(options.rateLimitPerSecond === undefined ? {} : { rateLimitPerSecond: options.rateLimitPerSecond }),
   latencyMs: options.latencyMs,
   invalidationShape: options.invalidationShape,
+  withoutBatchAndComplete: options.withoutBatchAndComplete,
   credentials: {
     clients: [
       { id: env.SIM_CLIENT_ID, secret: env.SIM_CLIENT_SECRET, scopes: ['find', 'read', 'invalidations', 'suggestions'] },
