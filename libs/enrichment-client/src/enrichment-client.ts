@@ -36,7 +36,12 @@ import type {
 } from './model.ts'
 import { parseMerchant, parseShop } from './entity-parsing.ts'
 import { parseBatch, parseCompleteBatch, parseCompleteFindResult, parseFindResult } from './find-parsing.ts'
-import { parseInvalidationPage, parseItemRange, parseSuggestionReceipt } from './response-parsing.ts'
+import {
+  parseInvalidationPage,
+  parseItemRange,
+  parseSuggestionReceipt,
+  type ParseContext,
+} from './response-parsing.ts'
 import { AnswerDrift, type ReadContext } from './tolerant-reading.ts'
 import {
   TRANSFER_INPUT_FIELDS,
@@ -203,7 +208,7 @@ export class EnrichmentClient {
       },
       ...signalOf(options),
     })
-    return parseInvalidationPage(this.#readContext(operation, res), this.#json(operation, res), {
+    return parseInvalidationPage(this.#parseContext(operation, res), this.#json(operation, res), {
       fromId: query.fromId,
       pageSize: query.pageSize,
     })
@@ -251,7 +256,7 @@ export class EnrichmentClient {
       query: { from: query.from.toISOString() },
       ...signalOf(options),
     })
-    return parseItemRange(this.#readContext(operation, res), this.#json(operation, res))
+    return parseItemRange(this.#parseContext(operation, res), this.#json(operation, res))
   }
 
   // ---- suggestions -------------------------------------------------------
@@ -286,7 +291,7 @@ export class EnrichmentClient {
       ...signalOf(options),
     })
     return parseSuggestionReceipt(
-      this.#readContext(operation, res),
+      this.#parseContext(operation, res),
       res.text.trim() === '' ? undefined : this.#json(operation, res),
     )
   }
@@ -393,6 +398,11 @@ export class EnrichmentClient {
       bad('level must name at least one level, or be omitted for all')
   }
 
+  #parseContext(operation: string, res: HttpResponse): ParseContext {
+    return { operation, method: res.method, url: res.url, status: res.status }
+  }
+
+  /** As #parseContext, with where the tolerant readers of lookups and entities report drift. */
   #readContext(operation: string, res: HttpResponse): ReadContext {
     const ctx: ReadContext = { operation, method: res.method, url: res.url, status: res.status }
     if (this.#answerDrift !== undefined) ctx.drift = this.#answerDrift
