@@ -1,7 +1,9 @@
 import { avroSchema } from '@tep/schemas'
 import { describe, expect, it } from 'vitest'
 import { merchantSnapshotData, shopSnapshotData } from './event-snapshots.ts'
-import { parseCompleteFindResult, parseMerchant, parseShop, type ParseContext } from './response-parsing.ts'
+import { parseMerchant, parseShop } from './entity-parsing.ts'
+import { parseCompleteFindResult } from './find-parsing.ts'
+import type { ReadContext } from './tolerant-reading.ts'
 
 /**
  * Rule 6 of the interface description: "A response omits any value the service
@@ -11,7 +13,7 @@ import { parseCompleteFindResult, parseMerchant, parseShop, type ParseContext } 
  * null where the value was: a per-record outcome, never a contract breach that
  * would pause the pipeline.
  */
-const ctx: ParseContext = { operation: 'test', method: 'GET', url: 'http://x/v5/shops/s1', status: 200 }
+const ctx: ReadContext = { operation: 'test', method: 'GET', url: 'http://x/v5/shops/s1', status: 200 }
 
 const fullShop = () => ({
   uid: 's1',

@@ -52,6 +52,13 @@ describe('card input encoding (absent vs empty)', () => {
     ])
   })
 
+  it('sends every ISO field the raw event carries (street, DE 3, DE 22 too), absent omitted and empty sent empty', () => {
+    const iso: CardTransactionInput = { merchantId: 'M1', street: 'Národní 1', processingCode: '', posEntryMode: '051' }
+    expect(cardInputToQuery(iso)).toEqual({ merchantId: 'M1', street: 'Národní 1', processingCode: '', posEntryMode: '051' })
+    expect(cardInputToJson({ merchantId: 'M1', processingCode: null })).toEqual({ merchantId: 'M1', processingCode: '' })
+    expect('street' in cardInputToJson({ merchantId: 'M1', street: undefined })).toBe(false)
+  })
+
   it('refuses an untyped caller passing an object as a value', () => {
     expect(() => cardInputToQuery({ mcc: { code: 5411 } } as unknown as CardTransactionInput)).toThrow(
       EnrichmentInputError,

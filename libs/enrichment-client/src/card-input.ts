@@ -2,7 +2,10 @@ import { EnrichmentInputError } from './errors.ts'
 import { toJsonObject, toQueryParams, type InputValue, type RefreshValue } from './input-encoding.ts'
 
 /**
- * Raw card-transaction data (ISO 8583 fields) for the card lookups. Every field
+ * Raw card-transaction data (ISO 8583 fields) for the card lookups. The
+ * description asks clients to send "as many of the standard's parameters as they
+ * have", and shows none of their names: these are the camelCase names of the
+ * raw event's fields (schemas/avro/RawTransaction.avsc). Every field
  * follows the absent-vs-empty convention of InputValue. Values are sent exactly
  * as received from the scheme (padding and case kept).
  */
@@ -13,6 +16,8 @@ export interface CardTransactionInput {
   terminalId?: InputValue
   /** DE 43 name part, the acceptor name as printed. */
   description?: InputValue
+  /** Street address of the acceptor (DE 43 extended or scheme-specific). */
+  street?: InputValue
   /** DE 43 city part. */
   city?: InputValue
   /** ISO 3166-1 alpha-2. */
@@ -22,6 +27,10 @@ export interface CardTransactionInput {
   mcc?: InputValue
   /** DE 32. */
   acquirerId?: InputValue
+  /** DE 3, the transaction type (purchase, refund, cash ...). */
+  processingCode?: InputValue
+  /** DE 22, point-of-service entry mode (tells e-commerce from card-present). */
+  posEntryMode?: InputValue
   /** Decimal with a dot, e.g. "123.45" (a string, so no precision is lost). */
   amount?: InputValue
   /** ISO 4217 alphabetic. */
@@ -38,11 +47,14 @@ export const CARD_INPUT_FIELDS = [
   'merchantId',
   'terminalId',
   'description',
+  'street',
   'city',
   'country',
   'postalCode',
   'mcc',
   'acquirerId',
+  'processingCode',
+  'posEntryMode',
   'amount',
   'currency',
   'dateTime',

@@ -31,13 +31,17 @@ export interface EnrichmentClientOptions {
   /** Extra trusted CA certificates (e.g. the simulator's self-signed one). */
   tls?: { ca?: string | Buffer | ReadonlyArray<string | Buffer> }
   logger?: HttpLogger
+  /**
+   * Told of every deviation of an answer that the client tolerated (a member in
+   * another JSON type, an unknown member, an absent id): `createContractDriftRecorder`
+   * of @tep/observability counts them in tep_api_contract_drift_total. Never awaited.
+   */
+  onContractDrift?: ContractDriftListener
   /** Time source for token renewal and Retry-After dates, and the retry sleep. */
   clock?: HttpClock
   random?: () => number
   /** Replace the undici Agent (tests). */
   dispatcher?: Dispatcher
-  /** Told of every answer that differs from this client's model and was tolerated (see @tep/observability). */
-  onContractDrift?: ContractDriftListener
 }
 
 export interface InvalidationsQuery {

@@ -35,16 +35,13 @@ import type {
   Suggestion,
   SuggestionReceipt,
 } from './model.ts'
+import { parseMerchant, parseShop } from './entity-parsing.ts'
+import { parseBatch, parseCompleteBatch, parseCompleteFindResult, parseFindResult } from './find-parsing.ts'
 import {
-  parseBatch,
-  parseCompleteBatch,
-  parseCompleteFindResult,
-  parseFindResult,
-  parseMerchant,
-  parseShop,
   parseSuggestionReceipt,
   type ParseContext,
 } from './response-parsing.ts'
+import { AnswerDrift, type ReadContext } from './tolerant-reading.ts'
 import {
   TRANSFER_INPUT_FIELDS,
   TRANSFER_SCHEMES,
@@ -63,11 +60,14 @@ export class EnrichmentClient {
   readonly #logger: HttpLogger | undefined
   readonly #onContractDrift: EnrichmentClientOptions['onContractDrift']
   #wrapperWarned = false
+  /** Where tolerated deviations of find, shop and merchant answers are reported (tolerant-reading.ts). */
+  readonly #answerDrift: AnswerDrift | undefined
 
   constructor(options: EnrichmentClientOptions) {
     this.#api = new ApiTransport(options)
     this.#logger = options.logger
     this.#onContractDrift = options.onContractDrift
+    this.#answerDrift = options.onContractDrift === undefined ? undefined : new AnswerDrift(options.onContractDrift)
   }
 
   /** The limiter of this client's credential (share it with another client of the same credential). */
@@ -88,7 +88,11 @@ export class EnrichmentClient {
     )
   }
 
-  /** GET /v5/shops/complete/findByCardTransaction: as above, with the full shop and merchant. */
+  /**
+   * GET /v5/shops/complete/findByCardTransaction: as above, with the full shop and merchant.
+   * An unpublished variant: a 404 may mean "no such operation", so it is thrown
+   * (EnrichmentNotFoundError) for the caller to tell, never read as not found.
+   */
   async completeFindByCardTransaction(
     input: CardTransactionInput,
     options: CallOptions = {},
@@ -99,6 +103,7 @@ export class EnrichmentClient {
       input,
       options,
       parseCompleteFindResult,
+      false,
     )
   }
 
@@ -170,7 +175,7 @@ export class EnrichmentClient {
       ...signalOf(options),
     })
     // An answer without `uid` is the shop asked for (rule 6: any value may be absent).
-    return parseShop(this.#parseContext(operation, res), this.#json(operation, res), 'body', uidOrHandle)
+    return parseShop(this.#readContext(operation, res), this.#json(operation, res), 'body', uidOrHandle)
   }
 
   /** GET /v5/merchants/{uid}. 404 → EnrichmentNotFoundError. */
@@ -183,7 +188,7 @@ export class EnrichmentClient {
       path: `/merchants/${encodePathSegment(uid)}`,
       ...signalOf(options),
     })
-    return parseMerchant(this.#parseContext(operation, res), this.#json(operation, res), 'body', uid)
+    return parseMerchant(this.#readContext(operation, res), this.#json(operation, res), 'body', uid)
   }
 
   // ---- invalidations -----------------------------------------------------
@@ -306,31 +311,37 @@ export class EnrichmentClient {
     path: string,
     input: CardTransactionInput,
     options: CallOptions,
-    parse: (ctx: ParseContext, body: unknown) => T,
+    parse: (ctx: ReadContext, body: unknown) => T,
+    notFoundOn404 = true,
   ): Promise<T | { status: 'notFound'; handle: undefined }> {
     assertNoPan(input, operation)
-    return this.#findGet(operation, path, cardInputToQuery(input), options, parse)
+    return this.#findGet(operation, path, cardInputToQuery(input), options, parse, notFoundOn404)
   }
 
-  /** A GET lookup: a 404 answer means "no shop", unless it says the route itself does not exist. */
+  /**
+   * A GET lookup: a 404 answer means "no shop", unless it says the route itself
+   * does not exist. With `notFoundOn404` false every 404 is thrown as
+   * EnrichmentNotFoundError, for the caller to tell the two apart.
+   */
   async #findGet<T>(
     operation: string,
     path: string,
     query: QueryParams,
     options: CallOptions,
-    parse: (ctx: ParseContext, body: unknown) => T,
+    parse: (ctx: ReadContext, body: unknown) => T,
+    notFoundOn404 = true,
   ): Promise<T | { status: 'notFound'; handle: undefined }> {
     let res: HttpResponse
     try {
       res = await this.#api.call(
         { operation, method: 'GET', path, query, ...signalOf(options) },
-        isLookupNotFound,
+        notFoundOn404 ? isLookupNotFound : undefined,
       )
     } catch (err) {
       if (err instanceof LookupNotFound) return { status: 'notFound', handle: undefined }
       throw err
     }
-    return parse(this.#parseContext(operation, res), this.#json(operation, res))
+    return parse(this.#readContext(operation, res), this.#json(operation, res))
   }
 
   async #batch<T>(
@@ -338,7 +349,7 @@ export class EnrichmentClient {
     path: string,
     inputs: readonly CardTransactionInput[],
     options: CallOptions,
-    parse: (ctx: ParseContext, body: unknown, expected: number, onWrapped: () => void) => T[],
+    parse: (ctx: ReadContext, body: unknown, expected: number, onWrapped: () => void) => T[],
   ): Promise<T[]> {
     if (!Array.isArray(inputs) || inputs.length < 1 || inputs.length > MAX_BATCH_SIZE) {
       throw new EnrichmentInputError(
@@ -357,7 +368,7 @@ export class EnrichmentClient {
       idempotent: true,
       ...signalOf(options),
     })
-    return parse(this.#parseContext(operation, res), this.#json(operation, res), inputs.length, () => {
+    return parse(this.#readContext(operation, res), this.#json(operation, res), inputs.length, () => {
       if (this.#wrapperWarned) return
       this.#wrapperWarned = true
       this.#logger?.warn(
@@ -392,6 +403,13 @@ export class EnrichmentClient {
 
   #parseContext(operation: string, res: HttpResponse): ParseContext {
     return { operation, method: res.method, url: res.url, status: res.status }
+  }
+
+  /** As #parseContext, with where the tolerant readers of lookups and entities report drift. */
+  #readContext(operation: string, res: HttpResponse): ReadContext {
+    const ctx: ReadContext = { operation, method: res.method, url: res.url, status: res.status }
+    if (this.#answerDrift !== undefined) ctx.drift = this.#answerDrift
+    return ctx
   }
 
   #json(operation: string, res: HttpResponse): unknown {

@@ -22,6 +22,11 @@ export const INGEST_ENV = {
     'card lookups through the `complete` variants, which bring the found shop and merchant in the same answer: `auto` while more than 10% of recent lookups miss the local table (e.g. an empty table after a start), `always`, or `never` (details from the table, the API on a miss)',
     { default: 'auto' },
   ),
+  INGEST_LOOKUP_REPROBE_INTERVAL: envVar(
+    parse.duration,
+    'a lookup variant the interface description does not publish (the batch POST, the `complete` variants) that the service answered 404, 405 or 501 for is remembered missing, its records use the plain lookups (in the end one findByCardTransaction GET each), and after this long one call tries it again',
+    { default: '10m' },
+  ),
   INGEST_BATCH_MAX: envVar(
     parse.integer(1, 500),
     'records per batch lookup call (the API accepts at most 500)',

@@ -56,33 +56,21 @@ describe('card lookup input', () => {
     expect(cardLookupInput(refreshed, refreshed.card as CardTransaction).refresh).toBe('true')
   })
 
-  it('never forwards fields the API has no parameter for', () => {
-    const raw = cardRaw({
-      street: 'Národní 1',
-      processingCode: '000000',
-      posEntryMode: '051',
-      transactionAmount: '000000012345',
-      localDateTime: '20240131143000',
-    })
-    const input = cardLookupInput(raw, raw.card as CardTransaction) as Record<string, unknown>
-    for (const key of Object.keys(input)) {
-      expect([
-        'merchantId',
-        'terminalId',
-        'description',
-        'city',
-        'country',
-        'postalCode',
-        'mcc',
-        'acquirerId',
-        'amount',
-        'currency',
-        'dateTime',
-        'cardBin',
-        'refresh',
-      ]).toContain(key)
-    }
-    expect(Object.values(input)).not.toContain('Národní 1')
+  it('sends every ISO field the raw event carries, street, DE 3 and DE 22 included, absent omitted and empty sent empty', () => {
+    const raw = cardRaw({ street: 'Národní 1', processingCode: '', posEntryMode: '051' })
+    const input = cardLookupInput(raw, raw.card as CardTransaction)
+    expect(input).toMatchObject({ street: 'Národní 1', processingCode: '', posEntryMode: '051' })
+    const absent = cardRaw({ street: null, processingCode: null, posEntryMode: null })
+    const without = cardLookupInput(absent, absent.card as CardTransaction)
+    for (const field of ['street', 'processingCode', 'posEntryMode']) expect(field in without).toBe(false)
+  })
+
+  it('sends DE 4, 49 and 12/13 once, as the normalised amount, currency and dateTime, not their raw values as well', () => {
+    const raw = cardRaw({ transactionAmount: '000000012345', transactionCurrency: '203', localDateTime: '20240131143000' })
+    const values = Object.values(cardLookupInput(raw, raw.card as CardTransaction))
+    expect(values).not.toContain('000000012345')
+    expect(values).not.toContain('203')
+    expect(values).not.toContain('20240131143000')
   })
 })
 

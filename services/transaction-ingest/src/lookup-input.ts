@@ -39,13 +39,16 @@ function refreshOf(raw: RawTransaction): 'true' | undefined {
 }
 
 /**
- * Card lookups take the normalised amount and currency of the raw event (the
- * API wants a dotted decimal and an alphabetic ISO 4217 code; DE 4 and DE 49 are
- * minor units and often numeric), and the transaction time as ISO-8601 UTC from
- * `occurredAt` (DE 12/13 come in source-specific formats the API would reject).
- * Those three are mandatory in RawTransaction, so they are always sent.
- * `street`, `processingCode`, `posEntryMode` and the raw DE 4/49/12 values have
- * no findBy parameter and are not sent.
+ * Card lookups send every ISO 8583 field of the raw event ("Clients send as many
+ * of the standard's parameters as they have"), each once: the acceptor fields
+ * (DE 41, 42, 43 with street, city, postal code and country, DE 18, DE 32), DE 3
+ * `processingCode`, DE 22 `posEntryMode` and the BIN; the amount, currency and
+ * time (DE 4, 49, 12/13) as the raw event's normalised `amount`, `currency` and
+ * `occurredAt` (ISO-8601 UTC), because the API wants a dotted decimal, an
+ * alphabetic ISO 4217 code and ISO-8601 where the scheme sends minor units,
+ * numeric codes and source-specific formats; sending the raw values as well
+ * would give the service two values for one data element. Those three are
+ * mandatory in RawTransaction, so they are always sent.
  */
 export function cardLookupInput(raw: RawTransaction, card: CardTransaction): CardLookupInput {
   // Built key by key (null fields left out) rather than made whole and then copied
@@ -54,11 +57,14 @@ export function cardLookupInput(raw: RawTransaction, card: CardTransaction): Car
   if (card.merchantId !== null) input.merchantId = card.merchantId
   if (card.terminalId !== null) input.terminalId = card.terminalId
   if (card.description !== null) input.description = card.description
+  if (card.street !== null) input.street = card.street
   if (card.city !== null) input.city = card.city
   if (card.country !== null) input.country = card.country
   if (card.postalCode !== null) input.postalCode = card.postalCode
   if (card.mcc !== null) input.mcc = card.mcc
   if (card.acquirerId !== null) input.acquirerId = card.acquirerId
+  if (card.processingCode !== null) input.processingCode = card.processingCode
+  if (card.posEntryMode !== null) input.posEntryMode = card.posEntryMode
   input.amount = raw.amount
   input.currency = raw.currency
   input.dateTime = new Date(raw.occurredAt).toISOString()

@@ -1,5 +1,6 @@
 import type { RejectReason } from '@tep/schemas'
 import { PipelineError } from '@tep/errors'
+import type { ContractDriftListener } from '@tep/observability'
 import type {
   ApiMerchant,
   ApiShop,
@@ -19,6 +20,12 @@ import {
 import type { IngestMetrics } from './metrics.ts'
 import { timed } from './metrics.ts'
 import { MicroBatcher } from './micro-batcher.ts'
+import {
+  missingOperationStatus,
+  OperationAvailability,
+  saysRouteMissing,
+  type UnpublishedVariant,
+} from './operation-availability.ts'
 
 export type LookupMode = 'single' | 'batch'
 
@@ -56,6 +63,14 @@ export interface LookupsOptions {
   /** For `auto`: true while the table misses often enough that `complete` saves requests. */
   tableIsCold?: () => boolean
   metrics?: IngestMetrics
+  /**
+   * How long a lookup variant the service answered 404/405/501 for is left
+   * alone before one call tries it again (INGEST_LOOKUP_REPROBE_INTERVAL); default 10 min.
+   */
+  reprobeMs?: number
+  /** Told when a variant is found missing (tep_api_contract_drift_total, kind operation-missing). */
+  onContractDrift?: ContractDriftListener
+  now?: () => number
 }
 
 export const MAX_BATCH_ENTRIES = 500
@@ -64,6 +79,11 @@ const OP_SINGLE = 'findByCardTransaction'
 const OP_BATCH = 'findByCardTransactionBatch'
 const OP_COMPLETE_SINGLE = 'completeFindByCardTransaction'
 const OP_COMPLETE_BATCH = 'completeFindByCardTransactionBatch'
+type BatchVariant = Extract<UnpublishedVariant, typeof OP_BATCH | typeof OP_COMPLETE_BATCH>
+const BATCH_STEPS_COMPLETE: readonly BatchVariant[] = [OP_COMPLETE_BATCH, OP_BATCH]
+const BATCH_STEPS_PLAIN: readonly BatchVariant[] = [OP_BATCH]
+/** A batch variant answered that it is not there. */
+const MISSING = Symbol('missing')
 const BAD_REQUEST = 'ENRICHMENT_BAD_REQUEST'
 const INPUT_INVALID = 'ENRICHMENT_INPUT_INVALID'
 
@@ -74,6 +94,12 @@ const resultLabel = (err: unknown): string => (err instanceof PipelineError ? er
  * Card lookups go one GET per record (`single`) or through one process-wide
  * micro-batcher into POST batches of up to 500 (`batch`); transfers always go
  * one call per record (the API has no batch form for them).
+ *
+ * The batch and `complete` variants are not in the interface description. One
+ * the service answers 404, 405 or 501 for is remembered missing
+ * (OperationAvailability) and its records go a step down, in the end to the plain
+ * single lookup: never a pause, never a dead letter. It is tried again after
+ * `reprobeMs`.
  */
 export class Lookups {
   readonly #client: EnrichmentPort
@@ -82,6 +108,7 @@ export class Lookups {
   readonly #tableIsCold: () => boolean
   readonly #metrics: IngestMetrics | undefined
   readonly #batcher: MicroBatcher<CardLookupInput, LookupResult> | undefined
+  readonly #variants: OperationAvailability
 
   constructor(options: LookupsOptions) {
     if (!Number.isInteger(options.batchMax) || options.batchMax < 1 || options.batchMax > MAX_BATCH_ENTRIES) {
@@ -94,6 +121,12 @@ export class Lookups {
     this.#complete = options.complete ?? 'never'
     this.#tableIsCold = options.tableIsCold ?? (() => false)
     this.#metrics = options.metrics
+    this.#variants = new OperationAvailability({
+      ...(options.reprobeMs === undefined ? {} : { reprobeMs: options.reprobeMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.onContractDrift === undefined ? {} : { onContractDrift: options.onContractDrift }),
+      ...(options.metrics === undefined ? {} : { gauge: options.metrics.lookupVariantsMissing }),
+    })
     if (options.mode === 'batch') {
       this.#batcher = new MicroBatcher({
         maxBatchSize: options.batchMax,
@@ -108,9 +141,9 @@ export class Lookups {
   }
 
   card(input: CardLookupInput): Promise<LookupResult> {
-    return this.#batcher === undefined
-      ? this.#single(input, 1, this.#useComplete())
-      : this.#batcher.load(input)
+    return this.#batcher !== undefined && this.#batchAvailable()
+      ? this.#batcher.load(input)
+      : this.#single(input, 1, this.#useComplete())
   }
 
   async transfer(lookup: TransferLookup): Promise<LookupResult> {
@@ -137,22 +170,57 @@ export class Lookups {
     return this.#complete === 'always' || (this.#complete === 'auto' && this.#tableIsCold())
   }
 
-  async #single(input: CardLookupInput, attempts: number, complete: boolean): Promise<LookupResult> {
-    const operation = complete ? OP_COMPLETE_SINGLE : OP_SINGLE
+  /** Whether a batch variant could take a record now (else it goes single at once, not via the batcher). */
+  #batchAvailable(): boolean {
+    return (
+      this.#variants.available(OP_BATCH) ||
+      (this.#complete !== 'never' && this.#variants.available(OP_COMPLETE_BATCH))
+    )
+  }
+
+  /** One record on its own: the complete single lookup when wanted and not known missing, else the plain one. */
+  #single(input: CardLookupInput, attempts: number, complete: boolean): Promise<LookupResult> {
+    return complete && this.#variants.tryUse(OP_COMPLETE_SINGLE)
+      ? this.#completeSingle(input, attempts)
+      : this.#plainSingle(input, attempts)
+  }
+
+  async #plainSingle(input: CardLookupInput, attempts: number): Promise<LookupResult> {
     try {
       const outcome = await timed(
         this.#metrics,
-        operation,
-        () =>
-          complete
-            ? this.#client.completeFindByCardTransaction(input)
-            : this.#client.findByCardTransaction(input),
+        OP_SINGLE,
+        () => this.#client.findByCardTransaction(input),
         resultLabel,
       )
-      return fromOutcome(outcome, operation, attempts)
+      return fromOutcome(outcome, OP_SINGLE, attempts)
     } catch (err) {
-      return this.#failure(err, operation, attempts)
+      return this.#failure(err, OP_SINGLE, attempts)
     }
+  }
+
+  async #completeSingle(input: CardLookupInput, attempts: number): Promise<LookupResult> {
+    let outcome: CompleteFindOutcome
+    try {
+      outcome = await timed(
+        this.#metrics,
+        OP_COMPLETE_SINGLE,
+        () => this.#client.completeFindByCardTransaction(input),
+        resultLabel,
+      )
+    } catch (err) {
+      const status = missingOperationStatus(err)
+      if (status === undefined) return this.#failure(err, OP_COMPLETE_SINGLE, attempts)
+      // The plain lookup answers for the record. A 404 may be the variant's way of
+      // saying "no shop" as well as "no such operation": when the plain lookup then
+      // finds a shop (or the 404 says the path does not exist), it was the latter.
+      const plain = await this.#plainSingle(input, attempts + 1)
+      if (status !== 404 || plain.kind === 'found' || saysRouteMissing(err))
+        this.#variants.missing(OP_COMPLETE_SINGLE, status, 'the plain single lookup')
+      return plain
+    }
+    this.#variants.served(OP_COMPLETE_SINGLE)
+    return fromOutcome(outcome, OP_COMPLETE_SINGLE, attempts)
   }
 
   /** Rejections become results; anything systemic is thrown for the pipeline to pause on. */
@@ -162,11 +230,35 @@ export class Lookups {
     return { kind: 'rejected', reason: failure.reason, operation, attempts }
   }
 
+  /**
+   * One batch: the complete batch when wanted, else (or when that is missing) the
+   * plain batch, else one single lookup per record. A variant answered 404/405/501
+   * is remembered missing and the same records go a step down at once.
+   */
   async #executeBatch(inputs: readonly CardLookupInput[]): Promise<Array<LookupResult | Error>> {
     this.#metrics?.batchSize.observe(inputs.length)
     // One variant per batch, chosen when it is sent.
     const complete = this.#useComplete()
-    const operation = complete ? OP_COMPLETE_BATCH : OP_BATCH
+    let attempts = 1
+    for (const operation of complete ? BATCH_STEPS_COMPLETE : BATCH_STEPS_PLAIN) {
+      if (!this.#variants.tryUse(operation)) continue
+      const results = await this.#batchCall(operation, inputs, attempts)
+      if (results !== MISSING) return results
+      attempts += 1
+    }
+    return this.#singles(inputs, attempts, complete)
+  }
+
+  #singles(inputs: readonly CardLookupInput[], attempts: number, complete: boolean): Promise<Array<LookupResult | Error>> {
+    return Promise.all(inputs.map((input) => this.#single(input, attempts, complete).catch((e: unknown) => toError(e))))
+  }
+
+  async #batchCall(
+    operation: BatchVariant,
+    inputs: readonly CardLookupInput[],
+    attempts: number,
+  ): Promise<Array<LookupResult | Error> | typeof MISSING> {
+    const complete = operation === OP_COMPLETE_BATCH
     let entries: Array<BatchEntry | CompleteBatchEntry>
     try {
       entries = await timed(
@@ -179,6 +271,12 @@ export class Lookups {
         resultLabel,
       )
     } catch (err) {
+      // A batch is never "not found": any 404, 405 or 501 says the variant is not there.
+      const status = missingOperationStatus(err)
+      if (status !== undefined) {
+        this.#variants.missing(operation, status, complete ? 'the plain batch or single lookups' : 'single lookups')
+        return MISSING
+      }
       if (
         err instanceof PipelineError &&
         (err.code === BAD_REQUEST || err.code === INPUT_INVALID || err.code === TOO_LARGE) &&
@@ -189,12 +287,11 @@ export class Lookups {
         // entries, or was too large as a whole (413): single calls isolate them so
         // the good records still resolve and only a record too large alone fails.
         this.#metrics?.batchFallbacks.inc()
-        return Promise.all(
-          inputs.map((input) => this.#single(input, 2, complete).catch((e: unknown) => toError(e))),
-        )
+        return this.#singles(inputs, attempts + 1, complete)
       }
       throw toSystemic(err)
     }
+    this.#variants.served(operation)
     if (!Array.isArray(entries) || entries.length !== inputs.length) {
       throw toSystemic(
         new Error(
@@ -204,8 +301,8 @@ export class Lookups {
     }
     return entries.map((entry) =>
       entry.status === 'invalid'
-        ? { kind: 'rejected', reason: invalidEntryReason(entry.error), operation, attempts: 1 }
-        : fromOutcome(entry, operation, 1),
+        ? { kind: 'rejected', reason: invalidEntryReason(entry.error), operation, attempts }
+        : fromOutcome(entry, operation, attempts),
     )
   }
 }

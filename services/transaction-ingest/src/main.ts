@@ -3,6 +3,7 @@ import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { createKafka, createSchemaRegistry, ensureTopics, TOPIC_CATALOG, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
+  createContractDriftRecorder,
   createLogger,
   createMetricsRegistry,
   GracefulShutdown,
@@ -74,6 +75,9 @@ if (catalogTopics.length > 0) {
   await ensureTopics(kafka, catalogTopics, { logger })
 }
 
+// Answers of the enrichment API that differ from what the client expected and were
+// tolerated: counted on this /metrics (tep_api_contract_drift_total), one warning each.
+const contractDrift = createContractDriftRecorder({ registry: metricsRegistry, logger })
 const client = createEnrichmentClient({
   baseUrl: cfg.ENRICHMENT_API_URL,
   ...(auth.kind === 'oauth' ? { tokenUrl: auth.tokenUrl } : {}),
@@ -85,6 +89,7 @@ const client = createEnrichmentClient({
   retry: { retries: cfg.INGEST_API_RETRIES },
   timeouts: { headersMs: cfg.INGEST_API_TIMEOUT, bodyMs: cfg.INGEST_API_TIMEOUT },
   logger,
+  onContractDrift: contractDrift.listener,
 })
 shutdown.add('enrichment client', () => client.close())
 
@@ -97,6 +102,8 @@ const ingest = await startTransactionIngest({
   completeLookups: cfg.INGEST_COMPLETE_LOOKUPS,
   batchMax: cfg.INGEST_BATCH_MAX,
   batchLingerMs: cfg.INGEST_BATCH_LINGER,
+  lookupReprobeMs: cfg.INGEST_LOOKUP_REPROBE_INTERVAL,
+  onContractDrift: contractDrift.listener,
   concurrency: cfg.INGEST_CONCURRENCY,
   partitionsConcurrently: cfg.INGEST_PARTITIONS_CONCURRENTLY,
   maxRecordsPerTransaction: cfg.INGEST_MAX_RECORDS_PER_TRANSACTION,

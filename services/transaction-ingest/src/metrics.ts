@@ -18,6 +18,8 @@ export interface IngestMetrics {
   batchSize: Histogram<string>
   /** Whole-batch 400s answered by falling back to single calls. */
   batchFallbacks: Counter<string>
+  /** 1 while an unpublished lookup variant is remembered missing (404/405/501), by operation. */
+  lookupVariantsMissing: Gauge<string>
   /** Pipeline retries of a Kafka batch after a systemic failure. */
   retries: Counter<string>
   /** Consumer pauses, by reason (error code). */
@@ -69,6 +71,12 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       registry,
       'ingest_batch_fallbacks_total',
       'Whole-batch 400 answers isolated by falling back to single lookups',
+    ),
+    lookupVariantsMissing: gauge(
+      registry,
+      'ingest_lookup_variant_missing',
+      'Lookup variants the description does not publish (batch, complete) that the service answered 404/405/501 for: 1 while their records use the plain lookups, until a re-probe finds them served',
+      ['operation'],
     ),
     retries: counter(registry, 'ingest_retries_total', 'Kafka batches re-processed after a systemic failure'),
     pauses: counter(

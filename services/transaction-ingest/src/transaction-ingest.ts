@@ -14,7 +14,13 @@ import {
   type TransactionalPipeline,
   type Kafka,
 } from '@tep/kafka'
-import { createMetricsRegistry, Gauge, Readiness, type Registry } from '@tep/observability'
+import {
+  createMetricsRegistry,
+  Gauge,
+  Readiness,
+  type ContractDriftListener,
+  type Registry,
+} from '@tep/observability'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import type { EnrichmentPort } from './enrichment-port.ts'
 import { Enricher, validateRaw } from './enricher.ts'
@@ -57,6 +63,10 @@ export interface TransactionIngestOptions {
   completeLookups?: CompleteLookups
   /** Linger of a partly filled batch, ms; default 5. */
   batchLingerMs?: number
+  /** When a lookup variant found missing (404/405/501) is tried again, ms; default 10 min. */
+  lookupReprobeMs?: number
+  /** Told of the lookup variants found missing (tep_api_contract_drift_total); pass the client's listener too. */
+  onContractDrift?: ContractDriftListener
   /** Records of one partition in flight; default 500. */
   concurrency?: number
   /** Partitions processed at once; default 4. */
@@ -179,6 +189,9 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     complete: options.completeLookups ?? 'auto',
     tableIsCold: () => details.tableIsCold(),
     metrics,
+    now,
+    ...(options.lookupReprobeMs === undefined ? {} : { reprobeMs: options.lookupReprobeMs }),
+    ...(options.onContractDrift === undefined ? {} : { onContractDrift: options.onContractDrift }),
   })
   const enricher = new Enricher({ lookups, details, now })
 

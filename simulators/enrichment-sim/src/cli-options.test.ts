@@ -3,11 +3,11 @@ import { parseCliOptions } from './cli-options.ts'
 
 describe('parseCliOptions', () => {
   it('has the documented defaults', () => {
-    expect(parseCliOptions([])).toEqual({ help: false, port: 8181, host: '127.0.0.1', seed: '1', shops: 50_000, merchants: undefined, https: false, mutationsPerMinute: 6, rateLimitPerSecond: undefined, latencyMs: 0, invalidationShape: 'full' })
+    expect(parseCliOptions([])).toEqual({ help: false, port: 8181, host: '127.0.0.1', seed: '1', shops: 50_000, merchants: undefined, https: false, mutationsPerMinute: 6, rateLimitPerSecond: undefined, latencyMs: 0, invalidationShape: 'full', withoutBatchAndComplete: false })
   })
 
   it('reads every option', () => {
-    expect(parseCliOptions(['--port', '0', '--host', '::1', '--seed', 'demo', '--shops', '1000', '--merchants', '10', '--https', '--mutations', '0', '--rate-limit', '50/s', '--latency-ms', '3', '--invalidation-shape', 'ids-only'])).toEqual({
+    expect(parseCliOptions(['--port', '0', '--host', '::1', '--seed', 'demo', '--shops', '1000', '--merchants', '10', '--https', '--mutations', '0', '--rate-limit', '50/s', '--latency-ms', '3', '--invalidation-shape', 'ids-only', '--without-batch-and-complete'])).toEqual({
       help: false,
       port: 0,
       host: '::1',
@@ -19,6 +19,7 @@ describe('parseCliOptions', () => {
       rateLimitPerSecond: 50,
       latencyMs: 3,
       invalidationShape: 'ids-only',
+      withoutBatchAndComplete: true,
     })
     expect(parseCliOptions(['-h']).help).toBe(true)
   })

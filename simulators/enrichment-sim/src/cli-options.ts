@@ -16,6 +16,7 @@ export interface CliOptions {
   invalidationShape: InvalidationShape
   /** `--contract-drift[=<seed>]`: the drift seed ('' = the data seed); undefined = off. */
   contractDrift: string | undefined
+  withoutBatchAndComplete: boolean
 }
 
 export const CLI_USAGE = `usage: npm run sim:enrichment -- [options]
@@ -37,7 +38,11 @@ options:
   --contract-drift[=<seed>]
                       serve every shape the interface description leaves open (field types,
                       absent and unknown fields, a refused level, item/range 404 or reshaped,
-                      token answers, trailing slashes), drawn from <seed> (default: --seed)
+                      token answers, trailing slashes), drawn from <seed> (default: --seed);
+                      implies --without-batch-and-complete
+  --without-batch-and-complete
+                      answer 404 for the lookups the interface description does not publish
+                      (the batch POSTs and the complete variants), as a service without them would
   -h, --help          this text
 
 examples:
@@ -71,6 +76,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
         'latency-ms': { type: 'string' },
         'invalidation-shape': { type: 'string' },
         'contract-drift': { type: 'string' },
+        'without-batch-and-complete': { type: 'boolean' },
       },
     })
   } catch (err) {
@@ -101,5 +107,6 @@ export function parseCliOptions(argv: string[]): CliOptions {
     latencyMs: latency === undefined ? 0 : Number(latency),
     invalidationShape: shape as InvalidationShape,
     contractDrift: v['contract-drift'],
+    withoutBatchAndComplete: v['without-batch-and-complete'] === true,
   }
 }

@@ -40,6 +40,7 @@ const sim = await startEnrichmentSim({
   latencyMs: options.latencyMs,
   invalidationShape: options.invalidationShape,
   ...(driftSeed === undefined ? {} : { contractDrift: { seed: driftSeed } }),
+  withoutBatchAndComplete: options.withoutBatchAndComplete,
   credentials: {
     clients: [
       { id: env.SIM_CLIENT_ID, secret: env.SIM_CLIENT_SECRET, scopes: ['find', 'read', 'invalidations', 'suggestions'] },

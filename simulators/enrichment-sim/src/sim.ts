@@ -24,6 +24,7 @@ import { registerLookupRoutes } from './routes/lookups.ts'
 import { registerSuggestionRoute } from './routes/suggestions.ts'
 import { registerTokenRoute } from './routes/token.ts'
 import { selfSignedCertificate } from './tls.ts'
+import { withoutBatchAndComplete } from './http/without-batch-and-complete.ts'
 import type { TlsMaterial } from './tls.ts'
 
 export interface EnrichmentSimOptions {
@@ -51,6 +52,11 @@ export interface EnrichmentSimOptions {
   latencyMs?: number
   /** What each invalidation batch holds; default `full` (`ids-only`: only `ids`, as the description shows). */
   invalidationShape?: InvalidationShape
+  /**
+   * Answer 404 for the lookups the interface description does not publish (the
+   * batch POSTs and the `complete` variants), as a service without them would; default false.
+   */
+  withoutBatchAndComplete?: boolean
   /** A pino-compatible logger for request logs; default silent. */
   logger?: FastifyBaseLogger
   /**
@@ -114,6 +120,8 @@ export async function startEnrichmentSim(options: EnrichmentSimOptions = {}): Pr
   const app = createApp(context, options.logger, tls === undefined ? undefined : (handler) => createServer({ key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2' }, handler), { ignoreTrailingSlash: options.contractDrift !== undefined })
   const drift = options.contractDrift === undefined ? undefined : new ContractDrift(options.contractDrift.seed, options.contractDrift.overrides, options.logger)
   if (drift !== undefined) installContractDrift(app, drift)
+  // Drift includes the lookups the description does not publish: a real service may lack them.
+  if (options.withoutBatchAndComplete === true || drift !== undefined) withoutBatchAndComplete(app)
   registerTokenRoute(app, context)
   registerLookupRoutes(app, context)
   registerEntityRoutes(app, context)

@@ -40,6 +40,11 @@ describe('validateCardInput', () => {
     expect(rejection(() => validateCardInput({ ...input, dateTime: '2026-11-22' }, 'query'))).toBe('accepted')
   })
 
+  it('reads the ISO fields it does not match on (street, DE 3, DE 22), bounded as the raw event bounds them', () => {
+    expect(validateCardInput({ terminalId: 'T', street: 'Národní 1', processingCode: '', posEntryMode: '051' }, 'query')).toEqual({ terminalId: 'T', street: 'Národní 1', processingCode: '', posEntryMode: '051' })
+    expect(rejection(() => validateCardInput({ terminalId: 'T', processingCode: '0000000' }, 'query'))).toEqual({ status: 400, code: 'INVALID_PARAMETER', parameter: 'processingCode' })
+  })
+
   it('needs a non-empty identifying parameter', () => {
     expect(rejection(() => validateCardInput({ amount: '1.00' }, 'query'))).toEqual({ status: 400, code: 'NO_IDENTIFYING_PARAMETER' })
     expect(rejection(() => validateCardInput({ merchantId: '', terminalId: ' ', description: '' }, 'query'))).toEqual({ status: 400, code: 'NO_IDENTIFYING_PARAMETER' })
