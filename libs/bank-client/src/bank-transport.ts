@@ -129,8 +129,7 @@ export class BankTransport {
       const mapped = toBankError(err, { operation: req.operation, requestId, now, ...failure })
       if (mapped instanceof BankUnexplainedUnauthorizedError) {
         // The modelled bank always says why it refuses a token (COBS parameters.REASON).
-        this.#options.onContractDrift({
-          api: 'bank',
+        this.reportDrift({
           operation: req.operation,
           field: 'REASON',
           kind: mapped.reason === undefined ? 'bare-401' : 'unknown-401-reason',
@@ -163,6 +162,11 @@ export class BankTransport {
     } catch (err) {
       throw toBankTokenError(err, { operation: req.operation, requestId, now, grant })
     }
+  }
+
+  /** Tells the client's `onContractDrift` of an answer that differs from the modelled bank and was tolerated. */
+  reportDrift(drift: { operation: string; field: string; kind: string; detail?: string }): void {
+    this.#options.onContractDrift({ api: 'bank', ...drift })
   }
 
   async close(): Promise<void> {
