@@ -10,7 +10,12 @@ import { SIM_START, startHarness, type Harness, type Instance } from './support/
 function seedWithoutExpiresInFirst(): string {
   for (let i = 0; ; i++) {
     const seed = `bank-sync-drift-${i}`
-    const answer = new ContractDriftMode(seed).tokenAnswer({ access_token: 'a', refresh_token: 'r', expires_in: 3600, scope: 'AISP' })
+    const answer = new ContractDriftMode(seed).tokenAnswer({
+      access_token: 'a',
+      refresh_token: 'r',
+      expires_in: 3600,
+      scope: 'AISP',
+    })
     if (!('expires_in' in answer)) return seed
   }
 }
@@ -18,7 +23,13 @@ function seedWithoutExpiresInFirst(): string {
 function driftCount(text: string, field: string, kind: string): number {
   return text
     .split('\n')
-    .filter((l) => l.startsWith('tep_api_contract_drift_total{') && l.includes('api="bank"') && l.includes(`field="${field}"`) && l.includes(`kind="${kind}"`))
+    .filter(
+      (l) =>
+        l.startsWith('tep_api_contract_drift_total{') &&
+        l.includes('api="bank"') &&
+        l.includes(`field="${field}"`) &&
+        l.includes(`kind="${kind}"`),
+    )
     .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0)
 }
 
@@ -39,15 +50,21 @@ describe('bank-sync against a bank that answers in the shapes its description le
 
   it('keeps a consent ACTIVE through a token answer without expires_in and an expired token answered with a bare 401; transactions keep flowing; drift counted', async () => {
     const gatewayUrl = instance.sync.gatewayUrl as string
-    const account = (await h.accountsOf('user1')).find((a) => a.currency === 'CZK' && a.kind !== 'CREDIT_CARD')
+    const account = (await h.accountsOf('user1')).find(
+      (a) => a.currency === 'CZK' && a.kind !== 'CREDIT_CARD',
+    )
     if (!account) throw new Error('user1 has no CZK current account in the simulator')
-    const { consentId, callback } = await h.grantThroughGateway(gatewayUrl, 'customer-drift', 'user1', [account.id])
+    const { consentId, callback } = await h.grantThroughGateway(gatewayUrl, 'customer-drift', 'user1', [
+      account.id,
+    ])
     expect(callback.status).toBe(201)
     await h.waitForSync(instance, consentId, 0, 'synced')
     const granted = instance.sync.ownedConsent(consentId)
     // no expires_in: the documented default lifetime (5 minutes), not a failed consent
     expect(granted?.accessTokenExpiresAt).toBe(SIM_START + 5 * 60_000)
-    expect(driftCount(await instance.sync.metricsRegistry.metrics(), 'expires_in', 'absent')).toBeGreaterThanOrEqual(1)
+    expect(
+      driftCount(await instance.sync.metricsRegistry.metrics(), 'expires_in', 'absent'),
+    ).toBeGreaterThanOrEqual(1)
 
     // The bank's clock runs two hours ahead: the access token expired there, not here.
     const invalidGrantsBefore = h.sim.context.tokens.counters.invalidGrants
@@ -55,10 +72,21 @@ describe('bank-sync against a bank that answers in the shapes its description le
     await h.advanceClock('2h')
     await h.admin('POST', '/__admin/transactions', {
       accountId: account.id,
-      transactions: [{ type: 'TRANSFER', amount: 321, creditDebitIndicator: 'DBIT', entryReference: 'DRIFT-1', counterparty: { name: 'Drift Landlord', number: '2000145399', prefix: '19', bankCode: '0800' } }],
+      transactions: [
+        {
+          type: 'TRANSFER',
+          amount: 321,
+          creditDebitIndicator: 'DBIT',
+          entryReference: 'DRIFT-1',
+          counterparty: { name: 'Drift Landlord', number: '2000145399', prefix: '19', bankCode: '0800' },
+        },
+      ],
     })
-    const records = await h.readUntil(h.topics.bankTransactions, h.codecs.bankTransaction, 'the entry booked after the bare 401', (r) =>
-      r.some((t) => t.value.consentId === consentId && t.value.entryReference === 'DRIFT-1'),
+    const records = await h.readUntil(
+      h.topics.bankTransactions,
+      h.codecs.bankTransaction,
+      'the entry booked after the bare 401',
+      (r) => r.some((t) => t.value.consentId === consentId && t.value.entryReference === 'DRIFT-1'),
     )
     expect(records.filter((t) => t.value.entryReference === 'DRIFT-1')).toHaveLength(1)
 
@@ -68,11 +96,17 @@ describe('bank-sync against a bank that answers in the shapes its description le
     expect(h.sim.context.tokens.counters.refreshes).toBeGreaterThan(refreshesBefore)
     expect(h.sim.context.tokens.counters.invalidGrants).toBe(invalidGrantsBefore)
     expect(instance.sync.ownedConsent(consentId)?.status).toBe('ACTIVE')
-    expect(instance.syncs.filter((s) => s.consentId === consentId && s.outcome.kind === 'stopped')).toEqual([])
+    expect(instance.syncs.filter((s) => s.consentId === consentId && s.outcome.kind === 'stopped')).toEqual(
+      [],
+    )
     expect(metrics).not.toMatch(/bank_sync_api_errors_total\{code="CONSENT_PAUSED_UNAUTHORIZED"/)
     const stats = await h.admin<{ contractDrift: { drawn: Record<string, number> } }>('GET', '/__admin/stats')
-    expect(Object.keys(stats.contractDrift.drawn).filter((k) => k.startsWith('401.token-expired='))).not.toEqual([])
-    const written = (await h.readAll(h.topics.consents, h.codecs.consent)).filter((c) => c.key === consentId).map((c) => c.value.status)
+    expect(
+      Object.keys(stats.contractDrift.drawn).filter((k) => k.startsWith('401.token-expired=')),
+    ).not.toEqual([])
+    const written = (await h.readAll(h.topics.consents, h.codecs.consent))
+      .filter((c) => c.key === consentId)
+      .map((c) => c.value.status)
     expect(written).not.toContain('REVOKED')
     expect(written).not.toContain('EXPIRED')
   })
@@ -85,7 +119,9 @@ describe('bank-sync against a bank that answers in the shapes its description le
     const outcome = await h.waitForSync(instance, consentId, instance.syncs.length, 'stopped')
     expect(outcome).toEqual({ kind: 'stopped', status: 'REVOKED' })
     await waitFor('the REVOKED record', async () =>
-      (await h.readAll(h.topics.consents, h.codecs.consent)).some((c) => c.key === consentId && c.value.status === 'REVOKED'),
+      (await h.readAll(h.topics.consents, h.codecs.consent)).some(
+        (c) => c.key === consentId && c.value.status === 'REVOKED',
+      ),
     )
   })
 })

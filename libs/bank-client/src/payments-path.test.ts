@@ -9,15 +9,23 @@ afterEach(async () => {
   bank = undefined
 })
 
-const created = { status: 201, body: { transaction: { identification: 'PMT-1' }, signInfo: { signID: 'S-1' } } }
+const created = {
+  status: 201,
+  body: { transaction: { identification: 'PMT-1' }, signInfo: { signID: 'S-1' } },
+}
 const noOperation = (method: string, path: string) => ({
   status: 404,
-  body: { errors: [{ error: 'NOT_FOUND', scope: null, parameters: null, message: `no operation ${method} ${path}` }] },
+  body: {
+    errors: [
+      { error: 'NOT_FOUND', scope: null, parameters: null, message: `no operation ${method} ${path}` },
+    ],
+  },
 })
 
 /** A gateway that serves payment creation at `served` only. */
 function gatewayServing(served: string) {
-  return (method: string, path: string) => (method === 'POST' && path === served ? created : noOperation(method, path))
+  return (method: string, path: string) =>
+    method === 'POST' && path === served ? created : noOperation(method, path)
 }
 
 describe('POST /payments/ and POST /payments', () => {
@@ -49,14 +57,24 @@ describe('POST /payments/ and POST /payments', () => {
     served = '/payments/'
     await bank.client.payments.createPayment(payment())
     await bank.client.payments.createPayment(payment())
-    expect(bank.requests.map((r) => r.path)).toEqual(['/payments/', '/payments', '/payments', '/payments/', '/payments/'])
+    expect(bank.requests.map((r) => r.path)).toEqual([
+      '/payments/',
+      '/payments',
+      '/payments',
+      '/payments/',
+      '/payments/',
+    ])
     expect(bank.drifts.map((d) => d.field)).toEqual(['/payments/', '/payments'])
   })
 
   it('never sends the payment again on a 404 about something the request names', async () => {
     bank = await startFakeBank(() => ({
       status: 404,
-      body: { errors: [{ error: 'ID_NOT_FOUND', scope: 'debtorAccount.identification.iban', message: 'no such account' }] },
+      body: {
+        errors: [
+          { error: 'ID_NOT_FOUND', scope: 'debtorAccount.identification.iban', message: 'no such account' },
+        ],
+      },
     }))
     await expect(bank.client.payments.createPayment(payment())).rejects.toBeInstanceOf(BankNotFoundError)
     expect(bank.requests).toHaveLength(1)

@@ -37,7 +37,10 @@ describe('token answers the description leaves open are read leniently', () => {
     const tokens = await b.client.authorization.refresh('rt-0', { scope: 'AISP' })
     expect(tokens.accessTokenExpiresAt.getTime()).toBe(NOW + 1_800_000)
     expect(tokens.refreshTokenExpiresAt?.getTime()).toBe(NOW + 600_000)
-    expect(b.drifts.map((d) => `${d.field} ${d.kind}`)).toEqual(['expires_in type', 'refresh_token_expires_in type'])
+    expect(b.drifts.map((d) => `${d.field} ${d.kind}`)).toEqual([
+      'expires_in type',
+      'refresh_token_expires_in type',
+    ])
     await b.close()
 
     const odd = await tokenAnswer({ ...pair, expires_in: 'one hour' })
@@ -64,7 +67,13 @@ describe('token answers the description leaves open are read leniently', () => {
   })
 
   it('ignores unknown fields and reads a numeric consent_id, each reported', async () => {
-    const b = await tokenAnswer({ ...pair, expires_in: 3600, consent_id: 77, 'not-before-policy': 0, session_state: 'x' })
+    const b = await tokenAnswer({
+      ...pair,
+      expires_in: 3600,
+      consent_id: 77,
+      'not-before-policy': 0,
+      session_state: 'x',
+    })
     const tokens = await b.client.authorization.exchangeCode('code', { scope: 'AISP' })
     expect(tokens.consentId).toBe('77')
     expect(b.drifts.map((d) => `${d.field} ${d.kind}`)).toEqual([

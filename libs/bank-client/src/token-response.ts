@@ -56,7 +56,13 @@ function jsonType(v: unknown): string {
  */
 export function readTokenAnswer(answer: TokenAnswer, o: ReadTokenOptions): TokenSet {
   const drift = (field: string, kind: string, detail?: string) =>
-    o.onDrift({ api: 'bank', operation: o.operation, field, kind, ...(detail === undefined ? {} : { detail }) })
+    o.onDrift({
+      api: 'bank',
+      operation: o.operation,
+      field,
+      kind,
+      ...(detail === undefined ? {} : { detail }),
+    })
   const fail = (field: string, what: string) =>
     new BankProtocolError(
       `${o.operation}: the token answer ${what}; the bank's answer cannot be used (X-Request-ID ${answer.requestId})`,
@@ -70,7 +76,12 @@ export function readTokenAnswer(answer: TokenAnswer, o: ReadTokenOptions): Token
 
   const access = b.access_token
   if (typeof access !== 'string' || access === '') {
-    throw fail('access_token', access === undefined ? 'lacks access_token' : `has an access_token that is a ${jsonType(access)} (${access === '' ? 'empty' : 'not a string'})`)
+    throw fail(
+      'access_token',
+      access === undefined
+        ? 'lacks access_token'
+        : `has an access_token that is a ${jsonType(access)} (${access === '' ? 'empty' : 'not a string'})`,
+    )
   }
   const refresh = b.refresh_token
   if (refresh !== undefined && refresh !== null && typeof refresh !== 'string') {
@@ -90,7 +101,9 @@ export function readTokenAnswer(answer: TokenAnswer, o: ReadTokenOptions): Token
   const expiresIn = seconds(b.expires_in, 'expires_in', drift)
   const lifetimeMs = expiresIn === undefined ? o.defaultAccessTokenLifetimeMs : expiresIn * 1000
   const refreshExpiresIn =
-    b.refresh_token_expires_in === undefined ? undefined : seconds(b.refresh_token_expires_in, 'refresh_token_expires_in', drift)
+    b.refresh_token_expires_in === undefined
+      ? undefined
+      : seconds(b.refresh_token_expires_in, 'refresh_token_expires_in', drift)
 
   let tokenType = 'Bearer'
   if (typeof b.token_type === 'string') tokenType = b.token_type
@@ -101,7 +114,8 @@ export function readTokenAnswer(answer: TokenAnswer, o: ReadTokenOptions): Token
   else if (typeof b.consent_id === 'number' && Number.isFinite(b.consent_id)) {
     consentId = String(b.consent_id)
     drift('consent_id', 'type', 'number')
-  } else if (b.consent_id !== undefined && b.consent_id !== null) drift('consent_id', 'type', jsonType(b.consent_id))
+  } else if (b.consent_id !== undefined && b.consent_id !== null)
+    drift('consent_id', 'type', jsonType(b.consent_id))
 
   const unknown = Object.keys(b).filter((k) => !KNOWN_FIELDS.has(k))
   for (const name of unknown.slice(0, MAX_UNKNOWN_REPORTED)) {

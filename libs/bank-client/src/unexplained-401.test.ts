@@ -26,7 +26,13 @@ describe('a 401 on an API call', () => {
     }))
     await expect(bank.client.accounts.listAccounts()).rejects.toBeInstanceOf(BankUnexplainedUnauthorizedError)
     expect(bank.drifts).toEqual([
-      { api: 'bank', operation: 'bank.accounts.listAccounts', field: 'REASON', kind: 'unknown-401-reason', detail: 'TOKEN_INACTIVE' },
+      {
+        api: 'bank',
+        operation: 'bank.accounts.listAccounts',
+        field: 'REASON',
+        kind: 'unknown-401-reason',
+        detail: 'TOKEN_INACTIVE',
+      },
     ])
   })
 
@@ -35,7 +41,10 @@ describe('a 401 on an API call', () => {
       status: 401,
       body: { errors: [{ error: 'UNAUTHORISED', parameters: { REASON: 'TOKEN_REVOKED' } }] },
     }))
-    await expect(bank.client.accounts.listAccounts()).rejects.toMatchObject({ code: 'CONSENT_REVOKED', reason: 'TOKEN_REVOKED' })
+    await expect(bank.client.accounts.listAccounts()).rejects.toMatchObject({
+      code: 'CONSENT_REVOKED',
+      reason: 'TOKEN_REVOKED',
+    })
     expect(bank.drifts).toEqual([])
   })
 })

@@ -28,7 +28,10 @@ type Verdict = 'ok' | 'bare-401' | 'revoked'
 
 async function httpBank(
   authorized: (token: string) => Verdict,
-  tokenBody: (n: number) => Record<string, unknown> = (n) => ({ access_token: `access-${n}`, refresh_token: `refresh-${n}` }),
+  tokenBody: (n: number) => Record<string, unknown> = (n) => ({
+    access_token: `access-${n}`,
+    refresh_token: `refresh-${n}`,
+  }),
   refresh: 'ok' | 'invalid_grant' = 'ok',
 ): Promise<HttpBank> {
   const requests: string[] = []
@@ -39,7 +42,9 @@ async function httpBank(
       const path = (req.url ?? '').split('?')[0] ?? ''
       const json = (status: number, body?: unknown) =>
         // The bank's clock is the test's (the end verdict reads the Date header).
-        res.writeHead(status, { 'content-type': 'application/json', date: new Date(NOW).toUTCString() }).end(body === undefined ? '' : JSON.stringify(body))
+        res
+          .writeHead(status, { 'content-type': 'application/json', date: new Date(NOW).toUTCString() })
+          .end(body === undefined ? '' : JSON.stringify(body))
       if (path === '/oauth2/token') {
         requests.push('token')
         if (refresh === 'invalid_grant') return json(401, { error: 'invalid_grant' })
@@ -50,8 +55,10 @@ async function httpBank(
       requests.push(`${path}:${token}`)
       const verdict = authorized(token)
       if (verdict === 'bare-401') return json(401)
-      if (verdict === 'revoked') return json(401, { errors: [{ error: 'UNAUTHORISED', parameters: { REASON: 'TOKEN_REVOKED' } }] })
-      if (path === '/accounts') return json(200, { pageNumber: 0, pageCount: 1, accounts: [{ id: 'acc-1', currency: 'CZK' }] })
+      if (verdict === 'revoked')
+        return json(401, { errors: [{ error: 'UNAUTHORISED', parameters: { REASON: 'TOKEN_REVOKED' } }] })
+      if (path === '/accounts')
+        return json(200, { pageNumber: 0, pageCount: 1, accounts: [{ id: 'acc-1', currency: 'CZK' }] })
       return json(200, { pageNumber: 0, pageCount: 1, transactions: [] })
     })
   })
@@ -124,7 +131,12 @@ describe('token answers and 401s that do not say the consent ended', () => {
     const { consent, deps, writes, cipher } = setup(bank.client)
     const outcome = await syncConsent(consent, deps)
     expect(outcome.kind).toBe('synced')
-    expect(bank.requests).toEqual(['/accounts:access-1', 'token', '/accounts:access-2', '/accounts/acc-1/transactions:access-2'])
+    expect(bank.requests).toEqual([
+      '/accounts:access-1',
+      'token',
+      '/accounts:access-2',
+      '/accounts/acc-1/transactions:access-2',
+    ])
     expect(writes.map((w) => [w.reason, w.consent.status])).toEqual([
       ['TOKEN_REFRESH', 'ACTIVE'],
       ['SYNC', 'ACTIVE'],
@@ -158,7 +170,9 @@ describe('token answers and 401s that do not say the consent ended', () => {
     // the only write is the refreshed pair: never REVOKED, tokens kept
     expect(writes.map((w) => [w.reason, w.consent.status])).toEqual([['TOKEN_REFRESH', 'ACTIVE']])
     expect(writes[0]?.consent.refreshToken).not.toBeNull()
-    expect(await registry.metrics()).toMatch(/bank_sync_api_errors_total\{code="CONSENT_PAUSED_UNAUTHORIZED"[^}]*\} 1/)
+    expect(await registry.metrics()).toMatch(
+      /bank_sync_api_errors_total\{code="CONSENT_PAUSED_UNAUTHORIZED"[^}]*\} 1/,
+    )
   })
 
   it('a bare 401 whose refresh the bank refuses (invalid_grant) and whose probe it refuses too still ends REVOKED', async () => {

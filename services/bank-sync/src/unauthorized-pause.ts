@@ -4,7 +4,9 @@ import type { SyncDeps, SyncOutcome } from './consent-syncer.ts'
 import { ConsentPausedUnauthorizedError } from './errors.ts'
 
 /** A 401 that does not end the consent and that a token refresh may cure. */
-export function isCuredByRefresh(err: unknown): err is BankAccessTokenExpiredError | BankUnexplainedUnauthorizedError {
+export function isCuredByRefresh(
+  err: unknown,
+): err is BankAccessTokenExpiredError | BankUnexplainedUnauthorizedError {
   return err instanceof BankAccessTokenExpiredError || err instanceof BankUnexplainedUnauthorizedError
 }
 
