@@ -115,9 +115,10 @@ describe('authorization: code exchange, rotation, revocation', () => {
     })
     await withProvider.accounts.listAccounts()
     expect(asked).toBe(1)
-    // a per-call token overrides the client's provider
+    // a per-call token overrides the client's provider; an unknown token does not say the
+    // consent ended (refresh and call again), so it is not CONSENT_REVOKED
     await expect(withProvider.accounts.listAccounts({ accessToken: 'not-a-token' })).rejects.toMatchObject({
-      code: 'CONSENT_REVOKED',
+      code: 'UNAUTHORIZED_UNEXPLAINED',
       reason: 'TOKEN_UNKNOWN',
     })
     expect(asked).toBe(1)

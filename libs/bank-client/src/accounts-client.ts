@@ -15,6 +15,7 @@ import type {
   StandingOrdersPage,
   StandingOrderResponse,
 } from './model/standing-orders.ts'
+import { pagedBody } from './paged-body.ts'
 import { walkItems, walkPages, type Page } from './paging.ts'
 import { MAX_PAGE_SIZE, assertPageNumber, assertPageSize } from './rules/page-size.ts'
 import { BankInvalidArgumentError } from './errors.ts'
@@ -26,16 +27,6 @@ export interface StandingOrderListQuery {
   page?: number
   /** Records per page, 1 to 100; absent = the whole list in one page. */
   size?: number
-}
-
-function isPaged(body: unknown, listKey: string): boolean {
-  return (
-    isObject(body) &&
-    Array.isArray(body[listKey]) &&
-    Number.isInteger(body.pageNumber) &&
-    Number.isInteger(body.pageCount) &&
-    (body.nextPage === undefined || body.nextPage === null || Number.isInteger(body.nextPage))
-  )
 }
 
 /** The accounts interface (scope AISP): accounts, balances, transaction history, standing orders. */
@@ -66,7 +57,7 @@ export class AccountsClient {
       { operation, method: 'GET', path: '/accounts', query: { page: query.page, size: query.size } },
       options,
     )
-    const body = expectShape<AccountsPage>(res, operation, 'an accounts page', (b) => isPaged(b, 'accounts'))
+    const body = pagedBody<AccountsPage>(this.#t, res, operation, 'accounts', 'an accounts page')
     return { ...body, items: body.accounts }
   }
 
@@ -121,9 +112,7 @@ export class AccountsClient {
       options,
       { dateFrom: query.dateFrom },
     )
-    const body = expectShape<TransactionPage>(res, operation, 'a transactions page', (b) =>
-      isPaged(b, 'transactions'),
-    )
+    const body = pagedBody<TransactionPage>(this.#t, res, operation, 'transactions', 'a transactions page')
     return { ...body, items: body.transactions }
   }
 
@@ -166,9 +155,7 @@ export class AccountsClient {
       },
       options,
     )
-    const body = expectShape<StandingOrdersPage>(res, operation, 'a standing orders page', (b) =>
-      isPaged(b, 'standingOrders'),
-    )
+    const body = pagedBody<StandingOrdersPage>(this.#t, res, operation, 'standingOrders', 'a standing orders page')
     return { ...body, items: body.standingOrders }
   }
 

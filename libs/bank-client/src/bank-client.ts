@@ -10,10 +10,12 @@ import {
 import { AccountsClient } from './accounts-client.ts'
 import { CardsClient } from './balance-check.ts'
 import { BankTransport, type AccessTokenSource } from './bank-transport.ts'
+import type { ContractDriftListener } from '@tep/observability'
 import { BankInvalidArgumentError } from './errors.ts'
 import type { BankScope } from './model/tokens.ts'
 import { OAuthClient } from './oauth-client.ts'
 import { PaymentsClient } from './payments-client.ts'
+import { DEFAULT_ACCESS_TOKEN_LIFETIME_MS } from './token-response.ts'
 import type { SepaReachable } from './rules/payment-kind.ts'
 import type { UnprocessedFieldPolicy } from './rules/standing-order.ts'
 
@@ -63,6 +65,14 @@ export interface BankClientOptions {
   sepaReachable?: SepaReachable
   authorizePath?: string
   tokenPath?: string
+  /**
+   * Told of every answer that differs from the modelled bank and was tolerated (a token answer
+   * without `expires_in`, a 401 without REASON, `/payments` served without its slash ...),
+   * with `api: 'bank'`. bank-sync passes `createContractDriftRecorder(...).listener`.
+   */
+  onContractDrift?: ContractDriftListener
+  /** Access-token lifetime assumed when a token answer gives none. Default DEFAULT_ACCESS_TOKEN_LIFETIME_MS (5 min). */
+  defaultAccessTokenLifetimeMs?: number
 }
 
 export interface BankClient {
@@ -88,6 +98,14 @@ export function createBankClient(options: BankClientOptions): BankClient {
   const redirectUri = required('redirectUri', options.redirectUri)
   required('baseUrl', options.baseUrl)
   const now = options.now ?? (() => new Date())
+  const onContractDrift = options.onContractDrift ?? (() => {})
+  const defaultLifetime = options.defaultAccessTokenLifetimeMs ?? DEFAULT_ACCESS_TOKEN_LIFETIME_MS
+  if (!Number.isFinite(defaultLifetime) || defaultLifetime < 0) {
+    throw new BankInvalidArgumentError(
+      'defaultAccessTokenLifetimeMs',
+      `defaultAccessTokenLifetimeMs must be a non-negative number of ms, got ${String(defaultLifetime)}`,
+    )
+  }
   const apiLimiter = isLimiter(options.limits) ? options.limits : createRequestLimiter(options.limits ?? {})
   const authLimiter = isLimiter(options.authorizationLimits)
     ? options.authorizationLimits
@@ -113,6 +131,7 @@ export function createBankClient(options: BankClientOptions): BankClient {
       hooks: options.hooks,
       logger: options.logger,
       now,
+      onContractDrift,
     })
     transports.push(t)
     return t
@@ -131,6 +150,8 @@ export function createBankClient(options: BankClientOptions): BankClient {
       authorizePath: options.authorizePath ?? '/oauth2/authorize',
       tokenPath: options.tokenPath ?? '/oauth2/token',
       now,
+      defaultAccessTokenLifetimeMs: defaultLifetime,
+      onContractDrift,
     }),
     accounts: new AccountsClient(make('accounts', apiLimiter)),
     payments: new PaymentsClient(make('payments', apiLimiter), {
@@ -138,6 +159,7 @@ export function createBankClient(options: BankClientOptions): BankClient {
       unprocessedStandingOrderFields: options.unprocessedStandingOrderFields ?? 'drop',
       kindOptions: options.sepaReachable === undefined ? {} : { sepaReachable: options.sepaReachable },
       logger: options.logger,
+      onContractDrift,
     }),
     cards: new CardsClient(make('cards', apiLimiter)),
     async close() {

@@ -10,7 +10,8 @@ import {
   type Timeouts,
 } from '@tep/http'
 import { buildCobsHeaders, newRequestId, type UserContext } from './cobs-headers.ts'
-import { BankInvalidArgumentError, BankProtocolError } from './errors.ts'
+import type { ContractDriftListener } from '@tep/observability'
+import { BankInvalidArgumentError, BankProtocolError, BankUnexplainedUnauthorizedError } from './errors.ts'
 import { toBankError, toBankTokenError, type FailedCall } from './error-mapping.ts'
 
 /** An access token, or a function that returns the current one (called once per call). */
@@ -44,6 +45,7 @@ export interface TransportOptions {
   hooks: HttpHooks | undefined
   logger: HttpLogger | undefined
   now: () => Date
+  onContractDrift: ContractDriftListener
 }
 
 export interface BankRequest {
@@ -124,7 +126,17 @@ export class BankTransport {
         requestId,
       }
     } catch (err) {
-      throw toBankError(err, { operation: req.operation, requestId, now, ...failure })
+      const mapped = toBankError(err, { operation: req.operation, requestId, now, ...failure })
+      if (mapped instanceof BankUnexplainedUnauthorizedError) {
+        // The modelled bank always says why it refuses a token (COBS parameters.REASON).
+        this.reportDrift({
+          operation: req.operation,
+          field: 'REASON',
+          kind: mapped.reason === undefined ? 'bare-401' : 'unknown-401-reason',
+          ...(mapped.reason === undefined ? {} : { detail: mapped.reason.slice(0, 40) }),
+        })
+      }
+      throw mapped
     }
   }
 
@@ -150,6 +162,11 @@ export class BankTransport {
     } catch (err) {
       throw toBankTokenError(err, { operation: req.operation, requestId, now, grant })
     }
+  }
+
+  /** Tells the client's `onContractDrift` of an answer that differs from the modelled bank and was tolerated. */
+  reportDrift(drift: { operation: string; field: string; kind: string; detail?: string }): void {
+    this.#options.onContractDrift({ api: 'bank', ...drift })
   }
 
   async close(): Promise<void> {

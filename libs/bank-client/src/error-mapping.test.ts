@@ -19,6 +19,7 @@ import {
   BankThrottledError,
   BankUnauthorizedError,
   BankUnavailableError,
+  BankUnexplainedUnauthorizedError,
   InstantPaymentRefusedError,
 } from './errors.ts'
 
@@ -55,7 +56,7 @@ describe('toBankError', () => {
       status: 401,
     })
 
-    for (const reason of ['TOKEN_REVOKED', 'CONSENT_EXPIRED', 'TOKEN_UNKNOWN']) {
+    for (const reason of ['TOKEN_REVOKED', 'CONSENT_EXPIRED']) {
       const revoked = toBankError(status(401, cobs('UNAUTHORISED', { parameters: { REASON: reason } })), {
         ...call,
         dateFrom: '2026-01-01',
@@ -71,8 +72,20 @@ describe('toBankError', () => {
     expect(toBankError(bare, { ...call, dateFrom: '2026-03-31' })).toBeInstanceOf(
       BankHistoryRequiresFreshTokenError,
     ) // 91 days
-    expect(toBankError(bare, { ...call, dateFrom: '2026-04-01' })).toBeInstanceOf(BankConsentRevokedError) // 90 days
-    expect(toBankError(bare, call)).toBeInstanceOf(BankConsentRevokedError)
+    expect(toBankError(bare, { ...call, dateFrom: '2026-04-01' })).toBeInstanceOf(BankUnexplainedUnauthorizedError) // 90 days
+    expect(toBankError(bare, call)).toBeInstanceOf(BankUnexplainedUnauthorizedError)
+  })
+
+  it('never reads a 401 that does not say revoked or expired as the end of the consent', () => {
+    // A bare 401 (perhaps an expired access token at a bank that says no more), TOKEN_UNKNOWN,
+    // a reason nobody modelled, an empty COBS body: refresh and retry, not "consent over".
+    for (const body of ['', '<html>401</html>', { errors: [] }, cobs('UNAUTHORISED'), cobs('UNAUTHORISED', { parameters: { REASON: 'TOKEN_UNKNOWN' } }), cobs('UNAUTHORISED', { parameters: { REASON: 'INVALID_TOKEN' } })]) {
+      const err = toBankError(status(401, body), call)
+      expect(err, JSON.stringify(body)).toBeInstanceOf(BankUnexplainedUnauthorizedError)
+      expect(err).not.toBeInstanceOf(BankConsentRevokedError)
+      expect(err).toMatchObject({ code: 'UNAUTHORIZED_UNEXPLAINED', status: 401, retriable: false })
+    }
+    expect((toBankError(status(401, ''), call) as Error).message).toMatch(/no reason.*refresh the tokens and call once more/)
   })
 
   it('maps an expired access token and a rejected client id to their own errors', () => {

@@ -22,6 +22,7 @@ import {
   BankThrottledError,
   BankUnauthorizedError,
   BankUnavailableError,
+  BankUnexplainedUnauthorizedError,
   InstantPaymentRefusedError,
 } from './errors.ts'
 
@@ -42,7 +43,12 @@ export interface FailedCall {
   instant?: boolean | undefined
 }
 
-const REVOKED_REASONS = new Set(['TOKEN_REVOKED', 'CONSENT_EXPIRED', 'TOKEN_UNKNOWN'])
+/**
+ * The 401 reasons that end a consent: the description's 401 causes are "Token revoked, or
+ * consent removed, or refresh token expired". Any other 401 (no reason, `TOKEN_UNKNOWN`, a
+ * reason not modelled) is BankUnexplainedUnauthorizedError: refresh and retry, never an end.
+ */
+export const CONSENT_ENDED_REASONS: ReadonlySet<string> = new Set(['TOKEN_REVOKED', 'CONSENT_EXPIRED'])
 
 /**
  * Turns a failure of @tep/http into the bank client's typed errors. Errors that are not
@@ -105,11 +111,12 @@ function fromStatus(err: HttpStatusError, call: FailedCall): BankApiError {
         code: 'BANK_CLIENT_REJECTED',
       })
     }
-    // TOKEN_REVOKED, CONSENT_EXPIRED, TOKEN_UNKNOWN, or a bank that says nothing: the spec's
-    // only documented 401 causes are a revoked token, a removed consent or an expired one.
-    const known = reason === undefined || REVOKED_REASONS.has(reason) ? '' : ` (reason ${reason})`
-    return new BankConsentRevokedError(
-      `${text}; the consent is no longer valid${known}: restart the consent flow`,
+    if (reason !== undefined && CONSENT_ENDED_REASONS.has(reason)) {
+      return new BankConsentRevokedError(`${text}; the consent is no longer valid: restart the consent flow`, opts)
+    }
+    return new BankUnexplainedUnauthorizedError(
+      `${text}; the bank gave ${reason === undefined ? 'no reason' : `reason ${reason}, which does not say the consent ended`}: ` +
+        'refresh the tokens and call once more',
       opts,
     )
   }

@@ -152,6 +152,19 @@ export class BankAccessTokenExpiredError extends BankUnauthorizedError {
 }
 
 /**
+ * 401 that says neither "revoked" nor "consent expired": no COBS `REASON` at all (the
+ * description does not show the error body), or a reason this client does not know
+ * (`TOKEN_UNKNOWN` included). Most likely an access token the bank considers expired. Refresh
+ * the tokens and call once more; if that is refused the same way, keep the consent and
+ * alert: only an explicit signal ends a consent.
+ */
+export class BankUnexplainedUnauthorizedError extends BankUnauthorizedError {
+  constructor(message: string, options: Omit<BankApiErrorOptions, 'code' | 'retriable'>) {
+    super(message, { ...options, code: 'UNAUTHORIZED_UNEXPLAINED' })
+  }
+}
+
+/**
  * The bank refused transaction history older than 90 days because the token is not fresh
  * (the consent itself is fine). Only a new consent flow gives a fresh token; until then ask
  * for at most 90 days.

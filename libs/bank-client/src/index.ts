@@ -19,7 +19,11 @@ export type { AccessTokenSource, CallOptions } from './bank-transport.ts'
 export { buildCobsHeaders, newRequestId } from './cobs-headers.ts'
 export type { UserContext } from './cobs-headers.ts'
 export { parseCobsErrors, parseOAuthError } from './error-body.ts'
-export { HISTORY_WITHOUT_FRESH_TOKEN_DAYS, INSTANT_REFUSAL_CODE } from './error-mapping.ts'
+export { HISTORY_WITHOUT_FRESH_TOKEN_DAYS, INSTANT_REFUSAL_CODE, CONSENT_ENDED_REASONS } from './error-mapping.ts'
+export { DEFAULT_ACCESS_TOKEN_LIFETIME_MS, readTokenAnswer } from './token-response.ts'
+export type { TokenAnswer, ReadTokenOptions } from './token-response.ts'
+export { isNoSuchOperation } from './payments-path.ts'
+export type { PaymentsPath } from './payments-path.ts'
 export { walkPages, walkItems, PagingError } from './paging.ts'
 export type { Page, PageSource } from './paging.ts'
 export { toMinorUnits, formatMinorUnits, compareAmounts, currencyExponent } from './money.ts'
@@ -68,6 +72,7 @@ export {
   BankUnauthorizedError,
   BankConsentRevokedError,
   BankAccessTokenExpiredError,
+  BankUnexplainedUnauthorizedError,
   BankHistoryRequiresFreshTokenError,
   BankForbiddenError,
   BankNotFoundError,

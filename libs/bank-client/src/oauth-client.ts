@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { BankTransport } from './bank-transport.ts'
-import { BankAuthorizationCallbackError, BankInvalidArgumentError, BankProtocolError } from './errors.ts'
-import { BANK_SCOPES, type BankScope, type TokenResponse, type TokenSet } from './model/tokens.ts'
+import type { ContractDriftListener } from '@tep/observability'
+import { BankAuthorizationCallbackError, BankInvalidArgumentError } from './errors.ts'
+import { BANK_SCOPES, type BankScope, type TokenSet } from './model/tokens.ts'
+import { readTokenAnswer } from './token-response.ts'
 
-/** Accounts consents (and their refresh tokens) last 90 days from the grant. */
-export const AISP_CONSENT_DAYS = 90
-const DAY_MS = 86_400_000
+export { AISP_CONSENT_DAYS } from './token-response.ts'
 
 export interface OAuthClientOptions {
   /** The transport of each scope's authorization interface (they may be separate providers). */
@@ -17,6 +17,9 @@ export interface OAuthClientOptions {
   authorizePath: string
   tokenPath: string
   now: () => Date
+  /** Access-token lifetime when the token answer gives none (DEFAULT_ACCESS_TOKEN_LIFETIME_MS). */
+  defaultAccessTokenLifetimeMs: number
+  onContractDrift: ContractDriftListener
 }
 
 export interface AuthorizationUrlRequest {
@@ -187,73 +190,19 @@ export class OAuthClient {
     signal: AbortSignal | undefined,
   ): Promise<TokenSet> {
     const operation = `bank.oauth.${grant === 'authorization_code' ? 'exchangeCode' : 'refresh'}`
-    const result = await this.#o.transports[scope].token<TokenResponse>(
+    const result = await this.#o.transports[scope].token<unknown>(
       { operation, method: 'POST', path: this.#o.tokenPath, form, idempotent: false },
       grant,
       signal,
     )
-    const body = result.body as Partial<TokenResponse> | undefined
-    if (
-      !body ||
-      typeof body.access_token !== 'string' ||
-      body.access_token === '' ||
-      typeof body.expires_in !== 'number'
-    ) {
-      throw new BankProtocolError(
-        `${operation}: token answer lacks access_token or expires_in (X-Request-ID ${result.requestId})`,
-        {
-          operation,
-          requestId: result.requestId,
-          status: result.status,
-        },
-      )
-    }
-    const granted = body.scope ?? scope
-    if (granted !== scope) {
-      throw new BankProtocolError(
-        `${operation}: asked for scope ${scope}, the bank granted ${granted} (X-Request-ID ${result.requestId})`,
-        {
-          operation,
-          requestId: result.requestId,
-          status: result.status,
-        },
-      )
-    }
-    if (grant === 'authorization_code' && !body.refresh_token) {
-      throw new BankProtocolError(
-        `${operation}: code exchange answered no refresh_token (X-Request-ID ${result.requestId})`,
-        {
-          operation,
-          requestId: result.requestId,
-          status: result.status,
-        },
-      )
-    }
-    const now = this.#o.now()
-    return {
-      accessToken: body.access_token,
-      tokenType: body.token_type ?? 'Bearer',
+    return readTokenAnswer(result, {
+      operation,
       scope,
-      accessTokenExpiresAt: new Date(now.getTime() + body.expires_in * 1000),
-      refreshToken: body.refresh_token ?? '',
-      refreshTokenExpiresAt: refreshExpiry(scope, grant, body.refresh_token_expires_in, previousExpiry, now),
-      obtainedAt: now,
       grant,
-      consentId: body.consent_id,
-    }
+      previousExpiry,
+      now: this.#o.now(),
+      defaultAccessTokenLifetimeMs: this.#o.defaultAccessTokenLifetimeMs,
+      onDrift: this.#o.onContractDrift,
+    })
   }
-}
-
-function refreshExpiry(
-  scope: BankScope,
-  grant: TokenSet['grant'],
-  expiresIn: number | undefined,
-  previous: Date | null | undefined,
-  now: Date,
-): Date | null {
-  if (typeof expiresIn === 'number') return new Date(now.getTime() + expiresIn * 1000)
-  if (scope !== 'AISP') return null
-  if (previous !== undefined) return previous
-  // A new accounts consent: the 90 days start now.
-  return grant === 'authorization_code' ? new Date(now.getTime() + AISP_CONSENT_DAYS * DAY_MS) : null
 }

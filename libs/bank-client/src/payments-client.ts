@@ -8,7 +8,9 @@ import {
   type BankTransport,
   type CallOptions,
 } from './bank-transport.ts'
+import type { ContractDriftListener } from '@tep/observability'
 import { BankInvalidArgumentError, BankProtocolError } from './errors.ts'
+import { isNoSuchOperation, otherPaymentsPath, type PaymentsPath } from './payments-path.ts'
 import type { BalanceCheckAnswer, BalanceCheckRequest } from './model/balance-check.ts'
 import type {
   Payment,
@@ -42,6 +44,7 @@ export interface PaymentsClientOptions {
   unprocessedStandingOrderFields: UnprocessedFieldPolicy
   kindOptions: PaymentKindOptions
   logger: { warn(obj: object, msg?: string): void } | undefined
+  onContractDrift: ContractDriftListener
 }
 
 export interface StandingOrderChange {
@@ -144,6 +147,8 @@ function standingOrderOf(res: BankResult<StandingOrderResponse>, operation: stri
 export class PaymentsClient {
   readonly #t: BankTransport
   readonly #o: PaymentsClientOptions
+  /** Where this bank takes new payments: the description's `/payments/` until a 404 says otherwise. */
+  #paymentsPath: PaymentsPath = '/payments/'
 
   constructor(transport: BankTransport, options: PaymentsClientOptions) {
     this.#t = transport
@@ -175,12 +180,34 @@ export class PaymentsClient {
       }),
     )
     assertInstantPaymentAllowed(req, this.#o.now(), this.#o.kindOptions)
-    const res = await this.#t.call<PaymentResponse>(
-      // With the trailing slash, exactly as the description's endpoint table writes it.
-      { operation, method: 'POST', path: '/payments/', json: withWireAmount(req), idempotent: false },
-      options,
-      { instant: isInstant(req) },
-    )
+    const json = withWireAmount(req)
+    const send = (path: PaymentsPath) =>
+      this.#t.call<PaymentResponse>({ operation, method: 'POST', path, json, idempotent: false }, options, {
+        instant: isInstant(req),
+      })
+    const tried = this.#paymentsPath
+    let res: BankResult<PaymentResponse>
+    try {
+      res = await send(tried)
+    } catch (err) {
+      // A gateway that does not know the path created nothing, so sending to the other
+      // spelling cannot duplicate the payment (payments-path.ts says which 404s those are).
+      if (!isNoSuchOperation(err)) throw err
+      const other = otherPaymentsPath(tried)
+      res = await send(other)
+      this.#paymentsPath = other
+      this.#o.onContractDrift({
+        api: 'bank',
+        operation,
+        field: tried,
+        kind: 'operation-missing',
+        detail: `served at ${other}`,
+      })
+      this.#o.logger?.warn(
+        { operation, tried, servedAt: other },
+        `the bank has no POST ${tried}; payments are created with POST ${other} from now on`,
+      )
+    }
     return toPayment(expectShape<PaymentResponse>(res, operation, 'a payment', isObject), operation, res)
   }
 

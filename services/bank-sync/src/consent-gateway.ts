@@ -3,6 +3,7 @@ import {
   AISP_CONSENT_DAYS,
   BankAuthorizationCallbackError,
   BankOAuthError,
+  BankProtocolError,
   BankConsentRevokedError,
   type BankClient,
 } from '@tep/bank-client'
@@ -354,7 +355,8 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       }
       count('callback', 'exchange_failed')
       o.logger.warn(
-        { code: errorCode(err), consentId: claims.consentId },
+        // `field`: what a token answer the client cannot use lacked (BANK_PROTOCOL_ERROR).
+        { code: errorCode(err), consentId: claims.consentId, field: err instanceof BankProtocolError ? err.details.field : undefined },
         'authorization code exchange failed',
       )
       const refused = err instanceof BankOAuthError || err instanceof BankConsentRevokedError

@@ -3,6 +3,7 @@ import {
   BankConsentRevokedError,
   BankHistoryRequiresFreshTokenError,
   BankThrottledError,
+  BankUnexplainedUnauthorizedError,
   bankToday,
   type BankClient,
   type BankScope,
@@ -15,6 +16,7 @@ import type { TokenCipher } from '@tep/token-cipher'
 import { emptyAccountState, reconcileAccount } from './account-reconciler.ts'
 import { SYNCING_STATUSES } from './consent-status.ts'
 import { PartitionFencedError, RefreshTokenRefusedError } from './errors.ts'
+import { isCuredByRefresh, pausedOnUnauthorized } from './unauthorized-pause.ts'
 import type { BankSyncMetrics } from './metrics.ts'
 import { planDateFrom, MAX_DAYS_WITHOUT_FRESH_TOKEN, addDays } from './sync-window.ts'
 import { mapEntry } from './entry-mapping.ts'
@@ -32,6 +34,12 @@ export interface SyncSettings {
    * 90 days. The bank does not publish it; kept below the simulator's 15 minutes.
    */
   freshTokenMs: number
+  /**
+   * Wait before syncing again a consent paused on a 401 that a token refresh did not cure
+   * (ConsentPausedUnauthorizedError). Each try costs a token refresh; below the alert's 15
+   * minutes so that a pause that lasts keeps it firing.
+   */
+  unauthorizedPauseMs: number
 }
 
 export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
@@ -41,6 +49,7 @@ export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
   expiryWarningMs: 7 * 86_400_000,
   refreshMarginMs: 60_000,
   freshTokenMs: 10 * 60_000,
+  unauthorizedPauseMs: 10 * 60_000,
 }
 
 /** What one sync writes, all in one Kafka transaction. */
@@ -181,12 +190,19 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
     try {
       result = await readAccounts(consent, tokens, deps)
     } catch (err) {
-      if (!(err instanceof BankAccessTokenExpiredError)) throw err
-      // The bank's clock ran ahead of ours: refresh once and read again.
+      if (!isCuredByRefresh(err)) throw err
+      // The bank's clock ran ahead of ours, or it refused the token without saying why (a bare
+      // 401 is most likely an expired access token, whatever lifetime we assumed): refresh once
+      // and read again.
       const again = await ensureFreshAccessToken(consent, tokens, deps, true)
       if (again === null) return ENDED_MEANWHILE
       ;({ consent, tokens } = again)
-      result = await readAccounts(consent, tokens, deps)
+      try {
+        result = await readAccounts(consent, tokens, deps)
+      } catch (still) {
+        if (isCuredByRefresh(still)) return pausedOnUnauthorized(consent, err, still, deps)
+        throw still
+      }
     }
     const written = await deps.commit({
       consent: resealed({ ...consent, accounts: result.accounts }, deps.cipher),
@@ -388,6 +404,9 @@ async function endVerdict(
         if (said !== undefined) return said
       } else if (probed instanceof BankAccessTokenExpiredError) {
         probe = 'ALIVE'
+      } else if (probed instanceof BankUnexplainedUnauthorizedError) {
+        // A 401 that says nothing: the bank does not serve the consent either, so it confirms
+        // the refused refresh (invalid_grant), which is the explicit signal; left to the end check.
       } else if (isRetriable(probed)) {
         probe = 'UNANSWERED'
       }

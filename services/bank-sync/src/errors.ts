@@ -59,3 +59,24 @@ export class RefreshTokenRefusedError extends BankSyncError {
     )
   }
 }
+
+/**
+ * The bank refused a consent's access token with a 401 that does not say the consent ended
+ * (no REASON, or one that means neither revoked nor expired), and refused the token issued by
+ * a refresh right after it the same way. The consent is kept and paused, never ended: only an
+ * explicit signal ends a consent.
+ */
+export class ConsentPausedUnauthorizedError extends BankSyncError {
+  constructor(consentId: string, cause: { reason?: string | undefined; operation?: string }) {
+    super(
+      `the bank refused consent ${consentId}'s access token with 401 (${cause.reason === undefined ? 'no reason' : `reason ${cause.reason}`}) ` +
+        'also right after a token refresh; the consent is kept and paused',
+      {
+        code: 'CONSENT_PAUSED_UNAUTHORIZED',
+        retriable: true,
+        cause,
+        details: { consentId, reason: cause.reason ?? null, operation: cause.operation ?? null },
+      },
+    )
+  }
+}

@@ -13,7 +13,13 @@ import {
   type ReplayBatch,
   type Kafka,
 } from '@tep/kafka'
-import { createMetricsRegistry, Readiness, type Registry } from '@tep/observability'
+import {
+  createContractDriftRecorder,
+  createMetricsRegistry,
+  Readiness,
+  type ContractDriftRecorder,
+  type Registry,
+} from '@tep/observability'
 import type { Consent } from '@tep/schemas'
 import { TokenCipher, type Keyring } from '@tep/token-cipher'
 import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
@@ -82,7 +88,10 @@ export interface BankSyncOptions {
   kafka: Kafka
   /** Avro serde over the schema registry (`new AvroSerde({ registry: createSchemaRegistry({ url }) })`). */
   serde: AvroSerde
-  /** The bank's OAuth client; or pass `bankClient`. */
+  /**
+   * The bank's OAuth client; or pass `bankClient` (then wire its `onContractDrift` to
+   * `contractDrift.listener` yourself if its drift should count here).
+   */
   bank?: { baseUrl: string; clientId: string; clientSecret: string; redirectUri: string; tppName?: string }
   bankClient?: BankClient
   keyring: Keyring
@@ -122,6 +131,8 @@ export interface BankSync {
   readonly metrics: BankSyncMetrics
   readonly metricsRegistry: Registry
   readonly readiness: Readiness
+  /** Answers of the bank that differ from the modelled one and were tolerated (tep_api_contract_drift_total). */
+  readonly contractDrift: ContractDriftRecorder
   ownedPartitions(): number[]
   /** The state of a consent owned by this instance (never for consents of other instances). */
   ownedConsent(consentId: string): Consent | undefined
@@ -142,6 +153,11 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
   const metricsRegistry =
     options.metricsRegistry ?? createMetricsRegistry({ service: 'bank-sync', defaultMetrics: false })
   const metrics = createBankSyncMetrics(metricsRegistry)
+  const contractDrift = createContractDriftRecorder({
+    registry: metricsRegistry,
+    // Only its warn is used; the sync's logger is pino's in main.ts.
+    logger: logger as unknown as Parameters<typeof createContractDriftRecorder>[0]['logger'],
+  })
   const readiness = options.readiness ?? new Readiness()
   readiness.set(CONSENTS_CHECK, false, 'joining the consumer group')
   const topics: BankSyncTopics = {
@@ -168,6 +184,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
       tppName: options.bank.tppName ?? 'Transaction Enrichment Pipeline',
       logger,
       now: () => new Date(now()),
+      onContractDrift: contractDrift.listener,
     }
     const window = DEFAULT_AUTHORIZATION_LIMITS.perInterval
     const shares = tokenEndpointShares(window!.requests, options.replicas ?? 1)
@@ -369,6 +386,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
     metrics,
     metricsRegistry,
     readiness,
+    contractDrift,
     ownedPartitions: () => [...owners.keys()].sort((a, b) => a - b),
     ownedConsent: (id) => {
       for (const owner of owners.values()) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseCliOptions } from './cli-options.ts'
+import { contractDriftSeed, parseCliOptions } from './cli-options.ts'
 
 describe('bank-sim command line', () => {
   it('defaults to 127.0.0.1:8182 with five clients', () => {
@@ -25,5 +25,17 @@ describe('bank-sim command line', () => {
     expect(() => parseCliOptions(['--port', '70000'])).toThrow(/--port must be an integer from 0 to 65535/)
     expect(() => parseCliOptions(['--clients', 'many'])).toThrow(/--clients/)
     expect(() => parseCliOptions(['--colour'])).toThrow(/colour/)
+  })
+
+  it('takes --contract-drift with or without a seed, else SIM_BANK_CONTRACT_DRIFT; off by default', () => {
+    expect(parseCliOptions([]).contractDrift).toBeUndefined()
+    expect(parseCliOptions(['--contract-drift']).contractDrift).toBe('')
+    expect(parseCliOptions(['--contract-drift=7', '--seed', 'x']).contractDrift).toBe('7')
+    expect(contractDriftSeed(parseCliOptions(['--contract-drift', '--seed', 'x']), undefined)).toBe('x')
+    expect(contractDriftSeed(parseCliOptions(['--contract-drift=7']), 'other')).toBe('7')
+    expect(contractDriftSeed(parseCliOptions([]), undefined)).toBeUndefined()
+    expect(contractDriftSeed(parseCliOptions([]), 'false')).toBeUndefined()
+    expect(contractDriftSeed(parseCliOptions([]), 'true')).toBe('bank-sim')
+    expect(contractDriftSeed(parseCliOptions([]), 'drift-9')).toBe('drift-9')
   })
 })

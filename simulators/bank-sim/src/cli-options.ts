@@ -11,6 +11,8 @@ export interface CliOptions {
   shops: number
   merchants: number
   https: boolean
+  /** Seed of the contract-drift mode; '' = the `--seed` value; undefined = off (or SIM_BANK_CONTRACT_DRIFT). */
+  contractDrift: string | undefined
 }
 
 export const CLI_USAGE = `usage: npm run sim:bank -- [options]
@@ -25,6 +27,9 @@ options:
   --shops N          its number of shops (default 50000; keep equal to the enrichment simulator's)
   --merchants N      its number of merchants (default 5000)
   --https            serve TLS 1.2+ with a generated self-signed certificate (needs openssl; printed at start)
+  --contract-drift[=S]  answer in the shapes the bank description leaves open (token answers without
+                     expires_in, bare 401s, /payments without its slash ...), seeded by S (default: --seed);
+                     also SIM_BANK_CONTRACT_DRIFT=<seed>|true
   -h, --help         show this help`
 
 function int(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -34,8 +39,10 @@ function int(value: string | undefined, name: string, min: number, max: number, 
 }
 
 export function parseCliOptions(argv: string[]): CliOptions {
+  // An optional value: `--contract-drift` alone takes the default seed.
+  const args = argv.map((a) => (a === '--contract-drift' ? '--contract-drift=' : a))
   const { values } = parseArgs({
-    args: argv,
+    args,
     options: {
       help: { type: 'boolean', short: 'h' },
       port: { type: 'string' },
@@ -47,6 +54,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
       shops: { type: 'string' },
       merchants: { type: 'string' },
       https: { type: 'boolean' },
+      'contract-drift': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -62,5 +70,16 @@ export function parseCliOptions(argv: string[]): CliOptions {
     shops: int(values.shops, 'shops', 1, 10_000_000, 50_000),
     merchants: int(values.merchants, 'merchants', 1, 10_000_000, 5_000),
     https: values.https === true,
+    contractDrift: values['contract-drift'],
   }
+}
+
+/**
+ * The drift seed from the command line, else SIM_BANK_CONTRACT_DRIFT (`true` = the default
+ * seed; unset, empty or `false` = off). The default seed is the `--seed` value.
+ */
+export function contractDriftSeed(options: Pick<CliOptions, 'contractDrift' | 'seed'>, env: string | undefined): string | undefined {
+  const value = options.contractDrift ?? (env === undefined || env === '' || env === 'false' ? undefined : env === 'true' ? '' : env)
+  if (value === undefined) return undefined
+  return value === '' ? options.seed : value
 }

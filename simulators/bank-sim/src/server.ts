@@ -12,6 +12,8 @@ import type { DatasetOptions } from '@tep/sim-data'
 import { buildWorld } from './data/world.ts'
 import { registerAccountRoutes } from './http/account-routes.ts'
 import { authenticateBearer, isApiPath } from './http/api-guard.ts'
+import { ContractDriftMode } from './drift/contract-drift.ts'
+import { registerContractDrift } from './drift/drift-hooks.ts'
 import { FaultInjector } from './http/faults.ts'
 import { registerPaymentRoutes } from './http/payment-routes.ts'
 import { registerSignPages } from './http/sign-pages.ts'
@@ -61,6 +63,11 @@ export interface BankSimOptions {
   wallClock?: () => number
   /** pino-compatible logger; silent when absent. */
   logger?: FastifyBaseLogger
+  /**
+   * Seed of the contract-drift mode (drift/contract-drift.ts): answers the description allows
+   * but the modelled bank never gives. Absent: off.
+   */
+  contractDrift?: string
   /** Serve HTTPS (TLS 1.2+): `true` generates a self-signed certificate (needs openssl), or give `{ key, cert }`. */
   https?: boolean | TlsMaterial
 }
@@ -105,6 +112,7 @@ export function buildBankSim(options: BankSimOptions = {}, tls?: TlsMaterial): {
     faults: new FaultInjector(seed),
     stats: new Stats(),
     clients: new Map(registered.map((c) => [c.clientId, c])),
+    drift: options.contractDrift === undefined ? undefined : new ContractDriftMode(options.contractDrift, options.logger),
   }
   const initialRateLimit = context.rateLimiter.limitPerHour
 
@@ -196,6 +204,7 @@ export function buildBankSim(options: BankSimOptions = {}, tls?: TlsMaterial): {
     void reply.code(404).send({ errors: [{ error: 'NOT_FOUND', scope: null, parameters: null, message: `no operation ${req.method} ${req.url.split('?')[0]}` }] })
   })
 
+  if (context.drift !== undefined) registerContractDrift(app, context.drift)
   registerOAuthRoutes(app, context)
   registerAccountRoutes(app, context)
   registerPaymentRoutes(app, context)

@@ -1,4 +1,5 @@
 import type { SimClock } from './core/sim-clock.ts'
+import type { ContractDriftMode } from './drift/contract-drift.ts'
 import type { BankState } from './data/bank-state.ts'
 import type { FaultInjector } from './http/faults.ts'
 import type { Stats } from './http/stats.ts'
@@ -25,4 +26,6 @@ export interface SimContext {
   faults: FaultInjector
   stats: Stats
   clients: Map<string, RegisteredClient>
+  /** The contract-drift mode, when switched on (`--contract-drift`). */
+  drift?: ContractDriftMode | undefined
 }

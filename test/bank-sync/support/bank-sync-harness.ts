@@ -110,7 +110,7 @@ export interface Harness {
 export const SIM_DATA = { seed: 1, shops: 3_000, merchants: 300 }
 
 export async function startHarness(
-  options: { partitions?: number; realClock?: boolean } = {},
+  options: { partitions?: number; realClock?: boolean; contractDrift?: string } = {},
 ): Promise<Harness> {
   const kit = createKafkaTestKit()
   const kafka = createKafka({
@@ -140,6 +140,7 @@ export async function startHarness(
     ...(options.realClock ? {} : { wallClock: () => SIM_START }),
     clients: 3,
     historyDays: 120,
+    ...(options.contractDrift === undefined ? {} : { contractDrift: options.contractDrift }),
     merchantData: SIM_DATA,
     registeredClients: [
       {

@@ -13,7 +13,10 @@ export interface TokenSet {
   accessToken: string
   tokenType: string
   scope: BankScope
-  /** When the access token stops working (from `expires_in`). */
+  /**
+   * When the access token stops working: from `expires_in`, or DEFAULT_ACCESS_TOKEN_LIFETIME_MS
+   * (option `defaultAccessTokenLifetimeMs`) after the answer when the bank did not say.
+   */
   accessTokenExpiresAt: Date
   /** The refresh token to use next time: after a refresh, a NEW one (rotation). */
   refreshToken: string
@@ -31,7 +34,10 @@ export interface TokenSet {
   consentId: string | undefined
 }
 
-/** The token endpoint's JSON answer. */
+/**
+ * The token endpoint's JSON answer as modelled (the description does not show it). Read
+ * leniently by `readTokenAnswer`: other types, absent and unknown fields are tolerated.
+ */
 export interface TokenResponse {
   access_token: string
   token_type: string

@@ -169,6 +169,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SimContext, reset
     authorizationRateLimit: { perHour: ctx.rateLimiter.limitPerHour, rejected: ctx.rateLimiter.rejected },
     unattendedAccessLimit: { perDay: ctx.unattended.perDay ?? null, rejected: ctx.unattended.rejected },
     faultsInjected: ctx.faults.injected,
+    contractDrift: ctx.drift === undefined ? null : { seed: ctx.drift.seed, paymentsPath: ctx.drift.paymentsPath, drawn: ctx.drift.drawn() },
     clock: clockView(),
   }))
 

@@ -70,8 +70,9 @@ export function registerPaymentRoutes(app: FastifyInstance, ctx: SimContext): vo
   app.post('/accounts/balanceCheck', async (req) => balanceCheck(ctx, guard(ctx, req, ['CISP']).consent, req.body))
   app.post('/payments/balanceCheck', async (req) => balanceCheck(ctx, guard(ctx, req, ['PISP']).consent, req.body))
 
-  // The description's endpoint table writes `POST /payments/`; `POST /payments` is 404 (no such operation).
-  app.post('/payments/', async (req, reply) => {
+  // The description's endpoint table writes `POST /payments/`; `POST /payments` is 404 (no such operation),
+  // unless the contract-drift mode drew the versioning table's spelling.
+  app.post(ctx.drift?.paymentsPath ?? '/payments/', async (req, reply) => {
     const { consent } = guard(ctx, req, ['PISP'])
     const payment = ctx.payments.create(consent, req.body)
     return reply.code(201).send(ctx.payments.render(payment))
