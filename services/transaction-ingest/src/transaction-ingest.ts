@@ -254,6 +254,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     instanceId,
     transform,
     dlqTopic: topics.dlq,
+    // A raw record that decoded (and failed later) is masked field by field on the DLQ.
+    dlqValueSchema: (schemaId) => serde.knownWriterType(schemaId),
     concurrency: options.concurrency ?? 500,
     partitionsConsumedConcurrently: options.partitionsConcurrently ?? 4,
     maxRecordsPerTransaction: options.maxRecordsPerTransaction ?? 3_000,
