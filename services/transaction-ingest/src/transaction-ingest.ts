@@ -180,7 +180,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     tableIsCold: () => details.tableIsCold(),
     metrics,
   })
-  const enricher = new Enricher({ lookups, details, now })
+  const enricher = new Enricher({ lookups, details, now, onMasked: (path, n) => metrics.panMasked.inc({ path }, n) })
 
   const tableReader = new TableReader({
     kafka: options.kafka,
@@ -233,7 +233,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       {
         topic: topics.enriched,
         key: record.key ?? raw.transactionId,
-        value: enrichedEncoder.encode(enriched, [rawBody, shopAvro, merchantAvro]),
+        // A raw event whose free text was masked (minimise-raw.ts) is written from the object, not its bytes.
+        value: enrichedEncoder.encode(enriched, [enriched.raw === raw ? rawBody : undefined, shopAvro, merchantAvro]),
         ...correctionHeaders(record),
       },
     ]
@@ -277,7 +278,10 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
           updateConsumerCheck()
         }
       },
-      onDeadLettered: () => metrics.recordsOut.inc({ outcome: 'DLQ' }),
+      onDeadLettered: (e) => {
+        metrics.recordsOut.inc({ outcome: 'DLQ' })
+        if (e.maskedPans > 0) metrics.panMasked.inc({ path: 'dlq' }, e.maskedPans)
+      },
       onPaused: (e) => {
         metrics.pauses.inc({ reason: e.code })
         metrics.retries.inc()
