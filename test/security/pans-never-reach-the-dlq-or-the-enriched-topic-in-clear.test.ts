@@ -249,6 +249,13 @@ describe('card numbers in raw events', () => {
       }
     }
     expect(leaks).toEqual([])
+    // The enriched records still decode (a masked raw event is encoded from the object,
+    // not spliced from its bytes), with the masked text where the card number was.
+    const enrichedCodec = serde.topic(topics.enriched, 'EnrichedTransaction')
+    const decoded = await Promise.all(enriched.map((r) => enrichedCodec.decode(r.value)))
+    expect(new Set(decoded.map((e) => e.transactionId))).toEqual(new Set(valid.map((e) => e.transactionId)))
+    const first = decoded.find((e) => e.transactionId.endsWith('-len27') && e.raw.card?.description?.startsWith('411111'))
+    expect(first?.raw.card?.description).toBe('411111******1111 SHOP PRAHA')
     // Counted: the free text before the enrichment call, and the DLQ records.
     const byPath = new Map(masked.map((v) => [v.labels.path, v.value]))
     expect(byPath.get('enrichment-input')).toBeGreaterThanOrEqual(valid.length)
