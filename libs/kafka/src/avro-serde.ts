@@ -229,6 +229,14 @@ export class AvroSerde {
     }
   }
 
+  /**
+   * The writer schema of `schemaId` when it was fetched already (else undefined):
+   * the DLQ writer masks a value field by field with it, without waiting.
+   */
+  knownWriterType(schemaId: number): avro.Type | undefined {
+    return this.writersKnown.get(schemaId)
+  }
+
   /** The writer schema of `schemaId` from the registry (cached; a failed fetch is not). */
   writerType(schemaId: number): Promise<avro.Type> {
     let pending = this.writers.get(schemaId)

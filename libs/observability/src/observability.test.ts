@@ -52,12 +52,15 @@ describe('health server', () => {
 
   it('masks card numbers and IBANs in the readiness details, like log lines', async () => {
     const readiness = new Readiness()
-    readiness.set('enrichment-api', false, 'GET /v5/shops answered 400: cardBin 4111111111111111 12/27 invalid; debtor CZ6508000000192000145399')
+    readiness.set('enrichment-api', false, 'GET /v5/shops answered 400: cardBin 4111111111111111 12/27 invalid; debtor CZ6508000000192000145399 EUR; payee cz65-0800-0000-1920-0014-5399')
     server = await startHealthServer({ port: 0, host: '127.0.0.1', registry: createMetricsRegistry({ service: 't', defaultMetrics: false }), readiness })
     const text = await (await fetch(`${server.url}/readyz`)).text()
     expect(text).not.toContain('4111111111111111')
     expect(text).not.toContain('CZ6508000000192000145399')
-    expect(text).toContain('411111******1111 12/27')
+    // Followed by an upper-case word, and lower case with dashes (third review).
+    expect(text).toContain('debtor CZ******************5399 EUR; payee cz**-****-****-****-****-5399')
+    // The expiry joins the chain (any separator joins digits): more than the middle is hidden.
+    expect(text).toContain('411111********** 12/27')
   })
 })
 

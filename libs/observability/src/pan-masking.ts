@@ -1,118 +1,295 @@
 /**
  * Card numbers (PANs) must not be kept where the pipeline stores or prints what it
- * could not process: a full card number sent by mistake in `cardBin` or a
- * description would otherwise sit in the DLQ (30 days), in every tool that reads
- * it, and in the logs. The one implementation behind the DLQ (bytes, @tep/kafka)
- * and the logger's text masking (redaction.ts).
+ * could not process, nor on its success path: a full card number sent by mistake
+ * would otherwise sit in the DLQ (30 days), the enriched topic, every tool that
+ * reads them, and the logs. One implementation serves them all: the logs, /readyz
+ * and DLQ reasons (redaction.ts), DLQ keys, values and headers (@tep/kafka), the
+ * ingest's free-text fields.
  *
- * What counts as a card number: 13 to 19 digits, written together or in groups
- * separated by single spaces or dashes, that pass the Luhn check. Masking keeps
- * the first six and last four digits (PCI DSS's display rule) and turns every
- * other digit into '*' in place, so the length never changes: an Avro value stays
- * decodable (strings are length-prefixed, both characters are one byte).
+ * What counts as a card number: 13 to 19 digits that pass the Luhn check, inside a
+ * chain of digits joined by any separators (character-classes.ts: any Unicode
+ * whitespace, punctuation, symbol, zero-width or format character, in any number;
+ * any Unicode digit). Every 13-19 digit window of a chain is tried, wherever it
+ * starts: a card number glued to other digits is still a card number. That is what
+ * the third security review showed: in Avro the byte before a string is its
+ * zig-zag length, an ASCII digit for lengths 25-28, and the earlier rule ("glued to
+ * a digit = a longer number, not a card number") let such descriptions through.
  *
- * Why every group-aligned window of a chain is tried: digit groups joined by one
- * space or dash form a chain ("ref 7 4111 1111 1111 1111", "4111111111111111 12/27"),
- * and the card number is some run of consecutive groups inside it, not
- * necessarily the whole chain. The earlier implementation tested only the whole
- * chain; the joined run failed Luhn and the card number passed in clear. A card
- * number glued to other digits without a separator is part of a longer number and
- * is not one (masking every 13-digit window of long ids would mask them all).
- * Luhn lets one random digit run in ten through, so some ids and 13-digit epoch
- * milliseconds are masked too; masking too much is the safe side.
+ * Masking keeps the first six and last four digits of each window (PCI DSS's
+ * display rule) and replaces every other digit with '*', one '*' per code unit (text)
+ * or byte (bytes), so lengths never change. The output is scanned again until it
+ * holds no card number by this definition: the digits kept around two masked
+ * numbers may join into a third.
+ *
+ * Luhn lets one random window in ten through, and long digit chains have many
+ * windows: dates with times, long ids and amounts joined by punctuation are
+ * sometimes masked too. Masking too much is the safe side everywhere this runs,
+ * except where a lookup key must stay exact (the ingest's minimise-raw.ts decides that).
  */
 
-const ZERO = 0x30
-const NINE = 0x39
+import { classify, classOfAstral, OTHER } from './character-classes.ts'
+
+/**
+ * Classes of the 65,536 UTF-16 code units, filled on first sight (UNKNOWN until
+ * then): the inner loop is one array read per character. Kept in this module: a
+ * typed array read through another module's binding took twice as long.
+ */
+const UNKNOWN = 127
+const UNIT_CLASSES = new Int8Array(0x10000).fill(UNKNOWN)
+for (let c = 0; c < 0x80; c++) UNIT_CLASSES[c] = classify(c)
+
+function classOfUnit(unit: number): number {
+  let k = UNIT_CLASSES[unit]!
+  if (k === UNKNOWN) {
+    k = classify(unit)
+    UNIT_CLASSES[unit] = k
+  }
+  return k
+}
+
 const STAR = 0x2a
-const SPACE = 0x20
-const DASH = 0x2d
 const MIN_DIGITS = 13
 const MAX_DIGITS = 19
-
-type CodeAt = (index: number) => number | undefined
-
-const isDigit = (c: number | undefined): c is number => c !== undefined && c >= ZERO && c <= NINE
-const isSeparator = (c: number | undefined) => c === SPACE || c === DASH
+/** Re-scans of a masked output; each masks at least one more digit, a handful always suffice. */
+const MAX_PASSES = 8
 
 const DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]
 
 /**
- * Positions (indexes for `codeAt`) of the digits to mask, and how many card numbers
- * they belong to. Linear: a window never spans more than 19 digits, and each
- * window's Luhn sum comes from two prefix sums in constant time.
+ * Collects the digits of the chain being read and, when it ends, masks the Luhn-valid
+ * windows. Positions are whatever the caller reads (code units, bytes): each digit
+ * covers [start, end).
  */
-export function findPanDigits(length: number, codeAt: CodeAt): { positions: Set<number>; found: number } {
-  const positions = new Set<number>()
-  let found = 0
-  let i = 0
-  while (i < length) {
-    // A chain starts at a digit with no digit before it (i only ever lands past a chain).
-    if (!isDigit(codeAt(i))) {
-      i++
-      continue
-    }
-    // The chain: its digits' positions, and its groups as [first, end) digit indexes.
-    const digitAt: number[] = []
-    const groups: Array<[number, number]> = []
-    let j = i
-    for (;;) {
-      const first = digitAt.length
-      for (let c = codeAt(j); isDigit(c); c = codeAt(++j)) digitAt.push(j)
-      groups.push([first, digitAt.length])
-      if (isSeparator(codeAt(j)) && isDigit(codeAt(j + 1))) j++
-      else break
-    }
-    i = j
-    const n = digitAt.length
-    if (n < MIN_DIGITS) continue
+class ChainScanner {
+  values = new Int8Array(64)
+  starts = new Int32Array(64)
+  ends = new Int32Array(64)
+  n = 0
+  evenKept = new Int32Array(65)
+  oddKept = new Int32Array(65)
+  hide = new Uint8Array(64)
+  /** [start, end) pairs of the digits to mask. */
+  ranges: number[] = []
+  found = 0
+
+  reset(): void {
+    this.n = 0
+    this.ranges.length = 0
+    this.found = 0
+  }
+
+  digit(value: number, start: number, end: number): void {
+    if (this.n === this.values.length) this.#grow()
+    this.values[this.n] = value
+    this.starts[this.n] = start
+    this.ends[this.n] = end
+    this.n++
+  }
+
+  /** The chain ended (a character that is neither digit nor separator, or the input's end). */
+  end(): void {
+    if (this.n >= MIN_DIGITS) this.#windows()
+    this.n = 0
+  }
+
+  #windows(): void {
+    const { n, values, evenKept, oddKept, hide } = this
     // Luhn: the rightmost digit is kept, every second one to its left doubled. Prefix
     // sums for both parities: `evenKept` keeps digits at even indexes and doubles the
     // odd ones, `oddKept` the other way round; a window ending at e uses the one whose
-    // kept parity is that of e - 1.
-    const evenKept = new Int32Array(n + 1)
-    const oddKept = new Int32Array(n + 1)
+    // kept parity is that of e - 1. Each window's sum is then two reads.
     for (let k = 0; k < n; k++) {
-      const d = codeAt(digitAt[k]!)! - ZERO
+      const d = values[k]!
       evenKept[k + 1] = evenKept[k]! + (k % 2 === 0 ? d : DOUBLED[d]!)
       oddKept[k + 1] = oddKept[k]! + (k % 2 === 1 ? d : DOUBLED[d]!)
+      hide[k] = 0
     }
-    for (let a = 0; a < groups.length; a++) {
-      const s = groups[a]![0]
-      for (let b = a; b < groups.length; b++) {
-        const e = groups[b]![1]
-        if (e - s > MAX_DIGITS) break
-        if (e - s < MIN_DIGITS) continue
+    let any = false
+    for (let s = 0; s + MIN_DIGITS <= n; s++) {
+      const last = Math.min(n, s + MAX_DIGITS)
+      for (let e = s + MIN_DIGITS; e <= last; e++) {
         const sums = (e - 1) % 2 === 0 ? evenKept : oddKept
         if ((sums[e]! - sums[s]!) % 10 !== 0) continue
-        found++
-        for (let k = s + 6; k < e - 4; k++) positions.add(digitAt[k]!)
+        this.found++
+        any = true
+        for (let k = s + 6; k < e - 4; k++) hide[k] = 1
       }
     }
+    if (!any) return
+    for (let k = 0; k < n; k++) if (hide[k] === 1) this.ranges.push(this.starts[k]!, this.ends[k]!)
   }
-  return { positions, found }
+
+  #grow(): void {
+    const size = this.values.length * 2
+    const grow = <T extends Int8Array | Int32Array | Uint8Array>(a: T, b: T): T => (b.set(a), b)
+    this.values = grow(this.values, new Int8Array(size))
+    this.starts = grow(this.starts, new Int32Array(size))
+    this.ends = grow(this.ends, new Int32Array(size))
+    this.hide = new Uint8Array(size)
+    this.evenKept = new Int32Array(size + 1)
+    this.oddKept = new Int32Array(size + 1)
+  }
+}
+
+const scanner = new ChainScanner()
+
+/** Reads UTF-16 code units (surrogate pairs as one code point) into the scanner. */
+function scanUnits(length: number, codeAt: (index: number) => number | undefined): void {
+  scanner.reset()
+  for (let i = 0; i < length; ) {
+    const c = codeAt(i)
+    if (c === undefined) break
+    let k: number
+    let width = 1
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const low = codeAt(i + 1)
+      if (low !== undefined && low >= 0xdc00 && low <= 0xdfff) {
+        k = classOfAstral(((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000)
+        width = 2
+      } else k = OTHER
+    } else k = classOfUnit(c)
+    if (k >= 0) scanner.digit(k, i, i + width)
+    else if (k === OTHER) scanner.end()
+    i += width
+  }
+  scanner.end()
+}
+
+/** scanUnits over a string, with the class table read inline (the loop every log line goes through). */
+function scanText(text: string): void {
+  scanner.reset()
+  const length = text.length
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i)
+    let k = UNIT_CLASSES[c]!
+    if (k === UNKNOWN || (c >= 0xd800 && c <= 0xdfff)) {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < length) {
+        const low = text.charCodeAt(i + 1)
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          k = classOfAstral(((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000)
+          if (k >= 0) scanner.digit(k, i, i + 2)
+          else if (k === OTHER) scanner.end()
+          i++
+          continue
+        }
+      }
+      k = c >= 0xd800 && c <= 0xdfff ? OTHER : classOfUnit(c)
+    }
+    if (k >= 0) scanner.digit(k, i, i + 1)
+    else if (k === OTHER) scanner.end()
+  }
+  scanner.end()
+}
+
+/** Length of the UTF-8 sequence at `i` and its code point; -1 for a byte that starts none. */
+function utf8At(bytes: Uint8Array, i: number): [number, number] {
+  const b = bytes[i]!
+  const cont = (j: number) => j < bytes.length && (bytes[j]! & 0xc0) === 0x80
+  if (b >= 0xc2 && b <= 0xdf && cont(i + 1)) return [2, ((b & 0x1f) << 6) | (bytes[i + 1]! & 0x3f)]
+  if (b >= 0xe0 && b <= 0xef && cont(i + 1) && cont(i + 2))
+    return [3, ((b & 0x0f) << 12) | ((bytes[i + 1]! & 0x3f) << 6) | (bytes[i + 2]! & 0x3f)]
+  if (b >= 0xf0 && b <= 0xf4 && cont(i + 1) && cont(i + 2) && cont(i + 3))
+    return [
+      4,
+      ((b & 0x07) << 18) | ((bytes[i + 1]! & 0x3f) << 12) | ((bytes[i + 2]! & 0x3f) << 6) | (bytes[i + 3]! & 0x3f),
+    ]
+  return [1, -1]
+}
+
+/** Reads bytes as UTF-8 (a byte that is no valid sequence ends a chain) into the scanner. */
+function scanBytes(bytes: Uint8Array): void {
+  scanner.reset()
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!
+    let k: number
+    let width = 1
+    if (b < 0x80) k = UNIT_CLASSES[b]!
+    else {
+      const [w, cp] = utf8At(bytes, i)
+      width = w
+      k = cp < 0 || (cp >= 0xd800 && cp <= 0xdfff) ? OTHER : cp > 0xffff ? classOfAstral(cp) : classOfUnit(cp)
+    }
+    if (k >= 0) scanner.digit(k, i, i + width)
+    else if (k === OTHER) scanner.end()
+    i += width
+  }
+  scanner.end()
+}
+
+/** Too few digits for a card number, and nothing but ASCII: the common case, decided in one pass. */
+function plainTextWithoutPan(text: string): boolean {
+  let digits = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0x80) return false
+    if (c >= 0x30 && c <= 0x39 && ++digits >= MIN_DIGITS) return false
+  }
+  return true
+}
+
+function plainBytesWithoutPan(bytes: Uint8Array): boolean {
+  let digits = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!
+    if (c >= 0x80) return false
+    if (c >= 0x30 && c <= 0x39 && ++digits >= MIN_DIGITS) return false
+  }
+  return true
 }
 
 /**
- * A copy of `bytes` with every card number masked, and how many were masked;
- * `bytes` itself when none was found.
+ * Positions (indexes for `codeAt`, UTF-16 code units) of the digits to mask, and how
+ * many card-number windows they belong to. One pass, no re-scan (maskPansInText re-scans).
  */
-export function maskPans(bytes: Buffer): { bytes: Buffer; masked: number } {
-  const { positions, found } = findPanDigits(bytes.length, (i) => bytes[i])
-  if (found === 0) return { bytes, masked: 0 }
-  const out = Buffer.from(bytes)
-  for (const p of positions) out[p] = STAR
-  return { bytes: out, masked: found }
+export function findPanDigits(length: number, codeAt: (index: number) => number | undefined): { positions: Set<number>; found: number } {
+  scanUnits(length, codeAt)
+  const positions = new Set<number>()
+  const { ranges } = scanner
+  for (let r = 0; r < ranges.length; r += 2) for (let p = ranges[r]!; p < ranges[r + 1]!; p++) positions.add(p)
+  return { positions, found: scanner.found }
 }
 
-/** `text` with every card number masked in place (see findPanDigits); `text` itself when none. */
+/**
+ * A copy of `bytes` (read as UTF-8) with every card number masked, each byte of a
+ * hidden digit turned into '*' (same length: a Confluent frame keeps its header, and
+ * an undecodable value stays as long as it was), and how many were masked (first
+ * pass); `bytes` itself when none was found.
+ */
+export function maskPans(bytes: Buffer): { bytes: Buffer; masked: number } {
+  if (plainBytesWithoutPan(bytes)) return { bytes, masked: 0 }
+  scanBytes(bytes)
+  if (scanner.found === 0) return { bytes, masked: 0 }
+  const masked = scanner.found
+  const out = Buffer.from(bytes)
+  for (let pass = 0; pass < MAX_PASSES && scanner.found > 0; pass++) {
+    const { ranges } = scanner
+    for (let r = 0; r < ranges.length; r += 2) out.fill(STAR, ranges[r]!, ranges[r + 1]!)
+    scanBytes(out)
+  }
+  return { bytes: out, masked }
+}
+
+/** `text` with every card number masked in place, and how many were masked (first pass). */
+export function maskPansCounted(text: string): { text: string; masked: number } {
+  if (text.length < MIN_DIGITS || plainTextWithoutPan(text)) return { text, masked: 0 }
+  scanText(text)
+  const masked = scanner.found
+  let out = text
+  for (let pass = 0; pass < MAX_PASSES && scanner.found > 0; pass++) {
+    const { ranges } = scanner
+    let next = ''
+    let from = 0
+    for (let r = 0; r < ranges.length; r += 2) {
+      next += out.slice(from, ranges[r]) + '*'.repeat(ranges[r + 1]! - ranges[r]!)
+      from = ranges[r + 1]!
+    }
+    out = next + out.slice(from)
+    scanText(out)
+  }
+  return { text: out, masked }
+}
+
+/** `text` with every card number masked in place (see maskPansCounted); `text` itself when none. */
 export function maskPansInText(text: string): string {
-  if (text.length < MIN_DIGITS) return text
-  const { positions, found } = findPanDigits(text.length, (i) =>
-    i < text.length ? text.charCodeAt(i) : undefined,
-  )
-  if (found === 0) return text
-  let out = ''
-  for (let i = 0; i < text.length; i++) out += positions.has(i) ? '*' : text[i]
-  return out
+  return maskPansCounted(text).text
 }

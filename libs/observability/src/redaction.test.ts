@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createLogger } from './logger.ts'
 import { maskSensitiveText, redactDeep } from './redaction.ts'
-import { prefix, suffix, writtenPan } from './testing/pan-arbitraries.ts'
+import { gluedPrefix, gluedSuffix, hostilePan, prefix, readableDigits, suffix, writtenPan } from './testing/pan-arbitraries.ts'
 
 // A Luhn-valid test PAN and a checksum-valid Czech IBAN.
 const PAN = '4111111111111111'
@@ -21,15 +21,24 @@ describe('maskSensitiveText', () => {
     expect(maskSensitiveText(`card ${PAN} declined`)).toBe('card 411111******1111 declined')
     // In place: the groups stay, so the length and the rest of the line do too.
     expect(maskSensitiveText('card 4111 1111 1111 1111.')).toBe('card 4111 11** **** 1111.')
-    expect(maskSensitiveText('4111111111111111 12/27')).toBe('411111******1111 12/27')
-    expect(maskSensitiveText('ref 7 4111111111111111')).toBe('ref 7 411111******1111')
+    // Digits joined by any separator form one chain: the expiry's windows are tried too.
+    expect(maskSensitiveText('4111111111111111 12/27')).toBe('411111********** 12/27')
+    expect(maskSensitiveText('ref 7 4111111111111111')).toBe('ref 7 41111*******1111')
   })
   it('masks an IBAN to its country and last four', () => {
     expect(maskSensitiveText(`to ${IBAN}`)).toBe('to CZ******************5399')
   })
+  it('masks an IBAN followed by an upper-case word, in lower case, or grouped by spaces or dashes (third review)', () => {
+    expect(maskSensitiveText(`payee ${IBAN} EUR`)).toBe('payee CZ******************5399 EUR')
+    expect(maskSensitiveText(`payee ${IBAN.toLowerCase()} eur`)).toBe('payee cz******************5399 eur')
+    expect(maskSensitiveText('payee CZ65 0800 0000 1920 0014 5399 EUR')).toBe('payee CZ** **** **** **** **** 5399 EUR')
+    expect(maskSensitiveText('payee CZ65-0800-0000-1920-0014-5399 EUR')).toBe('payee CZ**-****-****-****-****-5399 EUR')
+    expect(maskSensitiveText(`payee ${IBAN}EUR`)).toBe('payee CZ******************5399EUR')
+  })
   it('leaves numbers that are not card numbers or IBANs alone', () => {
-    // Not Luhn-valid; an offset; a transaction id; an IBAN-shaped id with a wrong checksum.
-    expect(maskSensitiveText('id 4111111111111112 offset 1234567890123')).toBe('id 4111111111111112 offset 1234567890123')
+    // No Luhn-valid 13-19 digit window; an offset; a transaction id; an IBAN-shaped id with a wrong checksum.
+    expect(maskSensitiveText('id 123456789012 offset 1234567890123')).toBe('id 123456789012 offset 1234567890123')
+    expect(maskSensitiveText('CZ6508 EUR 00001920 0')).toBe('CZ6508 EUR 00001920 0')
     expect(maskSensitiveText('TX20261125ABCDEFGH')).toBe('TX20261125ABCDEFGH')
   })
 })
@@ -66,6 +75,25 @@ describe('createLogger', () => {
 })
 
 describe('log lines (property)', () => {
+  it('never hold a card number written adversarially (any separator class, Unicode digits, glued, split by newlines)', () => {
+    const { logger, lines } = capture()
+    fc.assert(
+      fc.property(gluedPrefix, hostilePan, gluedSuffix, fc.integer({ min: 0, max: 3 }), (before, { digits, text }, after, where) => {
+        const t = before + text + after
+        lines.length = 0
+        if (where === 0) logger.warn(t)
+        else if (where === 1) logger.warn('record %s sent to the DLQ', t)
+        else if (where === 2) logger.warn({ record: { description: t, list: [t] } }, 'record sent to the DLQ')
+        else logger.error(new Error(t, { cause: new Error(t) }))
+        logger.flush()
+        expect(lines).toHaveLength(1)
+        // Every string of the line as written (JSON.parse undoes escapes such as \n and \u200d).
+        for (const s of collectStrings(JSON.parse(lines[0]!))) expect(readableDigits(s), lines[0]).not.toContain(digits)
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
   it('never hold a card number, whether it is in the message, a format argument, a field or an error', () => {
     const { logger, lines } = capture()
     fc.assert(
@@ -85,3 +113,9 @@ describe('log lines (property)', () => {
     )
   })
 })
+
+function collectStrings(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  if (value === null || typeof value !== 'object') return []
+  return Object.values(value).flatMap(collectStrings)
+}

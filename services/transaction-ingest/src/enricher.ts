@@ -8,6 +8,7 @@ import { RAW_ERROR_CODES, RawRecordError } from './errors.ts'
 import { cardLookupInput, transferLookup } from './lookup-input.ts'
 import type { LookupResult, Lookups } from './lookups.ts'
 import type { MerchantDetails } from './merchant-details.ts'
+import { enrichMinimised, type PanMaskedPath } from './minimise-raw.ts'
 
 export interface EnrichResult {
   enriched: EnrichedTransaction
@@ -61,14 +62,30 @@ export class Enricher {
   readonly #lookups: Lookups
   readonly #details: MerchantDetails
   readonly #now: () => number
+  readonly #onMasked: ((path: PanMaskedPath, count: number) => void) | undefined
 
-  constructor(options: { lookups: Lookups; details: MerchantDetails; now?: () => number }) {
+  constructor(options: {
+    lookups: Lookups
+    details: MerchantDetails
+    now?: () => number
+    /** Card numbers masked in free text or reject reasons (tep_pan_masked_total). */
+    onMasked?: (path: PanMaskedPath, count: number) => void
+  }) {
     this.#lookups = options.lookups
     this.#details = options.details
     this.#now = options.now ?? Date.now
+    this.#onMasked = options.onMasked
   }
 
-  async enrich(raw: RawTransaction): Promise<EnrichResult> {
+  /**
+   * The enriched record of `raw`, its free text minimised first (minimise-raw.ts):
+   * `enriched.raw` is then another object than `raw`, and the raw bytes must not be reused.
+   */
+  enrich(raw: RawTransaction): Promise<EnrichResult> {
+    return enrichMinimised(raw, (minimised) => this.#enrich(minimised), this.#onMasked)
+  }
+
+  async #enrich(raw: RawTransaction): Promise<EnrichResult> {
     const result = await this.#lookup(raw)
     const base = { transactionId: raw.transactionId, raw }
     const lookup = { operation: result.operation, attempts: result.attempts }

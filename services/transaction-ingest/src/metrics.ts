@@ -32,6 +32,8 @@ export interface IngestMetrics {
   tableHits: Counter<string>
   /** MerchantDataFetched records produced for the refresher, by entity. */
   fetchedPublished: Counter<string>
+  /** Card numbers masked, by path: enrichment-input, reject-reason, dlq (minimise-raw.ts). */
+  panMasked: Counter<string>
 }
 
 const SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 200, 300, 400, 500]
@@ -101,6 +103,12 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       'ingest_fetched_published_total',
       'Fetched snapshots handed to the refresher',
       ['entity'],
+    ),
+    panMasked: counter(
+      registry,
+      'tep_pan_masked_total',
+      'Card numbers masked before they could be stored or sent: free text of raw events before the enrichment call (enrichment-input), API reject reasons (reject-reason), DLQ records (dlq)',
+      ['path'],
     ),
   }
 }

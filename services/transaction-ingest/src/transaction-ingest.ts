@@ -193,7 +193,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     ...(options.lookupReprobeMs === undefined ? {} : { reprobeMs: options.lookupReprobeMs }),
     ...(options.onContractDrift === undefined ? {} : { onContractDrift: options.onContractDrift }),
   })
-  const enricher = new Enricher({ lookups, details, now })
+  const enricher = new Enricher({ lookups, details, now, onMasked: (path, n) => metrics.panMasked.inc({ path }, n) })
 
   const tableReader = new TableReader({
     kafka: options.kafka,
@@ -246,7 +246,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       {
         topic: topics.enriched,
         key: record.key ?? raw.transactionId,
-        value: enrichedEncoder.encode(enriched, [rawBody, shopAvro, merchantAvro]),
+        // A raw event whose free text was masked (minimise-raw.ts) is written from the object, not its bytes.
+        value: enrichedEncoder.encode(enriched, [enriched.raw === raw ? rawBody : undefined, shopAvro, merchantAvro]),
         ...correctionHeaders(record),
       },
     ]
@@ -267,6 +268,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     instanceId,
     transform,
     dlqTopic: topics.dlq,
+    // A raw record that decoded (and failed later) is masked field by field on the DLQ.
+    dlqValueSchema: (schemaId) => serde.knownWriterType(schemaId),
     concurrency: options.concurrency ?? 500,
     partitionsConsumedConcurrently: options.partitionsConcurrently ?? 4,
     maxRecordsPerTransaction: options.maxRecordsPerTransaction ?? 3_000,
@@ -288,7 +291,10 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
           updateConsumerCheck()
         }
       },
-      onDeadLettered: () => metrics.recordsOut.inc({ outcome: 'DLQ' }),
+      onDeadLettered: (e) => {
+        metrics.recordsOut.inc({ outcome: 'DLQ' })
+        if (e.maskedPans > 0) metrics.panMasked.inc({ path: 'dlq' }, e.maskedPans)
+      },
       onPaused: (e) => {
         metrics.pauses.inc({ reason: e.code })
         metrics.retries.inc()

@@ -21,7 +21,7 @@ export function reportCommitted(
     const dl = deadLettered.get(t) ?? []
     for (const d of dl) {
       logger.warn({ topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, error: d.message }, 'record sent to the DLQ')
-      emit('onDeadLettered', { topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, message: d.message })
+      emit('onDeadLettered', { topic: s.topic, partition: s.partition, offset: d.record.offset, code: d.code, message: d.message, maskedPans: d.maskedPans })
     }
     const outputs = t.done.reduce((n, d) => n + (d.outcome.kind === 'outputs' ? d.outcome.outputs.length : 0), 0)
     emit('onCommitted', {

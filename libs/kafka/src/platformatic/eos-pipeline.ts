@@ -232,7 +232,7 @@ export function createPlatformaticPipeline(
     // No consumer: it is being replaced and its partitions were given up (not live any more).
     const consumer = current?.consumer
     if (live.length === 0 || consumer === undefined) return
-    const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId)
+    const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId, options.dlqValueSchema)
     try {
       const p = await producer.get()
       await commitTransaction(p, consumer, offsetCommitter, writes, live.map((t) => t.done[t.done.length - 1]!.message))

@@ -1,7 +1,8 @@
 import type { Consumer, MessageToProduce, Producer } from '@platformatic/kafka'
 import { compatibilityPartitioner } from '@platformatic/kafka'
 import { errorCode } from '@tep/errors'
-import { createDlqRecord } from '../dlq-record.ts'
+import { createDlqRecord, readDlqHeaders } from '../dlq-record.ts'
+import type { WriterSchemaLookup } from '../pan-masking.ts'
 import type { OutputRecord, PipelineRecord, RecordHeaders } from '../pipeline-types.ts'
 import { javaPartition } from './java-partitioner.ts'
 import type { InputMessage } from './input-message.ts'
@@ -236,7 +237,10 @@ export async function commitTransaction(
 export interface DeadLettered {
   record: PipelineRecord
   code: string
+  /** The error's message, card numbers and IBANs masked (what the DLQ header holds). */
   message: string
+  /** Card numbers masked in the DLQ record (key, value, headers). */
+  maskedPans: number
 }
 
 /**
@@ -247,6 +251,7 @@ export function transactionWrites(
   live: Taken[],
   dlqTopic: string,
   groupId: string,
+  dlqValueSchema?: WriterSchemaLookup,
 ): { writes: WireMessage[]; deadLettered: Map<Taken, DeadLettered[]> } {
   const writes: WireMessage[] = []
   const deadLettered = new Map<Taken, DeadLettered[]>()
@@ -255,9 +260,15 @@ export function transactionWrites(
     for (const { outcome: o } of t.done) {
       if (o.kind === 'outputs') for (const out of o.outputs) writes.push(toWireMessage(out))
       else {
-        const dlq = createDlqRecord(dlqTopic, o.record, { error: o.error, attempts: t.state.failures + 1, consumerGroup: groupId })
+        const dlq = createDlqRecord(
+          dlqTopic,
+          o.record,
+          { error: o.error, attempts: t.state.failures + 1, consumerGroup: groupId },
+          dlqValueSchema === undefined ? {} : { valueSchema: dlqValueSchema },
+        )
         writes.push(toWireMessage(dlq))
-        dl.push({ record: o.record, code: errorCode(o.error), message: o.error instanceof Error ? o.error.message : String(o.error) })
+        const headers = readDlqHeaders(dlq.headers)
+        dl.push({ record: o.record, code: errorCode(o.error), message: headers.errorMessage ?? '', maskedPans: Number(headers.masked ?? 0) })
       }
     }
     deadLettered.set(t, dl)
