@@ -295,6 +295,8 @@ describe('docker-compose.yml run by podman-compose', () => {
       const before = await project.remaining()
       expect(before.containers.length).toBe(DEFAULT_SERVICES.length)
       expect(before.networks.length).toBeGreaterThan(0)
+      const mounted = await project.mountedVolumes()
+      expect(mounted.length, 'the ingest-state volume at least').toBeGreaterThan(0)
       await project.down(log)
       downDone = true
       // The attached `up` ends once its containers are gone.
@@ -304,6 +306,11 @@ describe('docker-compose.yml run by podman-compose', () => {
       ])
       expect(code === 'still running 60 s after down', project.tail(20)).toBe(false)
       expect(await project.remaining()).toEqual({ containers: [], networks: [], pods: [], volumes: [] })
+      // Anonymous volumes (an image's VOLUME) carry no project label: looked up by name.
+      const still = (await podman(['volume', 'ls', '--format', '{{.Name}}']))
+        .split('\n')
+        .filter((v) => mounted.includes(v))
+      expect(still).toEqual([])
     },
     180_000,
   )

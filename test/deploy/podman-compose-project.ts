@@ -184,6 +184,14 @@ export class ComposeProject {
     return { containers, networks, pods, volumes }
   }
 
+  /** Every volume mounted into the project's containers, named or anonymous (those carry no project label). */
+  async mountedVolumes(): Promise<string[]> {
+    const containers = (await this.remaining()).containers
+    if (containers.length === 0) return []
+    const names = await podman(['inspect', '--format', '{{range .Mounts}}{{.Name}} {{end}}', ...containers])
+    return [...new Set(names.split(/\s+/).filter(Boolean))].sort()
+  }
+
   /** Last resort after a failure: removes whatever carries the project's label. */
   async removeByLabel(): Promise<void> {
     const left = await this.remaining()
