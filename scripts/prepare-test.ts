@@ -17,10 +17,13 @@
  *    installed with apt-get when missing and running as root, plus the containers.conf
  *    drop-in podman needs on these machines (scripts/image/podman.ts). Without root or
  *    apt this only says so: that test then reports itself as not run, with the reason.
+ *    Also podman-compose 1.3.0 (Debian's package, scripts/image/podman-compose.ts) for the
+ *    compose test there.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { fetchRuntime, isRuntimeCached, LocalStackError } from '@tep/local-stack'
+import { ensurePodmanCompose } from './image/podman-compose.ts'
 import { ensurePodman, isExecutable, PodmanError, podmanUnavailableReason } from './image/podman.ts'
 
 const say = (line: string) => process.stdout.write(`[prepare-test] ${line}\n`)
@@ -163,17 +166,19 @@ function preparePostgres(): void {
   say(`PostgreSQL server: ${installed}`)
 }
 
-function preparePodman(): void {
+async function preparePodman(): Promise<void> {
   const unavailable = podmanUnavailableReason()
   if (unavailable !== undefined) {
     // Not fatal, unlike the tools above: the image test is the only user, and it skips
     // with this same reason where podman cannot run.
-    say(`podman: not prepared (${unavailable}); the image test in test/deploy will not run`)
+    say(`podman: not prepared (${unavailable}); the image and compose tests in test/deploy will not run`)
     return
   }
   try {
     // Installs what is missing (apt-get, as for Prometheus) and writes the containers.conf drop-in.
     ensurePodman((line) => say(line))
+    // podman-compose for the compose test (scripts/image/podman-compose.ts says which and why).
+    await ensurePodmanCompose((line) => say(line))
   } catch (err) {
     fail(err instanceof PodmanError ? err.message : String(err))
   }
@@ -183,4 +188,4 @@ await prepareKafkaRuntime()
 prepareChromium()
 preparePrometheus()
 preparePostgres()
-preparePodman()
+await preparePodman()

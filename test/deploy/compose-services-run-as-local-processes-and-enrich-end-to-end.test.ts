@@ -13,24 +13,27 @@
  *   - The containers share the `netns` service's network namespace, so 127.0.0.1
  *     is the network they see; here it is this machine's loopback.
  *   - Broker and registry: a dedicated local stack (@tep/local-stack, the same
- *     Kafka 3.9 KRaft single node and Apicurio 3.3.3 in-memory as the images) on
- *     exactly the compose addresses: Kafka 127.0.0.1:9092 with its KRaft
- *     controller on 29093, the registry on 8080 (the port inside the namespace;
- *     8081 is only the host's published port). So no address in the file is
- *     rewritten, and the pipeline topics start empty, which the exactly-once
- *     check needs (the suite's shared stack holds other tests' records under the
- *     same topic names). The cost: the compose ports must be free, which the test
- *     checks first, naming any busy one. Their healthchecks run too: the
- *     registry's curl via sh, the broker's `kafka-broker-api-versions` as the
- *     Kafka class that cp-kafka's script wraps, from the stack's own jars.
+ *     Kafka 3.9.2 KRaft single node and Apicurio 3.3.3 in-memory that the file's
+ *     images, deploy/kafka and deploy/registry, are built from) on exactly the
+ *     compose addresses: Kafka 127.0.0.1:9092 with its KRaft controller on 29093,
+ *     the registry on 8080 (the port inside the namespace; 8081 is only the host's
+ *     published port). So no address in the file is rewritten, and the pipeline
+ *     topics start empty, which the exactly-once check needs (the suite's shared
+ *     stack holds other tests' records under the same topic names). The cost: the
+ *     compose ports must be free, which the test checks first, naming any busy
+ *     one. Their healthchecks run too: the registry's through sh and bash, the
+ *     broker's `kafka-broker-api-versions` as the Kafka class it wraps, from the
+ *     stack's own jars.
+ *   - `${NAME:-default}` in the file is read with its default (NAME unset).
  *   - Named volumes (the ingest's table checkpoint) are fresh temp dirs; their
  *     container path is replaced by the dir where the environment names it.
- *   - Left out: `netns` (the pause image only holds the shared namespace; the
- *     loopback here is that namespace) and the `monitoring` profile, Prometheus
- *     and Grafana: third-party UI images with nothing of ours to execute; their
- *     config is checked by promtool and the Grafana provisioning checks in
- *     test/ops, and the dashboard's queries run on a real Prometheus there. The
- *     `demo` profile (sample traffic) runs: it is what makes events flow.
+ *   - `netns` runs too (an idle Node: the loopback here is its namespace).
+ *   - Left out: the `monitoring` profile, Prometheus and Grafana: third-party UI
+ *     images with nothing of ours to execute; their config is checked by promtool
+ *     and the Grafana provisioning checks in test/ops, and the dashboard's queries
+ *     run on a real Prometheus there. The `demo` profile (sample traffic) runs: it
+ *     is what makes events flow. The file run by a real engine is
+ *     test/deploy/compose-up-by-podman-compose-enriches-end-to-end-and-down-leaves-nothing.test.ts.
  *
  * Every spawned process group is killed in afterAll, also after a failure; each
  * process logs into a temp dir whose tails are printed when a test fails.
@@ -46,6 +49,7 @@ import { createLogger } from '@tep/observability'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { waitFor } from '../support/wait-for.ts'
+import { withDefaults } from './podman-compose-project.ts'
 import {
   ComposeMapper,
   ComposeRun,
@@ -58,7 +62,8 @@ import {
 } from './compose-as-processes.ts'
 
 const logger = createLogger({ name: 'compose-test', level: 'info' })
-const compose = parse(readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8'), {
+// `${NAME:-default}` as compose interpolates it with NAME unset: the file's default ports.
+const compose = parse(withDefaults(readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8')), {
   merge: true,
 }) as ComposeFile
 const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8')
@@ -68,7 +73,6 @@ const services = compose.services
 const FROM_LOCAL_STACK = ['kafka', 'registry']
 /** Not run, and why. */
 const LEFT_OUT: Record<string, string> = {
-  netns: 'pause image: only holds the network namespace the others share; here that is this machine loopback',
   prometheus:
     'monitoring profile: third-party UI image, nothing of ours to execute (promtool and a real Prometheus check its config in test/ops)',
   grafana:
@@ -76,9 +80,13 @@ const LEFT_OUT: Record<string, string> = {
 }
 const PROFILES = ['demo']
 
-/** The image a service builds from the Dockerfile (its `build.target`); undefined for pulled images. */
+/**
+ * The image a service builds from the Dockerfile (its `build.target`); undefined for the
+ * broker's and registry's images (built from deploy/, replaced by the local stack).
+ */
 function imageOf(s: ComposeService): ImageConfig | undefined {
   if (s.build === undefined) return undefined
+  if (typeof s.build !== 'string' && (s.build.context ?? '.') !== '.') return undefined
   const target = typeof s.build === 'string' ? undefined : s.build.target
   if (target === undefined)
     throw new Error(
@@ -123,6 +131,10 @@ function composePorts(): number[] {
     for (let p = from; p <= to; p++) ports.add(p)
   }
   for (const p of [9090, 3000]) ports.delete(p)
+  // The broker's HOST listener is published for the host; here the host reaches the stack's one listener.
+  const hostListener = /HOST:\/\/[^:]+:(\d+)/.exec(String(env('kafka').KAFKA_LISTENERS))?.[1]
+  if (hostListener !== undefined) ports.delete(Number(hostListener))
+  ports.add(kafkaPort)
   return [...ports].sort((a, b) => a - b)
 }
 
@@ -281,7 +293,7 @@ describe('docker-compose.yml, each service run as a local process', () => {
     expect([...OURS, ...FROM_LOCAL_STACK, ...Object.keys(LEFT_OUT)].sort()).toEqual(all)
     expect(OURS).toEqual(
       expect.arrayContaining([
-        'topics',
+        'netns',
         'enrichment-sim',
         'bank-sim',
         'transaction-ingest',
@@ -301,13 +313,12 @@ describe('docker-compose.yml, each service run as a local process', () => {
     expect(stack?.registryUrl).toBe(pipelineEnv.SCHEMA_REGISTRY_URL)
   })
 
-  it('starts every service in depends_on order, the one-shot topics service exits 0 and each healthcheck passes', async () => {
+  it('starts every service in depends_on order and each healthcheck passes', async () => {
     const r = run!
     await r.guard(Promise.all(OURS.map((n) => r.launch(n))))
     // Also those nobody waits for with service_healthy: compose would report them unhealthy.
     const checked = [...FROM_LOCAL_STACK, ...OURS].filter((n) => services[n]!.healthcheck !== undefined)
     await r.guard(Promise.all(checked.map((n) => r.waitHealthy(n))))
-    expect(await r.processes.get('topics')!.exited).toEqual({ code: 0, signal: null })
     // Each service started only after each of its dependencies met its condition (the stack's two: when it was up).
     const at = (service: string, event: string): number | undefined =>
       r.timeline.find((e) => e.service === service && e.event === event)?.at ??
