@@ -48,7 +48,8 @@ describe('parseOptions', () => {
     expect(() => parse(...argv)).toThrow(message)
   })
 
-  it('needs an operator when $USER is not set', () => {
+  it('needs an operator when $USER is not set, except for a dry run', () => {
     expect(() => parseOptions(['redrive', '--all', '--note', 'x'], {})).toThrow(/say who re-drives: --operator <name>/)
+    expect(parseOptions(['redrive', '--all', '--dry-run'], {})).toMatchObject({ dryRun: true })
   })
 })

@@ -180,7 +180,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   if (values.all && Object.keys(filter).length > 0) throw new DlqOptionsError('--all selects every DLQ record; it does not combine with --reason, --since, --until, --source-topic or --ids')
   const operator = (values.operator ?? env.USER ?? env.LOGNAME ?? '').trim()
-  if (operator === '') throw new DlqOptionsError('say who re-drives: --operator <name> (default $USER, which is not set)')
+  if (operator === '' && !dryRun) throw new DlqOptionsError('say who re-drives: --operator <name> (default $USER, which is not set)')
   const note = values.note?.trim() || null
   if (!dryRun && note === null) throw new DlqOptionsError('say why in the audit record: --note "<why these records can be processed now>"')
   return {
