@@ -23,7 +23,8 @@ export interface DlqCliTopics {
 }
 
 export function runDlq(topics: DlqCliTopics, args: string[]): Promise<DlqRun> {
-  const argv = [MAIN, ...args, '--brokers', inject('kafkaBrokers').join(','), '--registry', inject('registryUrl'), '--dlq-topic', topics.dlq, '--audit-topic', topics.audit]
+  // The test's stack and topics first: options given in `args` come later and win.
+  const argv = [MAIN, '--brokers', inject('kafkaBrokers').join(','), '--registry', inject('registryUrl'), '--dlq-topic', topics.dlq, '--audit-topic', topics.audit, ...args]
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1
