@@ -25,7 +25,7 @@ function kafkaOf(o: DlqOptions): Kafka {
 
 async function load(o: DlqOptions, kafka: Kafka, io: Output, since?: number): Promise<{ entries: DlqEntry[]; ledger: Ledger; existing: Set<string> }> {
   const { existing, dlqRecords } = await preflight(kafka, o.brokers, o.dlqTopic, [o.auditTopic], o.timeoutMs)
-  io.err(`reading ${o.dlqTopic} (about ${dlqRecords} record(s)) and the re-drive ledger ${o.auditTopic}`)
+  io.err(`reading ${o.dlqTopic} (up to ${dlqRecords} record(s)) and the re-drive ledger ${o.auditTopic}`)
   const ledger = await readLedger(kafka, o.auditTopic, existing.has(o.auditTopic), o.timeoutMs)
   const entries = await readDlq({
     kafka,
@@ -33,7 +33,7 @@ async function load(o: DlqOptions, kafka: Kafka, io: Output, since?: number): Pr
     // Kafka timestamps are the failure time to within a transaction; a minute of slack keeps the edge.
     ...(since === undefined ? {} : { from: new Date(since - 60_000) }),
     timeoutMs: o.timeoutMs * 10,
-    onProgress: (n) => io.err(`read ${n} of about ${dlqRecords} DLQ record(s)`),
+    onProgress: (n) => io.err(`read ${n} of up to ${dlqRecords} DLQ record(s)`),
   })
   return { entries, ledger, existing }
 }

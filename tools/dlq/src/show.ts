@@ -1,6 +1,29 @@
-import { AvroSerde, CONFLUENT_MAGIC_BYTE, isRegistryUnavailable, SchemaRegistryUnavailableError } from '@tep/kafka'
+import { AvroSerde, CONFLUENT_MAGIC_BYTE, DLQ_HEADERS, isRegistryUnavailable, SchemaRegistryUnavailableError } from '@tep/kafka'
 import { maskPans, maskPansInText } from '@tep/observability'
-import type { DlqEntry } from './dlq-entry.ts'
+import { REDRIVE_HEADERS, type DlqEntry } from './dlq-entry.ts'
+
+/**
+ * Headers the pipeline and this tool write from Kafka metadata (positions,
+ * counts, times), never from a record's content. Shown as they are when they
+ * hold only digits and time punctuation: the masker takes a 13-digit epoch-ms
+ * timestamp that passes the Luhn check for a card number.
+ */
+const METADATA_HEADERS = new Set<string>([
+  DLQ_HEADERS.sourcePartition,
+  DLQ_HEADERS.sourceOffset,
+  DLQ_HEADERS.sourceTimestamp,
+  DLQ_HEADERS.attempts,
+  DLQ_HEADERS.failedAt,
+  DLQ_HEADERS.masked,
+])
+const METADATA_VALUE = /^[0-9TZ:.+-]*$/
+
+function shownHeader(name: string, value: Buffer): string {
+  const text = value.toString('utf8')
+  if (METADATA_HEADERS.has(name) && METADATA_VALUE.test(text)) return text
+  if (name === REDRIVE_HEADERS.from && /\/\d+\/\d+$/.test(text)) return text
+  return maskedBytes(value).content
+}
 
 /** One DLQ record decoded for a human: every text masked (card numbers), bytes that are not text shown as hex. */
 export interface ShownRecord {
@@ -53,7 +76,7 @@ function maskDecoded(value: unknown): unknown {
  */
 export async function showRecord(entry: DlqEntry, serde: AvroSerde): Promise<ShownRecord> {
   const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(entry.headers)) headers[name] = maskedBytes(value).content
+  for (const [name, value] of Object.entries(entry.headers)) headers[name] = shownHeader(name, value)
   const shown: ShownRecord = {
     id: entry.id,
     timestamp: new Date(entry.timestamp).toISOString(),
