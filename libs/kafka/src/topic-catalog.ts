@@ -11,6 +11,8 @@ export const TOPICS = {
   transactionsRaw: 'transactions.raw.v1',
   transactionsEnriched: 'transactions.enriched.v1',
   transactionsDlq: 'transactions.dlq.v1',
+  /** Operations: the ledger of DLQ re-drives (`npm run dlq -- redrive`), one JSON audit record per transaction. */
+  transactionsDlqRedrives: 'transactions.dlq.redrives.v1',
   merchantInvalidations: 'merchant.invalidations.v1',
   merchantShops: 'merchant.shops.v1',
   merchantMerchants: 'merchant.merchants.v1',
@@ -98,6 +100,18 @@ export function topicCatalog(options: CatalogOptions = {}): TopicSpec[] {
       configs: dlqRetention,
       description:
         'Records that could not be processed: original key and value bytes, dlq.* headers say why.',
+    },
+    {
+      name: TOPICS.transactionsDlqRedrives,
+      // One partition: the ledger is read whole before every re-drive, in the order it was written.
+      partitions: 1,
+      cleanupPolicy: 'delete',
+      valueSchema: null,
+      key: 'redrive id',
+      // Kept for ever: it is what refuses a second re-drive of a DLQ record, so it must outlive the DLQ.
+      configs: { 'retention.ms': '-1' },
+      description:
+        'Audit ledger of DLQ re-drives: what was re-driven (DLQ positions), by whom, when and why; JSON values, written in the same transaction as the re-driven records.',
     },
     {
       name: TOPICS.merchantInvalidations,

@@ -1,4 +1,4 @@
-import { compareTopics, DLQ_CODE_HEADER, type CompareSummary, type EnrichedRecord } from './compare.ts'
+import { compareTopics, DLQ_CODE_HEADER, REDRIVE_FROM_HEADER, type CompareSummary, type EnrichedRecord } from './compare.ts'
 import type { CheckOptions } from './options.ts'
 import { readCommitted, type TopicRecord } from './topic-reader.ts'
 import { ValueDecoder } from './value-decoder.ts'
@@ -48,9 +48,12 @@ export async function checkTopics(options: CheckOptions, onProgress?: (line: str
   }
   const keyed = (r: TopicRecord) => ({ key: text(r.key), timestamp: r.timestamp })
   const summary = compareTopics({
-    raw: (records.get(raw) ?? []).map(keyed),
+    raw: (records.get(raw) ?? []).map((r) => {
+      const redriveFrom = r.headers.get(REDRIVE_FROM_HEADER)
+      return redriveFrom === undefined ? keyed(r) : { ...keyed(r), redriveFrom }
+    }),
     enriched: enrichedRecords,
-    dlq: (records.get(dlq) ?? []).map((r) => ({ ...keyed(r), code: r.headers.get(DLQ_CODE_HEADER) })),
+    dlq: (records.get(dlq) ?? []).map((r) => ({ ...keyed(r), code: r.headers.get(DLQ_CODE_HEADER), position: `${dlq}/${r.partition}/${r.offset}` })),
     ...(options.window ? { window: options.window } : {}),
     ...(options.recordCodes ? { recordSpecificCodes: options.recordCodes } : {}),
     sampleSize: options.samples,

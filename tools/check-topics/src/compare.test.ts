@@ -66,4 +66,39 @@ describe('compareTopics', () => {
     const s = compareTopics({ raw: raw('a'), enriched: [{ key: 'a', timestamp: 1, transactionId: 'b', status: 'MATCHED' }], dlq: [] })
     expect(s).toMatchObject({ passed: false, keyMismatches: 1, enriched: { byStatus: { MATCHED: 1 } } })
   })
+
+  describe('re-driven records (npm run dlq -- redrive)', () => {
+    const P = 'dlq/0/7'
+    const dead = (code = 'ENRICHMENT_SERVER_ERROR'): DlqRecord => ({ key: 'a', timestamp: 2_000, code, position: P })
+    const redriven = (timestamp = 9_000, from = P) => ({ key: 'a', timestamp, redriveFrom: from })
+
+    it('accounts raw -> DLQ -> re-driven -> enriched as one event with one outcome, whatever the DLQ code was', () => {
+      const s = compareTopics({ raw: [...raw('a', 'b'), redriven()], enriched: out('a', 'b'), dlq: [dead()] })
+      expect(s).toMatchObject({ passed: true, lost: 0, duplicated: 0, dlqFromFaults: 0, redriven: { records: 1, superseded: 1, untraced: 0 } })
+    })
+
+    it('keeps the chain whole when the window holds only the first occurrence', () => {
+      const s = compareTopics({ raw: [...raw('a'), redriven(50_000)], enriched: out('a'), dlq: [dead('RAW_INVALID_FIELD')], window: { from: 0, to: 10_000 } })
+      expect(s).toMatchObject({ passed: true, duplicated: 0, lost: 0, raw: { inWindow: 1 } })
+    })
+
+    it('accepts a re-driven record that was dead-lettered again as its one outcome', () => {
+      const again: DlqRecord = { key: 'a', timestamp: 9_500, code: 'RAW_INVALID_FIELD', position: 'dlq/0/9' }
+      expect(compareTopics({ raw: [...raw('a'), redriven()], enriched: [], dlq: [dead('RAW_INVALID_FIELD'), again] })).toMatchObject({ passed: true, lost: 0, duplicated: 0 })
+    })
+
+    it('reports a re-driven record without outcome as lost', () => {
+      expect(compareTopics({ raw: [...raw('a'), redriven()], enriched: [], dlq: [dead('RAW_INVALID_FIELD')] })).toMatchObject({ passed: false, lost: 1, samples: { lost: ['a'] } })
+    })
+
+    it('reports the second outcome of a second re-drive of the same DLQ record as a duplicate', () => {
+      const s = compareTopics({ raw: [...raw('a'), redriven(), redriven(9_900)], enriched: out('a', 'a'), dlq: [dead('RAW_INVALID_FIELD')] })
+      expect(s).toMatchObject({ passed: false, duplicated: 1, redriven: { records: 2, superseded: 1 } })
+    })
+
+    it('checks a re-driven record whose DLQ record is gone (retention) as a new raw record', () => {
+      const s = compareTopics({ raw: [redriven(9_000, 'dlq/3/1')], enriched: out('a'), dlq: [] })
+      expect(s).toMatchObject({ passed: true, raw: { inWindow: 1 }, redriven: { records: 1, superseded: 0, untraced: 1 } })
+    })
+  })
 })

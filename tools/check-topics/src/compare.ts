@@ -28,6 +28,14 @@ export const RECORD_SPECIFIC_DLQ_CODES: readonly string[] = [
 
 export const DLQ_CODE_HEADER = 'dlq.error.code'
 
+/**
+ * Set by `npm run dlq -- redrive` on a record it writes back to its source
+ * topic: `<dlq topic>/<partition>/<offset>` of the DLQ record it came from.
+ * Spelled out here rather than imported, like the DLQ header: the checker shares
+ * no code with what it checks.
+ */
+export const REDRIVE_FROM_HEADER = 'tep-redrive-from'
+
 export interface KeyedRecord {
   /** The record key as text; null keys compare equal to each other. */
   key: string | null
@@ -35,9 +43,16 @@ export interface KeyedRecord {
   timestamp: number
 }
 
+export interface RawRecord extends KeyedRecord {
+  /** REDRIVE_FROM_HEADER: this raw record is a re-drive of the DLQ record at this position, not a new event. */
+  redriveFrom?: string
+}
+
 export interface DlqRecord extends KeyedRecord {
   /** `dlq.error.code` header, or undefined when the record has none. */
   code: string | undefined
+  /** `<dlq topic>/<partition>/<offset>`, what a re-driven record's REDRIVE_FROM_HEADER names. */
+  position?: string
 }
 
 export interface EnrichedRecord extends KeyedRecord {
@@ -48,7 +63,7 @@ export interface EnrichedRecord extends KeyedRecord {
 }
 
 export interface CompareInput {
-  raw: KeyedRecord[]
+  raw: RawRecord[]
   enriched: EnrichedRecord[]
   dlq: DlqRecord[]
   /** Only raw records with a timestamp in [from, to] are checked; their outcomes are looked up on the whole output. */
@@ -74,6 +89,14 @@ export interface CompareSummary {
   unexpected: number
   /** Enriched records whose decoded transactionId differs from their key. */
   keyMismatches: number
+  /**
+   * Re-drives (`npm run dlq -- redrive`): `records` raw records carry the
+   * re-drive header; `superseded` DLQ records were re-driven, so they are not an
+   * outcome (the re-driven record's outcome is); `untraced` re-driven records
+   * name a DLQ record that is not there (past the DLQ's retention) and are
+   * checked as new raw records.
+   */
+  redriven: { records: number; superseded: number; untraced: number }
   samples: { lost: string[]; duplicated: string[]; dlqFromFaults: Array<{ key: string | null; code: string }>; unexpected: string[]; keyMismatches: string[] }
 }
 
@@ -93,10 +116,28 @@ export function compareTopics(input: CompareInput): CompareSummary {
   const sampleSize = input.sampleSize ?? 20
   const expected = new Map<string, number>() // raw occurrences in the window
   const known = new Set<string>() // every raw key, window or not
+  // A raw event that was dead-lettered and re-driven is one event: raw -> DLQ record -> re-driven raw -> outcome.
+  // The DLQ record it names is superseded (not an outcome) and the re-driven record is not a new event, so the
+  // event still needs exactly one final outcome, in or out of the window of its first occurrence.
+  const dlqPositions = new Set<string>()
+  for (const d of input.dlq) if (d.position !== undefined) dlqPositions.add(d.position)
+  const superseded = new Set<string>()
+  let redrivenRecords = 0
+  let untraced = 0
   let inWindowCount = 0
   for (const r of input.raw) {
     const k = keyOf(r.key)
     known.add(k)
+    if (r.redriveFrom !== undefined) {
+      redrivenRecords++
+      if (dlqPositions.has(r.redriveFrom)) {
+        // Not a new event. A second re-drive of the same DLQ record (--force-again) supersedes nothing more,
+        // so its outcome is one too many: reported as duplicated.
+        superseded.add(r.redriveFrom)
+        continue
+      }
+      untraced++
+    }
     if (!inWindow(r.timestamp, input.window)) continue
     inWindowCount++
     expected.set(k, (expected.get(k) ?? 0) + 1)
@@ -122,7 +163,12 @@ export function compareTopics(input: CompareInput): CompareSummary {
   const byCode: Record<string, number> = {}
   const fromFaults: Array<{ key: string | null; code: string }> = []
   let recordSpecificCount = 0
+  let supersededCount = 0
   for (const d of input.dlq) {
+    if (d.position !== undefined && superseded.has(d.position)) {
+      supersededCount++
+      continue
+    }
     count(d.key)
     const code = d.code ?? '(no dlq.error.code header)'
     // Judged and counted only for outcomes of checked raw records (or strays): the window decides what is in scope.
@@ -159,6 +205,7 @@ export function compareTopics(input: CompareInput): CompareSummary {
     dlqFromFaults: fromFaults.length,
     unexpected: unexpected.length,
     keyMismatches: keyMismatches.length,
+    redriven: { records: redrivenRecords, superseded: supersededCount, untraced },
     samples: {
       lost: lost.slice(0, sampleSize),
       duplicated: duplicated.slice(0, sampleSize),

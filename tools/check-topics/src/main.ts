@@ -27,7 +27,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)
     process.stderr.write(
       `check-topics: ${summary.passed ? 'PASSED' : 'FAILED'}: ${summary.raw.inWindow} raw checked, ${summary.lost} lost, ${summary.duplicated} duplicated, ` +
-        `${summary.dlqFromFaults} dlq from faults, ${summary.unexpected} unexpected, ${summary.keyMismatches} key mismatches, ${summary.undecodable} undecodable\n`,
+        `${summary.dlqFromFaults} dlq from faults, ${summary.unexpected} unexpected, ${summary.keyMismatches} key mismatches, ${summary.undecodable} undecodable` +
+        (summary.redriven.records > 0 ? `; ${summary.redriven.records} re-driven (${summary.redriven.superseded} DLQ records superseded, ${summary.redriven.untraced} untraced)` : '') +
+        '\n',
     )
     return summary.passed ? 0 : 1
   } catch (err) {
