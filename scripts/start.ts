@@ -49,6 +49,13 @@ options:
   --exporter-port N port of the pipeline exporter's /metrics (default 9465, else any free one)
   --targets-file F  where to write the Prometheus file_sd targets
                     (default .local/start/prometheus-targets.json)
+  --contract-drift SEED
+                    run both simulators in their contract-drift mode with this seed:
+                    they answer in every shape the interface descriptions leave open
+                    (other JSON types, absent or unknown fields, a refused 'level',
+                    missing findBy variants, token answers without expires_in, bare
+                    401s, trailing-slash variants), as a real API may; the view's
+                    'API drift' line shows what the services tolerated
   -h, --help        this text`
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -80,6 +87,7 @@ async function main(): Promise<number> {
       interval: { type: 'string' },
       'exporter-port': { type: 'string' },
       'targets-file': { type: 'string' },
+      'contract-drift': { type: 'string' },
     },
   })
   if (values.help) {
@@ -98,6 +106,9 @@ async function main(): Promise<number> {
   if (!(intervalS > 0)) throw new Error(`--interval must be a positive number of seconds, got ${values.interval}`)
   const exporterPort = values['exporter-port'] === undefined ? undefined : Number(values['exporter-port'])
   if (exporterPort !== undefined && !(Number.isInteger(exporterPort) && exporterPort >= 0 && exporterPort < 65536)) throw new Error(`--exporter-port must be a port number, got ${values['exporter-port']}`)
+  const driftSeed = values['contract-drift']
+  if (driftSeed !== undefined && !/^\d+$/.test(driftSeed)) throw new Error(`--contract-drift takes a seed, a whole number, got ${driftSeed}`)
+  const driftArgs = driftSeed === undefined ? [] : [`--contract-drift=${driftSeed}`]
   const targetsFile = path.resolve(values['targets-file'] ?? path.join(repoRoot, '.local', 'start', 'prometheus-targets.json'))
   const jsonLine = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`)
   const event = (line: string) => (noUi ? jsonLine({ time: new Date().toISOString(), event: line }) : say(line))
@@ -140,7 +151,7 @@ async function main(): Promise<number> {
     const enrichmentSim = spawnService({
       name: 'enrichment-sim',
       script: 'simulators/enrichment-sim/src/main.ts',
-      args: ['--port', String(enrichmentPort), '--mutations', '30'],
+      args: ['--port', String(enrichmentPort), '--mutations', '30', ...driftArgs],
       env: { ...base, SIM_CLIENT_ID: SIM_CREDENTIALS.clientId, SIM_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret },
       logDir,
       cwd: repoRoot,
@@ -155,7 +166,7 @@ async function main(): Promise<number> {
     let bankUrl: string | undefined
     if (existsSync(path.join(repoRoot, 'simulators/bank-sim/src/main.ts'))) {
       const bankPort = await freePort(8182)
-      const bankSim = spawnService({ name: 'bank-sim', script: 'simulators/bank-sim/src/main.ts', args: ['--port', String(bankPort)], env: { ...base, SIM_BANK_REDIRECT_URI: bankRedirectUri }, logDir, cwd: repoRoot })
+      const bankSim = spawnService({ name: 'bank-sim', script: 'simulators/bank-sim/src/main.ts', args: ['--port', String(bankPort), ...driftArgs], env: { ...base, SIM_BANK_REDIRECT_URI: bankRedirectUri }, logDir, cwd: repoRoot })
       children.push(bankSim)
       await waitForHttp(`http://127.0.0.1:${bankPort}/__admin/stats`, bankSim)
       bankUrl = `http://127.0.0.1:${bankPort}`
