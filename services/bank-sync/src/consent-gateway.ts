@@ -10,6 +10,7 @@ import { errorCode } from '@tep/errors'
 import type { RecordProducer, TopicCodec } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
 import type { TokenCipher } from '@tep/token-cipher'
+import { sealConsentToken } from './consent-binding.ts'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { AuthorizationStateClaims, AuthorizationStateSigner } from './authorization-state.ts'
 import { clearCookie, cookieName, createBinding, matches, readCookie, setCookie } from './browser-binding.ts'
@@ -377,8 +378,8 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       status: 'ACTIVE',
       statusReason: 'GRANTED',
       scopes: [tokens.scope],
-      accessToken: o.cipher.encrypt(tokens.accessToken, claims.consentId),
-      refreshToken: o.cipher.encrypt(tokens.refreshToken, claims.consentId),
+      accessToken: sealConsentToken(o.cipher, tokens.accessToken, claims),
+      refreshToken: sealConsentToken(o.cipher, tokens.refreshToken, claims),
       accessTokenExpiresAt: tokens.accessTokenExpiresAt.getTime(),
       refreshTokenExpiresAt: tokens.refreshTokenExpiresAt?.getTime() ?? null,
       tokenIssuedAt: grantedAt,
