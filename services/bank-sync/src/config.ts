@@ -82,7 +82,7 @@ export const bankSyncEnv = {
   ),
   BANK_PKCE: envVar(
     z.enum(['S256', 'off']),
-    'PKCE for the authorization code (S256, or off for a bank that refuses it)',
+    'PKCE for the authorization code (S256, or off for a bank that refuses it: only with KAFKA_ALLOW_INSECURE=true, the one switch for insecure settings, logged at every start)',
     { default: 'S256' },
   ),
   SYNC_INTERVAL: envVar(
@@ -243,4 +243,68 @@ export function resolveKeyring(cfg: {
     ]),
     development: false,
   }
+}
+
+/** The loopback simulator's registered client: what `npm start` and docker-compose run against. */
+export const DEVELOPMENT_BANK_CLIENT = {
+  clientId: 'tep-sim-client',
+  clientSecret: 'tep-sim-secret',
+  redirectUri: 'http://127.0.0.1:8190/consents/callback',
+} as const
+
+/**
+ * The bank OAuth client. Each value is required; only with BANK_SYNC_DEVELOPMENT_KEYS=true
+ * and a loopback BANK_API_URL does an unset one fall back to the simulator's (`development`
+ * says so, and main logs it). Every missing value is named at once.
+ */
+export function resolveBankClient(cfg: {
+  BANK_CLIENT_ID?: string | undefined
+  BANK_CLIENT_SECRET?: string | undefined
+  BANK_REDIRECT_URI?: string | undefined
+  BANK_SYNC_DEVELOPMENT_KEYS?: boolean | undefined
+  BANK_API_URL: string
+}): { clientId: string; clientSecret: string; redirectUri: string; development: boolean } {
+  const missing = (
+    [
+      ['BANK_CLIENT_ID', cfg.BANK_CLIENT_ID],
+      ['BANK_CLIENT_SECRET', cfg.BANK_CLIENT_SECRET],
+      ['BANK_REDIRECT_URI', cfg.BANK_REDIRECT_URI],
+    ] as const
+  )
+    .filter(([, v]) => v === undefined)
+    .map(([name]) => name)
+  if (missing.length > 0) {
+    if (cfg.BANK_SYNC_DEVELOPMENT_KEYS !== true) {
+      throw new BankSyncConfigError(
+        `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: set ${missing.length === 1 ? 'it' : 'them'} to the client registered with the bank. ` +
+          "Only for development against the loopback simulator, BANK_SYNC_DEVELOPMENT_KEYS=true uses the simulator's client instead",
+      )
+    }
+    if (!isLoopbackHost(new URL(cfg.BANK_API_URL).hostname)) {
+      throw new BankSyncConfigError(
+        `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when BANK_API_URL is not a loopback simulator, even with BANK_SYNC_DEVELOPMENT_KEYS=true`,
+      )
+    }
+  }
+  return {
+    clientId: cfg.BANK_CLIENT_ID ?? DEVELOPMENT_BANK_CLIENT.clientId,
+    clientSecret: cfg.BANK_CLIENT_SECRET ?? DEVELOPMENT_BANK_CLIENT.clientSecret,
+    redirectUri: cfg.BANK_REDIRECT_URI ?? DEVELOPMENT_BANK_CLIENT.redirectUri,
+    development: missing.length > 0,
+  }
+}
+
+/**
+ * PKCE on, unless BANK_PKCE=off AND the project's one switch for insecure settings,
+ * KAFKA_ALLOW_INSECURE=true, says it is meant: without PKCE a leaked authorization code can be
+ * exchanged by whoever holds the client secret. Returns `insecure` for main to log on every start.
+ */
+export function resolvePkce(cfg: { BANK_PKCE: 'S256' | 'off' }, env: Record<string, string | undefined>): { pkce: boolean; insecure: boolean } {
+  if (cfg.BANK_PKCE === 'S256') return { pkce: true, insecure: false }
+  if (env.KAFKA_ALLOW_INSECURE?.trim().toLowerCase() !== 'true') {
+    throw new BankSyncConfigError(
+      'BANK_PKCE=off is refused unless KAFKA_ALLOW_INSECURE=true (the switch for insecure settings): keep BANK_PKCE=S256 unless the bank refuses PKCE',
+    )
+  }
+  return { pkce: false, insecure: true }
 }
