@@ -37,7 +37,8 @@ export const bankSyncEnv = {
   }),
   CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: envVar(
     z.string().min(1),
-    'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (docs/security.md). ' +
+    'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (docs/security.md); ' +
+      'or kid1:BASE64,kid2:BASE64 while rotating (a token naming a kid is checked with that key only). ' +
       'Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then a public DEVELOPMENT key, logged)',
     { optional: true, secret: true },
   ),
@@ -200,7 +201,7 @@ export function resolveCustomerTokenKey(cfg: {
   CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY?: string | undefined
   BANK_SYNC_DEVELOPMENT_KEYS?: boolean | undefined
   BANK_API_URL: string
-}): { key: Buffer; development: boolean } {
+}): { key: Buffer | ReadonlyMap<string, Buffer>; development: boolean } {
   const raw = cfg.CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY
   if (raw === undefined) {
     assertDevelopmentKeyAllowed(
@@ -210,16 +211,43 @@ export function resolveCustomerTokenKey(cfg: {
     )
     return { key: DEVELOPMENT_CUSTOMER_TOKEN_KEY, development: true }
   }
+  if (raw.includes(':') || raw.includes(',')) return { key: parseCustomerTokenKeys(raw), development: false }
+  return { key: decodeCustomerTokenKey(raw, 'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY'), development: false }
+}
+
+/**
+ * Rotation: `kid1:BASE64,kid2:BASE64`. A token naming a `kid` is checked with that key, a
+ * token without one with each (docs/security.md, "Customer tokens"). The value is secret:
+ * errors name the entry, never echo it.
+ */
+function parseCustomerTokenKeys(raw: string): ReadonlyMap<string, Buffer> {
+  const keys = new Map<string, Buffer>()
+  for (const [i, entry] of raw.split(',').map((e) => e.trim()).filter((e) => e !== '').entries()) {
+    const colon = entry.indexOf(':')
+    const id = colon === -1 ? '' : entry.slice(0, colon)
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) {
+      throw new BankSyncConfigError(
+        `CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY entry ${i + 1} must be kid:BASE64 (a kid of letters, digits, ".", "_" or "-")`,
+      )
+    }
+    if (keys.has(id)) throw new BankSyncConfigError(`CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY names the kid "${id}" twice`)
+    keys.set(id, decodeCustomerTokenKey(entry.slice(colon + 1), `CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY key "${id}"`))
+  }
+  if (keys.size === 0) throw new BankSyncConfigError('CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY lists no key')
+  return keys
+}
+
+function decodeCustomerTokenKey(raw: string, label: string): Buffer {
   const text = raw.trim()
   const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text)
     ? Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64')
     : Buffer.alloc(0)
   if (key.length < 32) {
     throw new BankSyncConfigError(
-      `CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY must be base64 of at least 32 bytes (openssl rand -base64 32), got ${key.length} bytes`,
+      `${label} must be base64 of at least 32 bytes (openssl rand -base64 32), got ${key.length} bytes`,
     )
   }
-  return { key, development: false }
+  return key
 }
 
 export function resolveKeyring(cfg: {
