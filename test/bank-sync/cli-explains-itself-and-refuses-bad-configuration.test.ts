@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { bankSyncEnv } from '@tep/bank-sync'
@@ -59,6 +60,26 @@ describe('bank-sync CLI', () => {
     })
     expect(code).toBe(2)
     expect(stderr).toMatch(/TOKEN_ENCRYPTION_KEY is required when BANK_API_URL is not a loopback simulator/)
+  })
+
+  it('refuses to start against a real bank without its OAuth client (no simulator defaults), naming each variable', async () => {
+    const { code, stderr } = await run([], {
+      BANK_API_URL: 'https://bank.example.com',
+      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: randomBytes(32).toString('base64'),
+      BANK_CLIENT_ID: '',
+      BANK_CLIENT_SECRET: '',
+      BANK_REDIRECT_URI: '',
+      BANK_SYNC_DEVELOPMENT_KEYS: '',
+    })
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/BANK_CLIENT_ID, BANK_CLIENT_SECRET, BANK_REDIRECT_URI are not set/)
+  })
+
+  it('refuses BANK_PKCE=off without KAFKA_ALLOW_INSECURE=true', async () => {
+    const { code, stderr } = await run([], { BANK_PKCE: 'off', KAFKA_ALLOW_INSECURE: '', BANK_SYNC_DEVELOPMENT_KEYS: 'true', BANK_API_URL: 'http://127.0.0.1:8182' })
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/BANK_PKCE=off is refused unless KAFKA_ALLOW_INSECURE=true/)
   })
 
   it('names the bad variable, without echoing a secret', async () => {

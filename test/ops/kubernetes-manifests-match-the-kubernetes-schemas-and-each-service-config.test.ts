@@ -6,7 +6,11 @@ import { ConfigMap, Service } from 'kubernetes-models/v1'
 import { describe, expect, it } from 'vitest'
 import { parseAllDocuments } from 'yaml'
 import { repoRoot } from './prometheus-tools.ts'
+import { KAFKA_SECURITY_VARIABLES, kafkaSecurityFromEnv, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import { configProblems, DEPLOYABLES } from './service-configs.ts'
+
+/** Read by every service through @tep/kafka (not in the services' own schemas), with the `*_FILE` variants of the passwords. */
+const KAFKA_VARIABLES = new Set([...Object.keys(KAFKA_SECURITY_VARIABLES), 'KAFKA_SASL_PASSWORD_FILE', 'SCHEMA_REGISTRY_PASSWORD_FILE'])
 
 // Kubernetes schemas: the npm package kubernetes-models (Apache-2.0), whose
 // classes validate an object against the Kubernetes OpenAPI definitions they
@@ -22,10 +26,10 @@ interface Manifest {
 }
 
 const dir = path.join(repoRoot, 'deploy/k8s')
-const manifests: Manifest[] = readdirSync(dir)
+const manifestsIn = (folder: string): Manifest[] => readdirSync(folder)
   .filter((f) => f.endsWith('.yaml'))
   .flatMap((f) =>
-    parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => {
+    parseAllDocuments(readFileSync(path.join(folder, f), 'utf8')).map((d) => {
       // toJS() keeps the last of two equal keys; kubectl and podman refuse such a file (a second
       // volumeMounts once hid transaction-ingest's first one).
       if (d.errors.length > 0) throw new Error(`${f}: ${d.errors.map((e) => e.message).join('; ')}`)
@@ -33,9 +37,13 @@ const manifests: Manifest[] = readdirSync(dir)
     }),
   )
   .filter((m) => m !== null)
+const manifests = manifestsIn(dir)
+/** The plain-text development overlay, applied after deploy/k8s (its config map replaces tep-config). */
+const devOverlay = manifestsIn(path.join(dir, 'dev-plaintext'))
 
 // Secrets are created out of band (deploy/k8s/README.md): stand-ins with the right shape.
 const SECRETS: Record<string, Record<string, string>> = {
+  'kafka-credentials': { KAFKA_SASL_PASSWORD: 'kafka-password', SCHEMA_REGISTRY_PASSWORD: 'registry-password' },
   'enrichment-credentials': { ENRICHMENT_CLIENT_ID: 'id', ENRICHMENT_CLIENT_SECRET: 'secret' },
   'bank-credentials': {
     BANK_CLIENT_ID: 'id',
@@ -49,7 +57,7 @@ const SECRETS: Record<string, Record<string, string>> = {
 function documentedSecretKeys(): Record<string, string[]> {
   const readme = readFileSync(path.join(dir, 'README.md'), 'utf8')
   const keysOf = (folder: string) => [...readme.matchAll(new RegExp(`> secrets/${folder}/([A-Z_]+)`, 'g'))].map((m) => m[1]!).sort()
-  return { 'enrichment-credentials': keysOf('enrichment'), 'bank-credentials': keysOf('bank') }
+  return { 'kafka-credentials': keysOf('kafka'), 'enrichment-credentials': keysOf('enrichment'), 'bank-credentials': keysOf('bank') }
 }
 
 function validateKind(m: unknown): string | undefined {
@@ -65,9 +73,30 @@ function validateKind(m: unknown): string | undefined {
 }
 
 describe('deploy/k8s manifests', () => {
-  it('are valid against the Kubernetes schemas', () => {
+  it('are valid against the Kubernetes schemas, the development overlay too', () => {
     expect(manifests.length).toBeGreaterThanOrEqual(5)
     expect(manifests.map(validateKind).filter((p) => p !== undefined)).toEqual([])
+    expect(devOverlay.map(validateKind).filter((p) => p !== undefined)).toEqual([])
+  })
+
+  it('are secure by default: SASL_SSL to Kafka, https to the registry, secrets as files only, egress restricted', () => {
+    const config = manifests.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 'tep-config')!.data!
+    expect(config.KAFKA_SECURITY_PROTOCOL).toBe('SASL_SSL')
+    expect(config.SCHEMA_REGISTRY_URL).toMatch(/^https:\/\//)
+    // A secret the pod reads must come as a file: no secretRef, no secretKeyRef but the (public) client ids.
+    const problems: string[] = []
+    for (const d of manifests.filter((m) => m.kind === 'Deployment')) {
+      const c = d.spec!.template!.spec.containers[0]!
+      if ((c.envFrom ?? []).some((f) => f.secretRef)) problems.push(`${d.metadata.name}: envFrom a secret`)
+      for (const e of (c.env ?? []) as Array<{ name: string; valueFrom?: { secretKeyRef?: unknown } }>)
+        if (e.valueFrom?.secretKeyRef && !e.name.endsWith('_CLIENT_ID')) problems.push(`${d.metadata.name}: ${e.name} from a secret as a variable`)
+    }
+    expect(problems).toEqual([])
+    const policies = manifests.filter((m) => m.kind === 'NetworkPolicy') as unknown as Array<{ spec: { podSelector: object; policyTypes: string[]; egress?: Array<{ ports?: Array<{ port: number }> }> } }>
+    const egress = policies.filter((p) => p.spec.policyTypes.includes('Egress') && Object.keys(p.spec.podSelector).length === 0)
+    expect(egress.length).toBeGreaterThan(0)
+    const ports = egress.flatMap((p) => (p.spec.egress ?? []).flatMap((r) => (r.ports ?? []).map((x) => x.port)))
+    expect(ports.sort((a, b) => a - b)).toEqual([53, 53, 443, 8081, 9093])
   })
 
   it('stand in for exactly the secrets deploy/k8s/README.md creates (a key missing there is missing in the cluster)', () => {
@@ -122,9 +151,33 @@ describe('deploy/k8s manifests', () => {
         if (from.configMapRef) Object.assign(env, configMaps.get(from.configMapRef.name) ?? problems.push(`${d.metadata.name}: no config map ${from.configMapRef.name}`))
         if (from.secretRef) Object.assign(env, SECRETS[from.secretRef.name] ?? problems.push(`${d.metadata.name}: unknown secret ${from.secretRef.name}`))
       }
-      for (const e of container.env ?? []) if (e.value !== undefined) env[e.name] = e.value
+      for (const e of (container.env ?? []) as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>) {
+        if (e.value !== undefined) env[e.name] = e.value
+        const ref = e.valueFrom?.secretKeyRef
+        if (ref) env[e.name] = SECRETS[ref.name]?.[ref.key] ?? String(problems.push(`${d.metadata.name}: ${e.name} from unknown ${ref.name}/${ref.key}`))
+      }
+      // The secret files as the pod sees them: each secret volume's keys under its mount path.
+      const pod = d.spec!.template!.spec as unknown as { volumes?: Array<{ name: string; secret?: { secretName: string } }> }
+      const mounts = (container as unknown as { volumeMounts?: Array<{ name: string; mountPath: string }> }).volumeMounts ?? []
+      const files = new Map<string, string>()
+      for (const v of pod.volumes ?? []) {
+        const mount = mounts.find((m) => m.name === v.name)
+        if (v.secret && mount) for (const [key, value] of Object.entries(SECRETS[v.secret.secretName] ?? {})) files.set(`${mount.mountPath}/${key}`, value)
+      }
+      const readFile = (file: string) => {
+        const text = files.get(file)
+        if (text === undefined) throw Object.assign(new Error(`${file} is not mounted`), { code: 'ENOENT' })
+        return text
+      }
       // The config map is shared by every service: a key only some services read is fine there.
-      problems.push(...configProblems(d.metadata.name, container.args?.[0], env, { unknownVariablesAllowed: true }))
+      problems.push(...configProblems(d.metadata.name, container.args?.[0], env, { unknownVariablesAllowed: true, readFile }))
+      try {
+        const kafka = kafkaSecurityFromEnv(env, readFile)
+        if (kafka.sasl?.password !== 'kafka-password') problems.push(`${d.metadata.name}: the Kafka SASL password is not read from its secret file`)
+        if (schemaRegistrySecurityFromEnv(env, readFile).auth?.password !== 'registry-password') problems.push(`${d.metadata.name}: the registry password is not read from its secret file`)
+      } catch (err) {
+        problems.push(`${d.metadata.name}: ${(err as Error).message}`)
+      }
       const port = container.ports?.find((p) => p.name === 'metrics')?.containerPort
       if (String(port) !== (env.METRICS_PORT ?? '9464')) problems.push(`${d.metadata.name}: metrics containerPort ${port} is not METRICS_PORT ${env.METRICS_PORT}`)
       if (container.readinessProbe?.httpGet?.path !== '/readyz') problems.push(`${d.metadata.name}: readiness probe is not /readyz`)
@@ -132,7 +185,7 @@ describe('deploy/k8s manifests', () => {
     }
     // Every key of the shared config map is read by at least one deployable.
     for (const [name, data] of configMaps)
-      for (const key of Object.keys(data)) if (!Object.values(DEPLOYABLES).some((s) => key in s.env)) problems.push(`config map ${name}: ${key} is read by no service`)
+      for (const key of Object.keys(data)) if (!Object.values(DEPLOYABLES).some((s) => key in s.env) && !KAFKA_VARIABLES.has(key)) problems.push(`config map ${name}: ${key} is read by no service`)
     expect(problems).toEqual([])
   })
 })

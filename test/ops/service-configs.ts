@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig, resolveEnrichmentAuth, type EnvSpec } from '@tep/config'
-import { bankSyncEnv, resolveCustomerTokenKey, resolveKeyring } from '@tep/bank-sync'
+import { bankSyncEnv, resolveBankClient, resolveCustomerTokenKey, resolveKeyring } from '@tep/bank-sync'
 import { pollerEnv } from '@tep/invalidation-poller'
 import { refresherEnv } from '@tep/refresher'
 import { INGEST_ENV } from '@tep/transaction-ingest'
@@ -21,6 +21,7 @@ export const DEPLOYABLES: Record<string, { script: string; env: EnvSpec; crossCh
         // Both keys, as main.ts resolves them: a deployment without one exits at start.
         resolveKeyring(cfg as Parameters<typeof resolveKeyring>[0])
         resolveCustomerTokenKey(cfg as Parameters<typeof resolveCustomerTokenKey>[0])
+        resolveBankClient(cfg as Parameters<typeof resolveBankClient>[0])
         return undefined
       } catch (err) {
         return (err as Error).message
@@ -44,16 +45,22 @@ const RUNTIME_VARS = new Set(['NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS',
  * service's, a variable the service does not know (a typo is silently ignored at
  * run time), and whatever the service's own start-up validation would refuse.
  */
-export function configProblems(name: string, script: string | undefined, env: Record<string, string>, options: { unknownVariablesAllowed?: boolean } = {}): string[] {
+export function configProblems(
+  name: string,
+  script: string | undefined,
+  env: Record<string, string>,
+  options: { unknownVariablesAllowed?: boolean; readFile?: (path: string) => string } = {},
+): string[] {
   const deployable = DEPLOYABLES[name]
   if (!deployable) return [`${name}: no configuration schema known for it`]
   const problems: string[] = []
   if (script !== deployable.script) problems.push(`${name}: runs ${script}, expected ${deployable.script}`)
   if (!existsSync(path.join(repoRoot, deployable.script))) problems.push(`${name}: ${deployable.script} does not exist`)
   if (!options.unknownVariablesAllowed)
-    for (const key of Object.keys(env)) if (!(key in deployable.env) && !RUNTIME_VARS.has(key)) problems.push(`${name}: ${key} is not a variable of ${name}`)
+    for (const key of Object.keys(env))
+      if (!(key in deployable.env) && !RUNTIME_VARS.has(key) && !isSecretFileOf(deployable.env, key)) problems.push(`${name}: ${key} is not a variable of ${name}`)
   try {
-    const cfg = loadConfig(name, deployable.env, env) as Record<string, unknown>
+    const cfg = loadConfig(name, deployable.env, env, options.readFile) as Record<string, unknown>
     const cross = deployable.crossChecks?.(cfg)
     if (cross) problems.push(`${name}: ${cross}`)
   } catch (err) {
@@ -61,4 +68,9 @@ export function configProblems(name: string, script: string | undefined, env: Re
     problems.push(err.message)
   }
   return problems
+}
+
+/** `NAME_FILE` of a secret variable `NAME`: loadConfig reads the secret from that file. */
+function isSecretFileOf(spec: EnvSpec, key: string): boolean {
+  return key.endsWith('_FILE') && spec[key.slice(0, -'_FILE'.length)]?.secret === true
 }

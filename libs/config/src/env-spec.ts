@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ConfigError, type ConfigProblem } from './errors.ts'
+import { secretFromEnv, type ReadSecretFile } from './secret-file.ts'
 
 /**
  * One environment variable: its documentation, its default and how to parse it.
@@ -11,7 +12,7 @@ export interface EnvVar<T> {
   /** Raw default (as it would be written in the environment); absent = required unless `optional`. */
   default?: string
   optional?: boolean
-  /** Never printed, not even in errors (client secrets, keys). */
+  /** Never printed, not even in errors (client secrets, keys); may also come from the file `<NAME>_FILE`. */
   secret?: boolean
   schema: z.ZodType<T>
 }
@@ -29,12 +30,27 @@ export function envVar<T>(schema: z.ZodType<T>, doc: string, options: Omit<EnvVa
 /**
  * Reads and validates every variable of `spec` from `env`. An empty string
  * counts as unset, which is what operators mean by `FOO=` in a compose file.
+ * A `secret` variable may instead be read from the file `<NAME>_FILE` names.
  */
-export function loadConfig<S extends EnvSpec>(service: string, spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+export function loadConfig<S extends EnvSpec>(
+  service: string,
+  spec: S,
+  env: NodeJS.ProcessEnv = process.env,
+  readFile?: ReadSecretFile,
+): ConfigOf<S> {
   const problems: ConfigProblem[] = []
   const out: Record<string, unknown> = {}
   for (const [name, variable] of Object.entries(spec)) {
-    const raw = env[name] === undefined || env[name] === '' ? variable.default : env[name]
+    let given = env[name]
+    if (variable.secret) {
+      const found = secretFromEnv(env, name, readFile)
+      if (!found.ok) {
+        problems.push({ variable: name, message: found.problem })
+        continue
+      }
+      given = found.value
+    }
+    const raw = given === undefined || given === '' ? variable.default : given
     if (raw === undefined) {
       if (variable.optional) {
         out[name] = undefined
@@ -60,7 +76,8 @@ export function loadConfig<S extends EnvSpec>(service: string, spec: S, env: Nod
 export function formatEnvHelp(spec: EnvSpec): string {
   const rows = Object.entries(spec).map(([name, v]) => {
     const dflt = v.default !== undefined ? (v.secret ? ' (default: built-in)' : ` (default: ${v.default})`) : v.optional ? ' (optional)' : ' (required)'
-    return `  ${name}\n      ${v.doc}${dflt}`
+    const file = v.secret ? `\n      (or ${name}_FILE: a file holding it)` : ''
+    return `  ${name}\n      ${v.doc}${dflt}${file}`
   })
   return rows.join('\n')
 }

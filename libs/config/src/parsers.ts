@@ -2,11 +2,7 @@ import { z } from 'zod'
 
 // Reusable parsers with messages that say what was expected, in operator words.
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-}
+import { isLoopbackHost } from './loopback.ts'
 
 /** `host:port[,host:port...]` */
 export const brokerList = z.string().transform((raw, ctx) => {

@@ -33,11 +33,21 @@ export const enrichmentApiVars = {
 
 export const bankApiVars = {
   BANK_API_URL: envVar(serviceUrl({ httpsUnlessLoopback: true }), 'bank open-banking API base URL', { default: 'http://127.0.0.1:8182' }),
-  BANK_CLIENT_ID: envVar(nonEmpty, 'OAuth client id registered with the bank', { default: 'tep-sim-client' }),
-  BANK_CLIENT_SECRET: envVar(nonEmpty, 'OAuth client secret registered with the bank', { default: 'tep-sim-secret', secret: true }),
-  BANK_REDIRECT_URI: envVar(serviceUrl({ httpsUnlessLoopback: true }), 'redirect URI registered with the bank (the consent gateway callback)', {
-    default: 'http://127.0.0.1:8190/consents/callback',
+  // No defaults: the simulator's values against a real bank would fail late and confusingly, and
+  // a defaulted plain-http redirect URI turned the gateway's __Host- cookie, Secure and HSTS off.
+  // The service supplies the simulator's values only behind its development switch.
+  BANK_CLIENT_ID: envVar(nonEmpty, 'OAuth client id registered with the bank. Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then the loopback simulator\'s)', {
+    optional: true,
   }),
+  BANK_CLIENT_SECRET: envVar(nonEmpty, 'OAuth client secret registered with the bank. Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then the loopback simulator\'s)', {
+    optional: true,
+    secret: true,
+  }),
+  BANK_REDIRECT_URI: envVar(
+    serviceUrl({ httpsUnlessLoopback: true }),
+    'redirect URI registered with the bank (the consent gateway callback). Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then http://127.0.0.1:8190/consents/callback)',
+    { optional: true },
+  ),
 }
 
 export const tokenEncryptionVars = {

@@ -192,7 +192,7 @@ export interface HttpStatusErrorOptions {
 export class HttpStatusError extends HttpRequestError {
   readonly status: number
   readonly bodySnippet: string
-  readonly bodyText: string
+  declare readonly bodyText: string
   readonly headers: Record<string, string | string[] | undefined>
 
   constructor(context: RequestContext, options: HttpStatusErrorOptions, message?: string) {
@@ -210,7 +210,10 @@ export class HttpStatusError extends HttpRequestError {
     )
     this.status = options.status
     this.bodySnippet = options.bodySnippet
-    this.bodyText = options.bodyText
+    // Up to maxErrorBodyBytes (64 KiB) for the API clients to parse, but never logged: not
+    // enumerable, so pino's error serializer (which walks enumerable properties) and
+    // JSON.stringify write the bounded bodySnippet and leave this out.
+    Object.defineProperty(this, 'bodyText', { value: options.bodyText, enumerable: false, writable: false, configurable: false })
     this.headers = options.headers
   }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { HttpConfigError } from './errors.ts'
 import { assertSecureUrl, isLoopbackHost } from './transport-policy.ts'
 
+// isLoopbackHost is @tep/config's (one definition, scripts/layout/one-definition-of-loopback.test.ts); re-exported here.
+
 describe('isLoopbackHost', () => {
   it.each([
     '127.0.0.1',

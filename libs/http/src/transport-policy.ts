@@ -1,27 +1,11 @@
-import { isIP } from 'node:net'
+import { isLoopbackHost } from '@tep/config'
 import { HttpConfigError } from './errors.ts'
 
 /** The oldest TLS version the clients accept (spec: "HTTPS (TLS 1.2 or newer)"). */
 export const MIN_TLS_VERSION = 'TLSv1.2'
 
-/**
- * True for hosts that cannot leave the machine: 127.0.0.0/8, ::1 (also as an
- * IPv4-mapped address) and `localhost`. Only these may be called over plain HTTP,
- * which is what the local simulators speak.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname
-  const lower = host.toLowerCase()
-  if (lower === 'localhost' || lower.endsWith('.localhost')) return true
-  const family = isIP(lower)
-  if (family === 4) return lower.split('.')[0] === '127'
-  if (family === 6) {
-    if (lower === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(lower)) return true
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
-    return mapped !== null && mapped[1]!.split('.')[0] === '127'
-  }
-  return false
-}
+/** Only loopback hosts may be called over plain HTTP, which is what the local simulators speak. */
+export { isLoopbackHost }
 
 /**
  * Parses and checks a URL the client will call: https:// anywhere, http:// only

@@ -1,3 +1,4 @@
+import { secretFromEnv } from '@tep/config'
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { KafkaConfigError } from './errors.ts'
@@ -60,16 +61,14 @@ function value(env: Env, name: string): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim()
 }
 
-/** `NAME`, or the content of the file `NAME_FILE` (Kubernetes secrets mounted as files). */
+/** `NAME`, or the content of the file `NAME_FILE` (Kubernetes secrets mounted as files): @tep/config's one implementation. */
 function secret(env: Env, name: string, read: ReadFile, problems: string[]): string | undefined {
-  const direct = env[name]
-  const file = value(env, `${name}_FILE`)
-  if (direct !== undefined && direct !== '' && file !== undefined) {
-    problems.push(`set ${name} or ${name}_FILE, not both`)
+  const found = secretFromEnv(env, name, read)
+  if (!found.ok) {
+    problems.push(found.problem)
     return undefined
   }
-  if (file === undefined) return direct === '' ? undefined : direct
-  return pem(file, `${name}_FILE`, read, problems)?.replace(/\r?\n$/, '')
+  return found.value
 }
 
 function pem(path: string, name: string, read: ReadFile, problems: string[]): string | undefined {

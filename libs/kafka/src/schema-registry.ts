@@ -1,4 +1,5 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry'
+import { isLoopbackHost } from '@tep/config'
 import type { AvroSchemaJson } from '@tep/schemas'
 import { KafkaConfigError, SchemaRegistrationError, SchemaRegistryUnavailableError } from './errors.ts'
 import { SILENT_LOGGER, type KafkaLogger } from './logger.ts'
@@ -13,11 +14,6 @@ export interface SchemaRegistryConfig {
   logger?: KafkaLogger
 }
 
-/** Loopback hosts, where plain http never leaves the machine. */
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
-}
 
 /**
  * The registry's transport rule: basic-auth credentials are never sent over
@@ -33,7 +29,7 @@ export function checkRegistryTransport(url: string, hasCredentials: boolean): st
   } catch {
     throw new KafkaConfigError(`SCHEMA_REGISTRY_URL is not a URL: ${JSON.stringify(url)}`)
   }
-  if (parsed.protocol === 'https:' || isLoopback(parsed.hostname)) return undefined
+  if (parsed.protocol === 'https:' || isLoopbackHost(parsed.hostname)) return undefined
   if (parsed.protocol !== 'http:') throw new KafkaConfigError(`SCHEMA_REGISTRY_URL must be http(s)://, got ${parsed.protocol}`)
   if (hasCredentials) {
     throw new KafkaConfigError(

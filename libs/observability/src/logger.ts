@@ -64,14 +64,25 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       log: (object) => redactDeep(object) as Record<string, unknown>,
     },
     hooks: {
-      // The message string and its format arguments are masked too.
+      // The message string and its format arguments are masked too; an object argument of
+      // `%o`/`%O`/`%j` is interpolated as JSON into the message, so it is redacted deeply first.
       logMethod(args, method) {
-        const masked: unknown[] = args.map((a) => (typeof a === 'string' ? maskSensitiveText(a) : a))
+        const masked: unknown[] = args.map((a, i) =>
+          typeof a === 'string' ? maskSensitiveText(a) : i > 0 && typeof a === 'object' && a !== null ? redactDeep(a) : a,
+        )
         // logger.error(err) takes its message from the error: give it the masked one.
         if (masked.length === 1 && masked[0] instanceof Error) masked.push(maskSensitiveText(masked[0].message))
         return method.apply(this, masked as Parameters<typeof method>)
       },
     },
   }
-  return options.destination ? pino(opts, options.destination as pino.DestinationStream) : pino(opts)
+  const logger = options.destination ? pino(opts, options.destination as pino.DestinationStream) : pino(opts)
+  // A child's bindings are serialised once, into every line of the child, and pass neither
+  // through `log` nor (pino resets it for children) through `formatters.bindings`: redact them
+  // as the child is made. Children inherit this `child`, so grandchildren are covered too.
+  const child = logger.child as unknown as (this: unknown, bindings: pino.Bindings, childOptions?: unknown) => Logger
+  logger.child = function (this: unknown, bindings: pino.Bindings, childOptions?: unknown) {
+    return child.call(this, redactDeep(bindings) as pino.Bindings, childOptions)
+  } as unknown as Logger['child']
+  return logger
 }

@@ -167,3 +167,34 @@ describe('rotation with the documented variable forms', () => {
     expect(() => after.decrypt(sealed, 'consent-2')).toThrow()
   })
 })
+
+describe('TokenCipher bound to several values (consent and customer)', () => {
+  it('refuses an envelope whose second bound value changed (the customer of a consent)', () => {
+    const env = cipherA.encrypt('tok', ['consent-1', 'victim'])
+    expect(cipherA.decrypt(env, ['consent-1', 'victim'])).toBe('tok')
+    expect(() => cipherA.decrypt(env, ['consent-1', 'attacker'])).toThrow(TokenDecryptionError)
+    // Nor does it open with the consent id alone: a list never encodes like a string.
+    expect(() => cipherA.decrypt(env, 'consent-1')).toThrow(TokenDecryptionError)
+  })
+
+  it('keeps lists whose joined text is equal apart', () => {
+    const env = cipherA.encrypt('tok', ['a.b', 'c'])
+    expect(() => cipherA.decrypt(env, ['a', 'b.c'])).toThrow(TokenDecryptionError)
+  })
+
+  it('opens a legacy envelope (consent id only) through decryptMigrating and flags it', () => {
+    const legacy = cipherA.encrypt('tok', 'consent-1')
+    expect(cipherA.decryptMigrating(legacy, ['consent-1', 'victim'], 'consent-1')).toEqual({
+      plaintext: 'tok',
+      legacy: true,
+    })
+    const current = cipherA.encrypt('tok', ['consent-1', 'victim'])
+    expect(cipherA.decryptMigrating(current, ['consent-1', 'victim'], 'consent-1')).toEqual({
+      plaintext: 'tok',
+      legacy: false,
+    })
+    expect(() => cipherA.decryptMigrating(current, ['consent-1', 'attacker'], 'consent-1')).toThrow(
+      TokenDecryptionError,
+    )
+  })
+})

@@ -7,6 +7,21 @@ const IV_BYTES = 12
 const TAG_BYTES = 16
 const B64URL = /^[A-Za-z0-9_-]*$/
 
+/**
+ * What an envelope is bound to. A string is used as it is (the form every envelope written
+ * before the customer binding used: the consentId alone). A list is several values bound
+ * together, each prefixed with its UTF-8 length, so no two different lists give the same bytes
+ * (`['a.b', 'c']` and `['a', 'b.c']` stay apart) and no list gives the bytes of a string.
+ */
+export type AssociatedData = string | readonly string[]
+
+/** The result of {@link TokenCipher.decryptMigrating}: the plaintext and whether the legacy binding opened it. */
+export interface MigratingDecryption {
+  readonly plaintext: string
+  /** True when only the legacy binding authenticated: seal the token again with the current one. */
+  readonly legacy: boolean
+}
+
 export interface EnvelopeParts {
   readonly version: string
   readonly keyId: string
@@ -34,7 +49,7 @@ export class TokenCipher {
     return this.#keyring.active.id
   }
 
-  encrypt(plaintext: string, associatedData: string): string {
+  encrypt(plaintext: string, associatedData: AssociatedData): string {
     const { id, key } = this.#keyring.active
     const iv = randomBytes(IV_BYTES)
     const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })
@@ -44,7 +59,7 @@ export class TokenCipher {
     return [VERSION, id, b64(iv), b64(ciphertext), b64(tag)].join('.')
   }
 
-  decrypt(envelope: string, associatedData: string): string {
+  decrypt(envelope: string, associatedData: AssociatedData): string {
     const parts = parseEnvelope(envelope)
     const entry = this.#keyring.keys.get(parts.keyId)
     if (!entry) {
@@ -72,8 +87,27 @@ export class TokenCipher {
   }
 
   /** Decrypts with whichever key sealed it and seals again with the active key. */
-  reencrypt(envelope: string, associatedData: string): string {
+  reencrypt(envelope: string, associatedData: AssociatedData): string {
     return this.encrypt(this.decrypt(envelope, associatedData), associatedData)
+  }
+
+  /**
+   * Decrypts with the current binding, or, while a change of binding is being migrated, with
+   * the legacy one, and says which opened it. A legacy opening is weaker by definition (the
+   * legacy binding covers less), so callers flag it and seal the token again with `current`.
+   * When neither authenticates, the error is the current binding's.
+   */
+  decryptMigrating(envelope: string, current: AssociatedData, legacy: AssociatedData): MigratingDecryption {
+    try {
+      return { plaintext: this.decrypt(envelope, current), legacy: false }
+    } catch (err) {
+      if (!(err instanceof TokenDecryptionError || err instanceof TokenKeyUnknownError)) throw err
+      try {
+        return { plaintext: this.decrypt(envelope, legacy), legacy: true }
+      } catch {
+        throw err
+      }
+    }
   }
 }
 
@@ -122,8 +156,15 @@ export function parseEnvelope(envelope: string): EnvelopeParts {
   return parsed
 }
 
-function aad(keyId: string, associatedData: string): Buffer {
-  return Buffer.from(`${VERSION}.${keyId}.${associatedData}`, 'utf8')
+function aad(keyId: string, associatedData: AssociatedData): Buffer {
+  return Buffer.from(`${VERSION}.${keyId}.${encodeAssociatedData(associatedData)}`, 'utf8')
+}
+
+function encodeAssociatedData(associatedData: AssociatedData): string {
+  if (typeof associatedData === 'string') return associatedData
+  // The length prefixes keep lists apart; the NUL marker keeps a list apart from a plain
+  // string (consent ids and the like never contain NUL).
+  return '\u0000list' + associatedData.map((v) => `\u0000${Buffer.byteLength(v, 'utf8')}:${v}`).join('')
 }
 
 function b64(buf: Buffer): string {
@@ -133,7 +174,7 @@ function b64(buf: Buffer): string {
 function tryDecrypt(
   key: Buffer,
   parts: ReturnType<typeof parseEnvelope>,
-  associatedData: string,
+  associatedData: AssociatedData,
 ): string | undefined {
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, parts.iv, { authTagLength: TAG_BYTES })

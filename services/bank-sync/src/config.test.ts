@@ -3,6 +3,9 @@ import { loadConfig } from '@tep/config'
 import { describe, expect, it } from 'vitest'
 import {
   bankSyncEnv,
+  DEVELOPMENT_BANK_CLIENT,
+  resolveBankClient,
+  resolvePkce,
   DEVELOPMENT_CUSTOMER_TOKEN_KEY,
   DEVELOPMENT_KEY_ID,
   resolveCustomerTokenKey,
@@ -61,5 +64,45 @@ describe('the development keys of bank-sync', () => {
     expect(resolveKeyring(cfg).development).toBe(false)
     expect(resolveKeyring(cfg).keyring.active.id).toBe('k1')
     expect(resolveCustomerTokenKey(cfg)).toEqual({ key: Buffer.from(customer, 'base64'), development: false })
+  })
+})
+
+describe('the bank client of bank-sync fails closed', () => {
+  const client = { BANK_CLIENT_ID: 'real-id', BANK_CLIENT_SECRET: 'real-secret', BANK_REDIRECT_URI: 'https://consents.example.com/consents/callback' }
+
+  it('refuses to start without BANK_CLIENT_ID, BANK_CLIENT_SECRET and BANK_REDIRECT_URI, naming each (no simulator defaults)', () => {
+    const cfg = config({ BANK_API_URL: 'https://bank.example.com' })
+    expect(() => resolveBankClient(cfg)).toThrow(/BANK_CLIENT_ID, BANK_CLIENT_SECRET, BANK_REDIRECT_URI are not set/)
+    expect(() => resolveBankClient(config({ BANK_API_URL: 'https://bank.example.com', ...client, BANK_REDIRECT_URI: '' }))).toThrow(
+      /^BANK_REDIRECT_URI is not set/,
+    )
+  })
+
+  it('refuses the simulator defaults for a loopback bank without the switch, and for a real bank even with it', () => {
+    expect(() => resolveBankClient(config({ BANK_API_URL: 'http://127.0.0.1:8182' }))).toThrow(BankSyncConfigError)
+    expect(() => resolveBankClient(config({ BANK_API_URL: 'https://bank.example.com', BANK_SYNC_DEVELOPMENT_KEYS: 'true' }))).toThrow(
+      /required when BANK_API_URL is not a loopback simulator/,
+    )
+  })
+
+  it('uses the simulator client behind the switch, and what is set otherwise', () => {
+    expect(resolveBankClient(config({ BANK_API_URL: 'http://127.0.0.1:8182', BANK_SYNC_DEVELOPMENT_KEYS: 'true' }))).toEqual({
+      ...DEVELOPMENT_BANK_CLIENT,
+      development: true,
+    })
+    expect(resolveBankClient(config({ BANK_API_URL: 'https://bank.example.com', ...client }))).toEqual({
+      clientId: 'real-id',
+      clientSecret: 'real-secret',
+      redirectUri: client.BANK_REDIRECT_URI,
+      development: false,
+    })
+  })
+
+  it('accepts BANK_PKCE=off only with KAFKA_ALLOW_INSECURE=true', () => {
+    const off = config({ BANK_PKCE: 'off' })
+    expect(() => resolvePkce(off, {})).toThrow(/BANK_PKCE=off is refused unless KAFKA_ALLOW_INSECURE=true/)
+    expect(() => resolvePkce(off, { KAFKA_ALLOW_INSECURE: 'false' })).toThrow(BankSyncConfigError)
+    expect(resolvePkce(off, { KAFKA_ALLOW_INSECURE: 'true' })).toEqual({ pkce: false, insecure: true })
+    expect(resolvePkce(config({}), {})).toEqual({ pkce: true, insecure: false })
   })
 })

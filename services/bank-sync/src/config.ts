@@ -37,7 +37,8 @@ export const bankSyncEnv = {
   }),
   CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: envVar(
     z.string().min(1),
-    'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (docs/security.md). ' +
+    'base64 of at least 32 bytes: HMAC key (HS256) of the short-lived customer tokens the bank application signs for the gateway (docs/security.md); ' +
+      'or kid1:BASE64,kid2:BASE64 while rotating (a token naming a kid is checked with that key only). ' +
       'Required unless BANK_SYNC_DEVELOPMENT_KEYS=true (then a public DEVELOPMENT key, logged)',
     { optional: true, secret: true },
   ),
@@ -82,7 +83,7 @@ export const bankSyncEnv = {
   ),
   BANK_PKCE: envVar(
     z.enum(['S256', 'off']),
-    'PKCE for the authorization code (S256, or off for a bank that refuses it)',
+    'PKCE for the authorization code (S256, or off for a bank that refuses it: only with KAFKA_ALLOW_INSECURE=true, the one switch for insecure settings, logged at every start)',
     { default: 'S256' },
   ),
   SYNC_INTERVAL: envVar(
@@ -200,7 +201,7 @@ export function resolveCustomerTokenKey(cfg: {
   CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY?: string | undefined
   BANK_SYNC_DEVELOPMENT_KEYS?: boolean | undefined
   BANK_API_URL: string
-}): { key: Buffer; development: boolean } {
+}): { key: Buffer | ReadonlyMap<string, Buffer>; development: boolean } {
   const raw = cfg.CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY
   if (raw === undefined) {
     assertDevelopmentKeyAllowed(
@@ -210,16 +211,43 @@ export function resolveCustomerTokenKey(cfg: {
     )
     return { key: DEVELOPMENT_CUSTOMER_TOKEN_KEY, development: true }
   }
+  if (raw.includes(':') || raw.includes(',')) return { key: parseCustomerTokenKeys(raw), development: false }
+  return { key: decodeCustomerTokenKey(raw, 'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY'), development: false }
+}
+
+/**
+ * Rotation: `kid1:BASE64,kid2:BASE64`. A token naming a `kid` is checked with that key, a
+ * token without one with each (docs/security.md, "Customer tokens"). The value is secret:
+ * errors name the entry, never echo it.
+ */
+function parseCustomerTokenKeys(raw: string): ReadonlyMap<string, Buffer> {
+  const keys = new Map<string, Buffer>()
+  for (const [i, entry] of raw.split(',').map((e) => e.trim()).filter((e) => e !== '').entries()) {
+    const colon = entry.indexOf(':')
+    const id = colon === -1 ? '' : entry.slice(0, colon)
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) {
+      throw new BankSyncConfigError(
+        `CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY entry ${i + 1} must be kid:BASE64 (a kid of letters, digits, ".", "_" or "-")`,
+      )
+    }
+    if (keys.has(id)) throw new BankSyncConfigError(`CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY names the kid "${id}" twice`)
+    keys.set(id, decodeCustomerTokenKey(entry.slice(colon + 1), `CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY key "${id}"`))
+  }
+  if (keys.size === 0) throw new BankSyncConfigError('CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY lists no key')
+  return keys
+}
+
+function decodeCustomerTokenKey(raw: string, label: string): Buffer {
   const text = raw.trim()
   const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text)
     ? Buffer.from(text.replaceAll('-', '+').replaceAll('_', '/'), 'base64')
     : Buffer.alloc(0)
   if (key.length < 32) {
     throw new BankSyncConfigError(
-      `CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY must be base64 of at least 32 bytes (openssl rand -base64 32), got ${key.length} bytes`,
+      `${label} must be base64 of at least 32 bytes (openssl rand -base64 32), got ${key.length} bytes`,
     )
   }
-  return { key, development: false }
+  return key
 }
 
 export function resolveKeyring(cfg: {
@@ -243,4 +271,68 @@ export function resolveKeyring(cfg: {
     ]),
     development: false,
   }
+}
+
+/** The loopback simulator's registered client: what `npm start` and docker-compose run against. */
+export const DEVELOPMENT_BANK_CLIENT = {
+  clientId: 'tep-sim-client',
+  clientSecret: 'tep-sim-secret',
+  redirectUri: 'http://127.0.0.1:8190/consents/callback',
+} as const
+
+/**
+ * The bank OAuth client. Each value is required; only with BANK_SYNC_DEVELOPMENT_KEYS=true
+ * and a loopback BANK_API_URL does an unset one fall back to the simulator's (`development`
+ * says so, and main logs it). Every missing value is named at once.
+ */
+export function resolveBankClient(cfg: {
+  BANK_CLIENT_ID?: string | undefined
+  BANK_CLIENT_SECRET?: string | undefined
+  BANK_REDIRECT_URI?: string | undefined
+  BANK_SYNC_DEVELOPMENT_KEYS?: boolean | undefined
+  BANK_API_URL: string
+}): { clientId: string; clientSecret: string; redirectUri: string; development: boolean } {
+  const missing = (
+    [
+      ['BANK_CLIENT_ID', cfg.BANK_CLIENT_ID],
+      ['BANK_CLIENT_SECRET', cfg.BANK_CLIENT_SECRET],
+      ['BANK_REDIRECT_URI', cfg.BANK_REDIRECT_URI],
+    ] as const
+  )
+    .filter(([, v]) => v === undefined)
+    .map(([name]) => name)
+  if (missing.length > 0) {
+    if (cfg.BANK_SYNC_DEVELOPMENT_KEYS !== true) {
+      throw new BankSyncConfigError(
+        `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: set ${missing.length === 1 ? 'it' : 'them'} to the client registered with the bank. ` +
+          "Only for development against the loopback simulator, BANK_SYNC_DEVELOPMENT_KEYS=true uses the simulator's client instead",
+      )
+    }
+    if (!isLoopbackHost(new URL(cfg.BANK_API_URL).hostname)) {
+      throw new BankSyncConfigError(
+        `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when BANK_API_URL is not a loopback simulator, even with BANK_SYNC_DEVELOPMENT_KEYS=true`,
+      )
+    }
+  }
+  return {
+    clientId: cfg.BANK_CLIENT_ID ?? DEVELOPMENT_BANK_CLIENT.clientId,
+    clientSecret: cfg.BANK_CLIENT_SECRET ?? DEVELOPMENT_BANK_CLIENT.clientSecret,
+    redirectUri: cfg.BANK_REDIRECT_URI ?? DEVELOPMENT_BANK_CLIENT.redirectUri,
+    development: missing.length > 0,
+  }
+}
+
+/**
+ * PKCE on, unless BANK_PKCE=off AND the project's one switch for insecure settings,
+ * KAFKA_ALLOW_INSECURE=true, says it is meant: without PKCE a leaked authorization code can be
+ * exchanged by whoever holds the client secret. Returns `insecure` for main to log on every start.
+ */
+export function resolvePkce(cfg: { BANK_PKCE: 'S256' | 'off' }, env: Record<string, string | undefined>): { pkce: boolean; insecure: boolean } {
+  if (cfg.BANK_PKCE === 'S256') return { pkce: true, insecure: false }
+  if (env.KAFKA_ALLOW_INSECURE?.trim().toLowerCase() !== 'true') {
+    throw new BankSyncConfigError(
+      'BANK_PKCE=off is refused unless KAFKA_ALLOW_INSECURE=true (the switch for insecure settings): keep BANK_PKCE=S256 unless the bank refuses PKCE',
+    )
+  }
+  return { pkce: false, insecure: true }
 }

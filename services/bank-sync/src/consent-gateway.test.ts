@@ -149,8 +149,10 @@ describe('consent gateway', () => {
       version: 1,
     })
     expect(JSON.stringify(consent)).not.toContain('TOKEN-CLEAR')
-    expect(cipher.decrypt(consent?.refreshToken as string, consentId)).toBe('REFRESH-TOKEN-CLEAR')
-    expect(() => cipher.decrypt(consent?.refreshToken as string, 'another-consent')).toThrow()
+    expect(cipher.decrypt(consent?.refreshToken as string, [consentId, 'cust-1'])).toBe('REFRESH-TOKEN-CLEAR')
+    expect(() => cipher.decrypt(consent?.refreshToken as string, ['another-consent', 'cust-1'])).toThrow()
+    // Bound to the customer too: the same consent under another customerId does not open.
+    expect(() => cipher.decrypt(consent?.refreshToken as string, [consentId, 'attacker'])).toThrow()
     expect(res.body).not.toContain('TOKEN')
 
     const shown = await app.inject({

@@ -11,6 +11,7 @@ import { errorCode } from '@tep/errors'
 import type { RecordProducer, TopicCodec } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
 import type { TokenCipher } from '@tep/token-cipher'
+import { sealConsentToken } from './consent-binding.ts'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { AuthorizationStateClaims, AuthorizationStateSigner } from './authorization-state.ts'
 import { clearCookie, cookieName, createBinding, matches, readCookie, setCookie } from './browser-binding.ts'
@@ -310,6 +311,24 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       count('callback', `state_${err.problem.toLowerCase()}`)
       return sendError(req, reply, { status: 400, code: err.code, message: err.message })
     }
+    // Already recorded, here or by another replica (the view reads the whole consents topic):
+    // the browser came back twice (reload, back button, a retry routed to another replica).
+    // Never exchange the code a second time: a bank that sees an authorization code replayed
+    // revokes every token issued for it (RFC 6749 §4.1.2), which would end the consent just
+    // recorded. A second callback racing the first within the view's lag is not caught here.
+    const recorded = o.view.get(claims.consentId)
+    if (recorded !== undefined && recorded.customerId === claims.customerId) {
+      o.signer.complete(claims)
+      count('callback', 'already_recorded')
+      void reply.header('set-cookie', clearCookie(claims.consentId, { secure: o.secure }))
+      const message = `consent ${claims.consentId} is already recorded (${recorded.status}); nothing was done again`
+      if (wantsHtml(req))
+        return reply
+          .code(409)
+          .type('text/html; charset=utf-8')
+          .send(`<!doctype html><html><head><meta charset="utf-8"><title>Bank consent</title></head><body><h1>Already connected</h1><p>${escapeHtml(message)}</p></body></html>`)
+      return reply.code(409).send({ error: 'CONSENT_ALREADY_RECORDED', message, consent: publicConsent(recorded) })
+    }
     try {
       return await finishCallback(req, reply, claims, secret as string, state)
     } finally {
@@ -379,8 +398,8 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       status: 'ACTIVE',
       statusReason: 'GRANTED',
       scopes: [tokens.scope],
-      accessToken: o.cipher.encrypt(tokens.accessToken, claims.consentId),
-      refreshToken: o.cipher.encrypt(tokens.refreshToken, claims.consentId),
+      accessToken: sealConsentToken(o.cipher, tokens.accessToken, claims),
+      refreshToken: sealConsentToken(o.cipher, tokens.refreshToken, claims),
       accessTokenExpiresAt: tokens.accessTokenExpiresAt.getTime(),
       refreshTokenExpiresAt: tokens.refreshTokenExpiresAt?.getTime() ?? null,
       tokenIssuedAt: grantedAt,

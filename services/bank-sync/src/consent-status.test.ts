@@ -29,6 +29,16 @@ describe('decideConsentRecord (the terminal-state rule)', () => {
     }
   })
 
+  it('refuses a record that moves the consent to another customer, even a newer or terminal one', () => {
+    const current = consent('ACTIVE', 3)
+    for (const incoming of [
+      { ...consent('ACTIVE', 4), customerId: 'attacker' },
+      { ...consent('ENDED', 9), customerId: 'attacker' },
+    ]) {
+      expect(decideConsentRecord(current, incoming)).toEqual({ action: 'refuse', reason: 'CUSTOMER_CHANGED' })
+    }
+  })
+
   it('classifies statuses', () => {
     expect(['ENDED', 'REVOKED', 'EXPIRED'].every((s) => isTerminal(s as Consent['status']))).toBe(true)
     expect(['ACTIVE', 'EXPIRING', 'PENDING'].some((s) => isTerminal(s as Consent['status']))).toBe(false)

@@ -25,6 +25,13 @@ export type ConsentRecordDecision =
    * keep the terminal state and write it again, so the compacted topic ends terminal too.
    */
   | { action: 'reassert'; terminal: Consent }
+  /**
+   * The record names another customer than the consent has: a consent never changes customer
+   * (a new customer consents under a new consentId), so this is a forged re-assignment. Keep
+   * the current state; the tokens' binding to the customer refuses it too where the original
+   * record is not known (docs/security.md).
+   */
+  | { action: 'refuse'; reason: 'CUSTOMER_CHANGED' }
 
 /**
  * How a record read from `bank.consents.v1` changes the in-memory state of its
@@ -34,6 +41,7 @@ export type ConsentRecordDecision =
  */
 export function decideConsentRecord(current: Consent | undefined, incoming: Consent): ConsentRecordDecision {
   if (current === undefined) return { action: 'apply' }
+  if (incoming.customerId !== current.customerId) return { action: 'refuse', reason: 'CUSTOMER_CHANGED' }
   if (isTerminal(current.status)) {
     if (isTerminal(incoming.status))
       return incoming.version >= current.version ? { action: 'apply' } : { action: 'ignore' }

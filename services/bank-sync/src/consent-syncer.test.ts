@@ -16,6 +16,7 @@ import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite, type UnsavedTokens } from './consent-syncer.ts'
+import { consentBinding } from './consent-binding.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 import { addDays } from './sync-window.ts'
 
@@ -114,8 +115,8 @@ function setup(consentOverrides: Partial<Consent>, fake: Fake) {
   const base = exampleConsent()
   const consent: Consent = {
     ...base,
-    accessToken: cipher.encrypt('access-1', base.consentId),
-    refreshToken: cipher.encrypt('refresh-1', base.consentId),
+    accessToken: cipher.encrypt('access-1', consentBinding(base)),
+    refreshToken: cipher.encrypt('refresh-1', consentBinding(base)),
     accessTokenExpiresAt: NOW + 3_000_000,
     grantedAt: NOW - DAY,
     tokenIssuedAt: NOW - DAY,
@@ -167,7 +168,7 @@ describe('syncConsent', () => {
     ])
     const sealed = writes[0]?.consent
     expect(sealed?.refreshToken).not.toContain('refresh-2')
-    expect(cipher.decrypt(sealed?.refreshToken as string, consent.consentId)).toBe('refresh-2')
+    expect(cipher.decrypt(sealed?.refreshToken as string, consentBinding(consent))).toBe('refresh-2')
     expect(writes[1]?.rawTransactions).toHaveLength(1)
     expect(writes[1]?.consent.accounts[0]?.lastBookingDate).toBe(TODAY)
   })
@@ -259,7 +260,7 @@ describe('syncConsent', () => {
     const oldCipher = new TokenCipher(createKeyring([oldKey]))
     const id = exampleConsent().consentId
     const { consent, deps } = setup(
-      { accessToken: oldCipher.encrypt('access-1', id), refreshToken: oldCipher.encrypt('refresh-1', id) },
+      { accessToken: oldCipher.encrypt('access-1', [id, exampleConsent().customerId]), refreshToken: oldCipher.encrypt('refresh-1', [id, exampleConsent().customerId]) },
       fake,
     )
     const rotated = new TokenCipher(createKeyring([{ id: 'new', key: randomBytes(32) }, oldKey]))
@@ -268,7 +269,7 @@ describe('syncConsent', () => {
     const written = (outcome as { consent: Consent }).consent
     expect(written.accessToken?.split('.')[1]).toBe('new')
     expect(written.refreshToken?.split('.')[1]).toBe('new')
-    expect(rotated.decrypt(written.refreshToken as string, consent.consentId)).toBe('refresh-1')
+    expect(rotated.decrypt(written.refreshToken as string, consentBinding(consent))).toBe('refresh-1')
   })
 
   it('does not touch terminal consents', async () => {
@@ -351,7 +352,7 @@ describe('syncConsent during a Kafka outage', () => {
       ['TOKEN_REFRESH', 'ACTIVE'],
       ['SYNC', 'ACTIVE'],
     ])
-    expect(cipher.decrypt(writes[0]?.consent.refreshToken as string, consent.consentId)).toBe('refresh-2')
+    expect(cipher.decrypt(writes[0]?.consent.refreshToken as string, consentBinding(consent))).toBe('refresh-2')
     expect(deps.unsavedTokens.size).toBe(0)
 
     // Later refreshes start from the saved token and keep working.
@@ -366,10 +367,10 @@ describe('syncConsent during a Kafka outage', () => {
     const fake = rotatingBank()
     const { consent, deps, cipher } = setup({ accessTokenExpiresAt: NOW + 30_000 }, fake)
     deps.unsavedTokens.set(consent.consentId, {
-      basedOn: cipher.encrypt('older', consent.consentId),
+      basedOn: cipher.encrypt('older', consentBinding(consent)),
       fields: {
-        accessToken: cipher.encrypt('access-x', consent.consentId),
-        refreshToken: cipher.encrypt('refresh-x', consent.consentId),
+        accessToken: cipher.encrypt('access-x', consentBinding(consent)),
+        refreshToken: cipher.encrypt('refresh-x', consentBinding(consent)),
         accessTokenExpiresAt: NOW + 3_600_000,
         refreshTokenExpiresAt: NOW + 60 * DAY,
         tokenIssuedAt: NOW,
@@ -527,8 +528,8 @@ describe('syncConsent: the stored refresh token was rotated out by another insta
     // The instance that holds refresh-2 writes it (its retry, or before leaving the partition).
     const stored: Consent = {
       ...consent,
-      accessToken: cipher.encrypt('access-2', consent.consentId),
-      refreshToken: cipher.encrypt('refresh-2', consent.consentId),
+      accessToken: cipher.encrypt('access-2', consentBinding(consent)),
+      refreshToken: cipher.encrypt('refresh-2', consentBinding(consent)),
     }
     expect(await syncConsent(stored, deps)).toMatchObject({ kind: 'synced' })
     expect(fake.calls.slice(2)).toEqual([

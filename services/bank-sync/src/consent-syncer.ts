@@ -18,6 +18,7 @@ import { SYNCING_STATUSES } from './consent-status.ts'
 import { PartitionFencedError, RefreshTokenRefusedError } from './errors.ts'
 import { isCuredByRefresh, pausedOnUnauthorized } from './unauthorized-pause.ts'
 import type { BankSyncMetrics } from './metrics.ts'
+import { openConsentToken, resealConsentToken, sealConsentToken } from './consent-binding.ts'
 import { planDateFrom, MAX_DAYS_WITHOUT_FRESH_TOKEN, addDays } from './sync-window.ts'
 import { mapEntry } from './entry-mapping.ts'
 
@@ -172,12 +173,19 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
 
   let tokens: Tokens
   try {
-    tokens = openTokens(consent, deps.cipher)
+    const opened = openTokens(consent, deps.cipher)
+    tokens = opened
+    if (opened.legacyBinding) {
+      metrics.legacyTokenBindings.inc()
+      logger.warn(log, 'consent tokens sealed with the legacy binding (consentId only); this sync seals them again bound to the customer')
+    }
   } catch (err) {
-    // A key missing from the keyring is configuration: keep the consent, retry later.
+    // A key missing from the keyring is configuration: keep the consent, retry later. Tokens
+    // bound to another customer (a record moved to another customerId) fail here too: nothing
+    // is read from the bank for it.
     logger.error(
       { ...log, err },
-      'cannot decrypt the consent tokens (is the key that sealed them in TOKEN_ENCRYPTION_KEY?)',
+      'cannot decrypt the consent tokens (is the key that sealed them in TOKEN_ENCRYPTION_KEY? was the record moved to another customer?)',
     )
     return { kind: 'backoff', code: errorCode(err), retryAfterMs: undefined, error: err }
   }
@@ -250,24 +258,24 @@ export async function syncConsent(start: Consent, deps: SyncDeps): Promise<SyncO
   }
 }
 
-function openTokens(consent: Consent, cipher: TokenCipher): Tokens {
+function openTokens(consent: Consent, cipher: TokenCipher): Tokens & { legacyBinding: boolean } {
   if (consent.accessToken === null || consent.refreshToken === null) {
     throw new Error(`consent ${consent.consentId} is ${consent.status} but has no tokens`)
   }
-  return {
-    accessToken: cipher.decrypt(consent.accessToken, consent.consentId),
-    refreshToken: cipher.decrypt(consent.refreshToken, consent.consentId),
-  }
+  const access = openConsentToken(cipher, consent.accessToken, consent)
+  const refresh = openConsentToken(cipher, consent.refreshToken, consent)
+  return { accessToken: access.token, refreshToken: refresh.token, legacyBinding: access.legacy || refresh.legacy }
 }
 
 /**
- * Key rotation: tokens sealed with a key that is no longer the active one are
- * sealed again with the active key in the sync's own write, so after one sync
- * round no consent needs the old key (docs/security.md, key rotation).
+ * Key rotation and binding migration: tokens sealed with a key that is no longer the
+ * active one, or with the legacy binding (consentId only), are sealed again with the
+ * active key and the customer binding in the sync's own write, so after one sync round
+ * no consent needs the old key or the legacy binding (docs/security.md).
  */
 export function resealed(consent: Consent, cipher: TokenCipher): Consent {
   const again = (envelope: string | null): string | null =>
-    envelope !== null && cipher.needsReencryption(envelope) ? cipher.reencrypt(envelope, consent.consentId) : envelope
+    envelope === null ? null : resealConsentToken(cipher, envelope, consent)
   return { ...consent, accessToken: again(consent.accessToken), refreshToken: again(consent.refreshToken) }
 }
 
@@ -500,8 +508,8 @@ async function ensureFreshAccessToken(
   }
   const sealed: Consent = {
     ...consent,
-    accessToken: deps.cipher.encrypt(next.accessToken, consent.consentId),
-    refreshToken: deps.cipher.encrypt(next.refreshToken, consent.consentId),
+    accessToken: sealConsentToken(deps.cipher, next.accessToken, consent),
+    refreshToken: sealConsentToken(deps.cipher, next.refreshToken, consent),
     accessTokenExpiresAt: next.accessTokenExpiresAt.getTime(),
     refreshTokenExpiresAt: next.refreshTokenExpiresAt?.getTime() ?? consent.refreshTokenExpiresAt,
     tokenIssuedAt: next.obtainedAt.getTime(),

@@ -41,6 +41,8 @@ export class ConsentView {
   apply(consent: Consent): void {
     const decision = decideConsentRecord(this.#consents.get(consent.consentId), consent)
     if (decision.action === 'apply') this.#consents.set(consent.consentId, consent)
+    else if (decision.action === 'refuse')
+      this.#logger.warn({ consentId: consent.consentId, reason: decision.reason }, 'consent record refused by the view')
   }
 
   /** True once every partition was read up to its end offset at start. */

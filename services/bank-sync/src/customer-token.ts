@@ -1,4 +1,4 @@
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose'
 import { BankSyncError } from './errors.ts'
 
 /**
@@ -31,8 +31,12 @@ export class CustomerAuthError extends BankSyncError {
 }
 
 export interface CustomerTokenOptions {
-  /** HMAC key, at least 32 bytes. */
-  key: Buffer
+  /**
+   * HMAC key, at least 32 bytes; or, for rotation, keys by id (`kid`): a token naming a `kid`
+   * is checked with that key only, a token without one with each key in turn (the bank
+   * application's tokens from before it named its key).
+   */
+  key: Buffer | ReadonlyMap<string, Buffer>
   audience?: string
   /** When set, `iss` must equal it. */
   issuer?: string
@@ -41,15 +45,18 @@ export interface CustomerTokenOptions {
 }
 
 export class CustomerTokenVerifier {
-  readonly #key: Uint8Array
+  readonly #keys: ReadonlyMap<string, Uint8Array>
   readonly #audience: string
   readonly #issuer: string | undefined
   readonly #maxLifetimeS: number
   readonly #now: () => number
 
   constructor(options: CustomerTokenOptions) {
-    if (options.key.length < 32) throw new RangeError('the customer token key must have at least 32 bytes')
-    this.#key = new Uint8Array(options.key)
+    const keys = Buffer.isBuffer(options.key) ? new Map([['', options.key]]) : options.key
+    if (keys.size === 0) throw new RangeError('the customer token verifier needs at least one key')
+    for (const k of keys.values())
+      if (k.length < 32) throw new RangeError('the customer token key must have at least 32 bytes')
+    this.#keys = new Map([...keys].map(([id, k]) => [id, new Uint8Array(k)]))
     this.#audience = options.audience ?? DEFAULT_CUSTOMER_TOKEN_AUDIENCE
     this.#issuer = options.issuer
     this.#maxLifetimeS = Math.floor((options.maxLifetimeMs ?? DEFAULT_CUSTOMER_TOKEN_MAX_LIFETIME_MS) / 1000)
@@ -68,18 +75,14 @@ export class CustomerTokenVerifier {
     }
     let payload
     try {
-      ;({ payload } = await jwtVerify(token, this.#key, {
-        algorithms: ['HS256'],
-        audience: this.#audience,
-        ...(this.#issuer === undefined ? {} : { issuer: this.#issuer }),
-        requiredClaims: ['sub', 'exp', 'iat'],
-        clockTolerance: CLOCK_TOLERANCE_S,
-        maxTokenAge: this.#maxLifetimeS + CLOCK_TOLERANCE_S,
-        currentDate: new Date(this.#now()),
-      }))
+      payload = await this.#verifyWithKeys(token)
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) {
-        throw new CustomerAuthError('EXPIRED', 'the customer token has expired; the bank application must issue a new one', err)
+        throw new CustomerAuthError(
+          'EXPIRED',
+          'the customer token has expired; the bank application must issue a new one',
+          err,
+        )
       }
       throw new CustomerAuthError(
         'INVALID',
@@ -87,7 +90,52 @@ export class CustomerTokenVerifier {
         err,
       )
     }
-    if (typeof payload.exp === 'number' && typeof payload.iat === 'number' && payload.exp - payload.iat > this.#maxLifetimeS) {
+    return this.#subjectOf(payload)
+  }
+
+  /** The key the token's `kid` names (unknown: refused), or each key in turn when it names none. */
+  async #verifyWithKeys(token: string): Promise<JWTPayload> {
+    const kid = decodeProtectedHeader(token).kid
+    if (kid !== undefined) {
+      const key = this.#keys.get(kid)
+      if (key === undefined)
+        throw new joseErrors.JWSSignatureVerificationFailed(
+          `no customer token key has the id of this token's kid`,
+        )
+      return this.#verify(token, key)
+    }
+    let last: unknown
+    for (const key of this.#keys.values()) {
+      try {
+        return await this.#verify(token, key)
+      } catch (err) {
+        // Another key may have signed it; any other problem (expired, audience) is the token's.
+        if (!(err instanceof joseErrors.JWSSignatureVerificationFailed)) throw err
+        last = err
+      }
+    }
+    throw last
+  }
+
+  async #verify(token: string, key: Uint8Array): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['HS256'],
+      audience: this.#audience,
+      ...(this.#issuer === undefined ? {} : { issuer: this.#issuer }),
+      requiredClaims: ['sub', 'exp', 'iat'],
+      clockTolerance: CLOCK_TOLERANCE_S,
+      maxTokenAge: this.#maxLifetimeS + CLOCK_TOLERANCE_S,
+      currentDate: new Date(this.#now()),
+    })
+    return payload
+  }
+
+  #subjectOf(payload: JWTPayload): string {
+    if (
+      typeof payload.exp === 'number' &&
+      typeof payload.iat === 'number' &&
+      payload.exp - payload.iat > this.#maxLifetimeS
+    ) {
       throw new CustomerAuthError(
         'INVALID',
         `the customer token lives ${payload.exp - payload.iat} s; at most ${this.#maxLifetimeS} s are accepted`,
@@ -111,11 +159,15 @@ export class CustomerTokenVerifier {
 export async function mintCustomerToken(
   key: Buffer,
   customerId: string,
-  options: { audience?: string; issuer?: string; lifetimeMs?: number; now?: number } = {},
+  options: { audience?: string; issuer?: string; lifetimeMs?: number; now?: number; kid?: string } = {},
 ): Promise<string> {
   const iat = Math.floor((options.now ?? Date.now()) / 1000)
   const jwt = new SignJWT({})
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setProtectedHeader({
+      alg: 'HS256',
+      typ: 'JWT',
+      ...(options.kid === undefined ? {} : { kid: options.kid }),
+    })
     .setSubject(customerId)
     .setAudience(options.audience ?? DEFAULT_CUSTOMER_TOKEN_AUDIENCE)
     .setIssuedAt(iat)

@@ -30,6 +30,9 @@ export { publicConsent } from './consent-view.ts'
 export {
   bankSyncEnv,
   resolveKeyring,
+  resolveBankClient,
+  resolvePkce,
+  DEVELOPMENT_BANK_CLIENT,
   resolveCustomerTokenKey,
   DEVELOPMENT_KEY_ID,
   DEVELOPMENT_CUSTOMER_TOKEN_KEY,

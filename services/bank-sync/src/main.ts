@@ -7,7 +7,7 @@ import {
   Readiness,
   startHealthServer,
 } from '@tep/observability'
-import { bankSyncEnv, resolveCustomerTokenKey, resolveKeyring } from './config.ts'
+import { bankSyncEnv, resolveBankClient, resolveCustomerTokenKey, resolveKeyring, resolvePkce } from './config.ts'
 import { BankSyncConfigError } from './errors.ts'
 import { startBankSync } from './start-bank-sync.ts'
 
@@ -25,10 +25,28 @@ handleHelp({
 let cfg
 let keys
 let customerKey
+let bankClient
+let pkce
 try {
-  cfg = loadConfig(SERVICE, bankSyncEnv)
-  keys = resolveKeyring(cfg)
-  customerKey = resolveCustomerTokenKey(cfg)
+  const loaded = loadConfig(SERVICE, bankSyncEnv)
+  cfg = loaded
+  // Every refusal at once: an operator fixes the configuration in one go.
+  const problems: string[] = []
+  const attempt = <T>(resolve: () => T): T | undefined => {
+    try {
+      return resolve()
+    } catch (err) {
+      if (!(err instanceof BankSyncConfigError)) throw err
+      problems.push(err.message)
+      return undefined
+    }
+  }
+  keys = attempt(() => resolveKeyring(loaded))
+  customerKey = attempt(() => resolveCustomerTokenKey(loaded))
+  bankClient = attempt(() => resolveBankClient(loaded))
+  pkce = attempt(() => resolvePkce(loaded, process.env))
+  if (keys === undefined || customerKey === undefined || bankClient === undefined || pkce === undefined)
+    throw new BankSyncConfigError(problems.join('\n'))
 } catch (err) {
   if (
     !(err instanceof ConfigError) &&
@@ -51,6 +69,15 @@ if (customerKey.development) {
   logger.warn(
     'CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY is not set: customer tokens are checked with the fixed, public DEVELOPMENT key (BANK_SYNC_DEVELOPMENT_KEYS=true); anyone can mint them',
   )
+}
+if (bankClient.development) {
+  logger.warn(
+    { clientId: bankClient.clientId, redirectUri: bankClient.redirectUri },
+    "BANK_CLIENT_ID, BANK_CLIENT_SECRET or BANK_REDIRECT_URI not set: using the loopback simulator's client (BANK_SYNC_DEVELOPMENT_KEYS=true)",
+  )
+}
+if (pkce.insecure) {
+  logger.warn('INSECURE bank setting accepted (KAFKA_ALLOW_INSECURE=true): BANK_PKCE=off, authorization codes are not bound to this instance by PKCE')
 }
 const registry = createMetricsRegistry({ service: SERVICE })
 const readiness = new Readiness()
@@ -79,9 +106,9 @@ const sync = await startBankSync({
   serde: new AvroSerde({ registry: createSchemaRegistry({ url: cfg.SCHEMA_REGISTRY_URL, ...schemaRegistrySecurityFromEnv(), logger }), logger }),
   bank: {
     baseUrl: cfg.BANK_API_URL,
-    clientId: cfg.BANK_CLIENT_ID,
-    clientSecret: cfg.BANK_CLIENT_SECRET,
-    redirectUri: cfg.BANK_REDIRECT_URI,
+    clientId: bankClient.clientId,
+    clientSecret: bankClient.clientSecret,
+    redirectUri: bankClient.redirectUri,
   },
   keyring: keys.keyring,
   topics: {
@@ -103,7 +130,7 @@ const sync = await startBankSync({
       maxConcurrent: cfg.CONSENT_GATEWAY_CALLBACK_CONCURRENCY,
       maxQueued: cfg.CONSENT_GATEWAY_CALLBACK_QUEUE,
     },
-    pkce: cfg.BANK_PKCE === 'S256',
+    pkce: pkce.pkce,
     limits: {
       requestTimeoutMs: cfg.CONSENT_GATEWAY_REQUEST_TIMEOUT,
       maxConnections: cfg.CONSENT_GATEWAY_MAX_CONNECTIONS,

@@ -25,6 +25,7 @@ export interface BankSyncMetrics {
   gatewayRequests: Counter<string>
   malformedEntries: Counter<string>
   ownedPartitions: Gauge<string>
+  legacyTokenBindings: Counter<string>
 }
 
 export function createBankSyncMetrics(registry: Registry): BankSyncMetrics {
@@ -87,6 +88,11 @@ export function createBankSyncMetrics(registry: Registry): BankSyncMetrics {
       registry,
       'bank_sync_owned_partitions',
       'partitions of bank.consents.v1 owned by this instance',
+    ),
+    legacyTokenBindings: counter(
+      registry,
+      'bank_sync_legacy_token_bindings_total',
+      'consent syncs that opened tokens sealed with the legacy binding (consentId only); the sync seals them again bound to the customer',
     ),
   }
 }

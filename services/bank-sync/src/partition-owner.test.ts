@@ -6,6 +6,7 @@ import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_SYNC_SETTINGS, type SyncOutcome, type UnsavedTokens } from './consent-syncer.ts'
+import { consentBinding } from './consent-binding.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 import { PartitionOwner, TOKEN_WRITE_RETRY_MS, type BankSyncCodecs } from './partition-owner.ts'
 
@@ -74,8 +75,8 @@ function ownerWithKeptTokens() {
   const consent: Consent = {
     ...base,
     status: 'ACTIVE',
-    accessToken: cipher.encrypt('access-1', base.consentId),
-    refreshToken: cipher.encrypt('refresh-1', base.consentId),
+    accessToken: cipher.encrypt('access-1', consentBinding(base)),
+    refreshToken: cipher.encrypt('refresh-1', consentBinding(base)),
     accessTokenExpiresAt: NOW + 3_000_000,
     expiresAt: NOW + 60 * DAY,
     refreshTokenExpiresAt: NOW + 60 * DAY,
@@ -90,8 +91,8 @@ function ownerWithKeptTokens() {
       {
         basedOn: consent.refreshToken,
         fields: {
-          accessToken: cipher.encrypt('access-2', consent.consentId),
-          refreshToken: cipher.encrypt('refresh-2', consent.consentId),
+          accessToken: cipher.encrypt('access-2', consentBinding(consent)),
+          refreshToken: cipher.encrypt('refresh-2', consentBinding(consent)),
           accessTokenExpiresAt: NOW + 3_600_000,
           refreshTokenExpiresAt: NOW + 60 * DAY,
           tokenIssuedAt: NOW,
@@ -122,7 +123,7 @@ function ownerWithKeptTokens() {
     broker.committed
       .filter((c) => c.topic === 'consents')
       .flatMap((c) => c.messages.map((m) => JSON.parse(String(m.value)) as Consent))
-      .map((c) => cipher.decrypt(c.refreshToken as string, c.consentId))
+      .map((c) => cipher.decrypt(c.refreshToken as string, consentBinding(c)))
   return { owner, consent, unsavedTokens, syncs, written }
 }
 

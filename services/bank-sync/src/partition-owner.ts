@@ -201,6 +201,11 @@ export class PartitionOwner {
       else if (!this.#caughtUp && !entry.running) entry.dueAt = this.#firstDue(consent)
     } else if (decision.action === 'reassert') {
       entry.needsReassert = true
+    } else if (decision.action === 'refuse') {
+      this.#o.sync.logger.warn(
+        { consentId: consent.consentId, reason: decision.reason, partition: this.partition },
+        'consent record refused: it moves the consent to another customer; the known state is kept',
+      )
     }
     this.#pumpSoon()
   }

@@ -62,7 +62,8 @@ export interface GatewayOptions {
   port?: number
   host?: string
   /** HMAC key (≥ 32 bytes) of the bank application's customer tokens. Required. */
-  customerTokenKey: Buffer
+  /** One key, or keys by `kid` while rotating (CustomerTokenVerifier). */
+  customerTokenKey: Buffer | ReadonlyMap<string, Buffer>
   customerTokenAudience?: string
   customerTokenIssuer?: string
   customerTokenMaxLifetimeMs?: number

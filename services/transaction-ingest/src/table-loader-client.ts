@@ -7,6 +7,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import type { KafkaLogger } from '@tep/kafka'
 import { TableLoadError } from './errors.ts'
+import { loaderEnv } from './loader-env.ts'
 import type { MerchantTablesState } from './snapshot-table.ts'
 import { HandoverReceiver, TABLES, type HandoverState } from './table-handover.ts'
 import type { TableReaderOptions } from './table-reader.ts'
@@ -167,7 +168,8 @@ async function runLoader(
     execArgv: [],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) },
+    // Only what the loader needs (Kafka, registry, runtime): not the enrichment secrets.
+    env: { ...loaderEnv(process.env), GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) },
   })
   options.onChild(child, true)
   // Seen below; a loader that broke the hand-over is killed, and its exit says so.

@@ -28,13 +28,14 @@ async function bankTokens(system: FaultSystem): Promise<{ tokens: string[]; note
       const sealed = consent[field]
       if (typeof sealed !== 'string') continue
       try {
-        tokens.add(cipher.decrypt(sealed, String(consent.consentId)))
+        // Bound to the consent and its customer (the consentId alone for envelopes sealed before that).
+        tokens.add(cipher.decryptMigrating(sealed, [String(consent.consentId), String(consent.customerId)], String(consent.consentId)).plaintext)
       } catch {
         unopened++
       }
     }
   }
-  return { tokens: [...tokens], ...(unopened > 0 ? { note: `${unopened} sealed tokens could not be opened with the run's key and consent id (not scanned for)` } : {}) }
+  return { tokens: [...tokens], ...(unopened > 0 ? { note: `${unopened} sealed tokens could not be opened with the run's key, consent id and customer id (not scanned for)` } : {}) }
 }
 
 /**
