@@ -1,7 +1,7 @@
 import type { Transaction } from '@tep/bank-client'
 import { rawTransactionProblems, type BankTransaction, type RawTransaction } from '@tep/schemas'
 import type { BankSyncMetrics } from './metrics.ts'
-import type { SyncLogger } from './consent-syncer.ts'
+import type { SyncLogger } from './sync-deps.ts'
 import { toBankTransaction, toRawTransaction, type EntryContext } from './transaction-mapping.ts'
 
 /**

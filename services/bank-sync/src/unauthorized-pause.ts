@@ -1,6 +1,6 @@
 import { BankAccessTokenExpiredError, BankUnexplainedUnauthorizedError } from '@tep/bank-client'
 import type { Consent } from '@tep/schemas'
-import type { SyncDeps, SyncOutcome } from './consent-syncer.ts'
+import type { SyncDeps, SyncOutcome } from './sync-deps.ts'
 import { ConsentPausedUnauthorizedError } from './errors.ts'
 
 /** A 401 that does not end the consent and that a token refresh may cure. */

@@ -1,9 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { loadConfig } from '@tep/config'
 import { describe, expect, it } from 'vitest'
 import { refresherEnv } from './config.ts'
 
 const root = new URL('../../../', import.meta.url)
+
+/** Every file below `dir`, relative to the repository (overlays sit in subfolders, e.g. deploy/k8s/dev-plaintext/). */
+function filesUnder(dir: string): string[] {
+  const base = fileURLToPath(root)
+  return readdirSync(new URL(dir, root), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(base, path.join(e.parentPath, e.name)))
+}
 
 describe('handle invalidations are acted on by default (issue 33)', () => {
   it('REENRICH_HANDLES defaults to true, within a 24 h read of the enriched topic and 10,000 findBy per run', () => {
@@ -18,9 +28,10 @@ describe('handle invalidations are acted on by default (issue 33)', () => {
     const files = [
       'docker-compose.yml',
       'scripts/start.ts',
-      ...readdirSync(new URL('deploy/k8s/', root)).map((f) => `deploy/k8s/${f}`),
-      ...readdirSync(new URL('scripts/start/', root)).map((f) => `scripts/start/${f}`),
+      ...filesUnder('deploy/k8s/'),
+      ...filesUnder('scripts/start/'),
     ]
+    expect(files).toContain("deploy/k8s/dev-plaintext/config.yaml")
     const offenders = files.filter((f) => /REENRICH_HANDLES["']?\s*[:=]\s*["']?(false|0)\b/i.test(readFileSync(new URL(f, root), 'utf8')))
     expect(offenders).toEqual([])
   })
