@@ -31,8 +31,10 @@ describe('handle invalidations are acted on by default (issue 33)', () => {
       ...filesUnder('deploy/k8s/'),
       ...filesUnder('scripts/start/'),
     ]
-    expect(files).toContain("deploy/k8s/dev-plaintext/config.yaml")
-    const offenders = files.filter((f) => /REENRICH_HANDLES["']?\s*[:=]\s*["']?(false|0)\b/i.test(readFileSync(new URL(f, root), 'utf8')))
+    expect(files).toContain('deploy/k8s/dev-plaintext/config.yaml')
+    const offenders = files.filter((f) =>
+      /REENRICH_HANDLES["']?\s*[:=]\s*["']?(false|0)\b/i.test(readFileSync(new URL(f, root), 'utf8')),
+    )
     expect(offenders).toEqual([])
   })
 })
