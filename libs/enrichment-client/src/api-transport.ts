@@ -15,6 +15,8 @@ import { basicAuthorization, requestAccessToken } from './credentials.ts'
 import { parseApiErrorBody, toEnrichmentError } from './error-mapping.ts'
 import { EnrichmentAbortedError, type EnrichmentUnauthorizedError } from './errors.ts'
 import { TokenCache } from './token-cache.ts'
+import { enrichmentTracer, tracedCall } from './call-tracing.ts'
+import type { Tracer } from '@opentelemetry/api'
 
 /** One API call as the operations describe it; the path is below the version prefix. */
 export interface CallSpec {
@@ -47,9 +49,13 @@ export class ApiTransport {
   readonly limiter: RequestLimiter
   /** Aborts a token request still running at close(): once closed, no caller can use the token. */
   readonly #closing = new AbortController()
+  readonly #base: URL
+  /** Set only when a tracer provider is installed: without one, a call does no tracing work. */
+  readonly #tracer: Tracer | undefined = enrichmentTracer()
 
   constructor(options: EnrichmentClientOptions) {
     const base = assertSecureUrl(options.baseUrl, 'ENRICHMENT_API_URL')
+    this.#base = base
     const version = options.apiVersion ?? 'v5'
     if (!/^v\d+$/.test(version))
       throw new HttpConfigError(`apiVersion must look like "v5", got ${JSON.stringify(version)}`, {
@@ -138,7 +144,15 @@ export class ApiTransport {
    * drops the token that was refused and the call is repeated once with a fresh
    * one; a second 401 is an EnrichmentUnauthorizedError.
    */
-  async call(spec: CallSpec, intercept?: (err: unknown) => boolean): Promise<HttpResponse> {
+  call(spec: CallSpec, intercept?: (err: unknown) => boolean): Promise<HttpResponse> {
+    if (this.#tracer === undefined) return this.#call(spec, intercept, undefined)
+    const url = new URL(`${this.#base.href.replace(/\/+$/, '')}${this.#prefix}${spec.path}`)
+    return tracedCall(this.#tracer, { operation: spec.operation, method: spec.method, url }, (traceHeaders) =>
+      this.#call(spec, intercept, traceHeaders),
+    )
+  }
+
+  async #call(spec: CallSpec, intercept: ((err: unknown) => boolean) | undefined, traceHeaders: Record<string, string> | undefined): Promise<HttpResponse> {
     const path = `${this.#prefix}${spec.path}`
     const request = (authorization: string): Promise<HttpResponse> => {
       // Assigned one by one rather than spread: this runs for every API call.
@@ -146,7 +160,7 @@ export class ApiTransport {
         operation: spec.operation,
         method: spec.method,
         path,
-        headers: { authorization },
+        headers: traceHeaders === undefined ? { authorization } : { ...traceHeaders, authorization },
       }
       if (spec.query !== undefined) req.query = spec.query
       if (spec.json !== undefined) req.json = spec.json

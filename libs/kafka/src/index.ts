@@ -92,3 +92,12 @@ export { OffsetReader } from './platformatic/offset-reader.ts'
 export type { PartitionOffsets } from './platformatic/offset-reader.ts'
 export { describeTopics } from './platformatic/topic-identity.ts'
 export type { ClusterTopics, TopicIdentity } from './platformatic/topic-identity.ts'
+export {
+  extractRecordContext,
+  installedTracer,
+  KAFKA_TRACER,
+  MESSAGING,
+  RECORD_HEADERS_GETTER,
+  RECORD_HEADERS_SETTER,
+  withTraceContext,
+} from './trace-context.ts'

@@ -1,3 +1,4 @@
+import { startTracing, TracingConfigError, type Tracing } from '@tep/tracing'
 import { enrichmentClientAuth, exitWithConfigProblem, handleHelp, loadConfigOrExit, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, topicSpec, TOPICS, schemaRegistrySecurityFromEnv } from '@tep/kafka'
@@ -33,6 +34,16 @@ const readiness = new Readiness()
 // Tolerated deviations of the enrichment API: counted on /metrics, one warning each; never a readiness failure.
 const drift = createContractDriftRecorder({ registry, logger })
 const shutdown = new GracefulShutdown({ logger }).install()
+// Before any client or pipeline is built: they look for a tracer provider once, when built.
+let tracing: Tracing
+try {
+  tracing = startTracing(process.env, { serviceName: SERVICE })
+} catch (err) {
+  if (!(err instanceof TracingConfigError)) throw err
+  exitWithConfigProblem(SERVICE, err.variable, err.problem)
+}
+// Registered first, so it runs last: the spans of the final commits are exported.
+shutdown.add('tracing', () => tracing.shutdown())
 
 const health = await startHealthServer({ port: cfg.METRICS_PORT, registry, readiness, logger })
 shutdown.add('health server', () => health.close())

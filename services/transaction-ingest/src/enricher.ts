@@ -4,11 +4,14 @@ import {
   type MerchantDataFetched,
   type RawTransaction,
 } from '@tep/schemas'
+import type { Tracer } from '@opentelemetry/api'
+import { installedTracer } from '@tep/kafka'
 import { RAW_ERROR_CODES, RawRecordError } from './errors.ts'
 import { cardLookupInput, transferLookup } from './lookup-input.ts'
 import type { LookupResult, Lookups } from './lookups.ts'
 import type { MerchantDetails } from './merchant-details.ts'
 import { enrichMinimised, type PanMaskedPath } from './minimise-raw.ts'
+import { tracedDetails } from './details-tracing.ts'
 
 export interface EnrichResult {
   enriched: EnrichedTransaction
@@ -63,6 +66,8 @@ export class Enricher {
   readonly #details: MerchantDetails
   readonly #now: () => number
   readonly #onMasked: ((path: PanMaskedPath, count: number) => void) | undefined
+  /** Only with a tracer provider installed (@tep/tracing): then the table reads get a span each. */
+  readonly #tracer: Tracer | undefined = installedTracer('@tep/transaction-ingest')
 
   constructor(options: {
     lookups: Lookups
@@ -123,12 +128,14 @@ export class Enricher {
           fetched: [],
         }
       case 'found': {
-        const resolving = this.#details.resolve(
-          result.shopUid,
+        const provided =
           result.shop === undefined
             ? undefined
-            : { shop: result.shop, ...(result.merchant === undefined ? {} : { merchant: result.merchant }) },
-        )
+            : { shop: result.shop, ...(result.merchant === undefined ? {} : { merchant: result.merchant }) }
+        const resolving =
+          this.#tracer === undefined
+            ? this.#details.resolve(result.shopUid, provided)
+            : tracedDetails(this.#tracer, result.shopUid, () => this.#details.resolve(result.shopUid, provided))
         // A table hit is not a promise: no await (and no turn of the event loop) for it.
         const details = resolving instanceof Promise ? await resolving : resolving
         const matched: EnrichResult = {

@@ -20,6 +20,7 @@ import {
 import type { IngestMetrics } from './metrics.ts'
 import { timed } from './metrics.ts'
 import { MicroBatcher } from './micro-batcher.ts'
+import { lookupTracing } from './lookup-tracing.ts'
 import {
   missingOperationStatus,
   OperationAvailability,
@@ -109,6 +110,8 @@ export class Lookups {
   readonly #metrics: IngestMetrics | undefined
   readonly #batcher: MicroBatcher<CardLookupInput, LookupResult> | undefined
   readonly #variants: OperationAvailability
+  /** Only with a tracer provider installed (@tep/tracing). */
+  readonly #tracing = lookupTracing<CardLookupInput>()
 
   constructor(options: LookupsOptions) {
     if (!Number.isInteger(options.batchMax) || options.batchMax < 1 || options.batchMax > MAX_BATCH_ENTRIES) {
@@ -131,7 +134,8 @@ export class Lookups {
       this.#batcher = new MicroBatcher({
         maxBatchSize: options.batchMax,
         lingerMs: options.lingerMs,
-        execute: (inputs) => this.#executeBatch(inputs),
+        execute: (inputs) =>
+          this.#tracing === undefined ? this.#executeBatch(inputs) : this.#tracing.batch(inputs, () => this.#executeBatch(inputs)),
       })
     }
   }
@@ -141,9 +145,11 @@ export class Lookups {
   }
 
   card(input: CardLookupInput): Promise<LookupResult> {
-    return this.#batcher !== undefined && this.#batchAvailable()
-      ? this.#batcher.load(input)
-      : this.#single(input, 1, this.#useComplete())
+    if (this.#batcher !== undefined && this.#batchAvailable()) {
+      this.#tracing?.note(input)
+      return this.#batcher.load(input)
+    }
+    return this.#single(input, 1, this.#useComplete())
   }
 
   async transfer(lookup: TransferLookup): Promise<LookupResult> {

@@ -1,5 +1,6 @@
+import { startTracing, TracingConfigError, type Tracing } from '@tep/tracing'
 import { hostname } from 'node:os'
-import { ConfigError, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
+import { ConfigError, exitWithConfigProblem, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { createKafka, createSchemaRegistry, ensureTopics, TOPIC_CATALOG, schemaRegistrySecurityFromEnv } from '@tep/kafka'
 import {
@@ -47,6 +48,16 @@ const readiness = new Readiness()
 // Not ready while topics and clients are set up (before startTransactionIngest registers its checks).
 readiness.register(CONSUMER_CHECK, 'starting: creating topics and clients')
 const shutdown = new GracefulShutdown({ logger }).install()
+// Before any client or pipeline is built: they look for a tracer provider once, when built.
+let tracing: Tracing
+try {
+  tracing = startTracing(process.env, { serviceName: SERVICE })
+} catch (err) {
+  if (!(err instanceof TracingConfigError)) throw err
+  exitWithConfigProblem(SERVICE, err.variable, err.problem)
+}
+// Registered first, so it runs last: the spans of the final commits are exported.
+shutdown.add('tracing', () => tracing.shutdown())
 
 const health = await startHealthServer({
   port: cfg.METRICS_PORT,

@@ -21,6 +21,7 @@ import { readStableOffsets } from './stable-offsets.ts'
 import { TxnOffsetCommitter } from './txn-offset-commit.ts'
 import { reportCommitted } from './commit-report.ts'
 import { ConsumerRecovery } from './consumer-recovery.ts'
+import { pipelineTracing } from './pipeline-tracing.ts'
 
 /**
  * The exactly-once consume-transform-produce loop on @platformatic/kafka.
@@ -49,7 +50,10 @@ export function createPlatformaticPipeline(
   const policy = resolveRetryPolicy(options.retryPolicy)
   const random = options.random ?? Math.random
   const { maxInFlight, maxPerTxn, lingerMs, transactionalId, highWater } = resolveEosSettings(options)
-  const { groupId, dlqTopic, transform } = options
+  const { groupId, dlqTopic } = options
+  // Undefined without a tracer provider: then the transform and the commit run as they are, untouched.
+  const tracing = pipelineTracing(groupId, transactionalId)
+  const transform = tracing === undefined ? options.transform : tracing.wrap(options.transform)
 
   let state: PipelineStatus['state'] = 'created'
   let crashed: PipelineStatus['crashed']
@@ -235,7 +239,9 @@ export function createPlatformaticPipeline(
     const { writes, deadLettered } = transactionWrites(live, dlqTopic, groupId, options.dlqValueSchema)
     try {
       const p = await producer.get()
-      await commitTransaction(p, consumer, offsetCommitter, writes, live.map((t) => t.done[t.done.length - 1]!.message))
+      const lastRecords = live.map((t) => t.done[t.done.length - 1]!.message)
+      if (tracing === undefined) await commitTransaction(p, consumer, offsetCommitter, writes, lastRecords)
+      else await tracing.commit(live, writes.length, () => commitTransaction(p, consumer, offsetCommitter, writes, lastRecords))
     } catch (error) {
       await producer.drop()
       for (const t of live) emit('onAborted', { topic: t.state.topic, partition: t.state.partition, reason: 'commit failed', error })

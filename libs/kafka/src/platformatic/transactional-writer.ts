@@ -6,6 +6,9 @@ import { isFencedError } from '../fencing.ts'
 import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { initTransactions, newTransactionalProducer, type KafkaConnection } from './connection.ts'
 import { planSends, toWireMessages, type OutgoingMessage } from './send-plan.ts'
+import type { Tracer } from '@opentelemetry/api'
+import { installedTracer, KAFKA_TRACER } from '../trace-context.ts'
+import { WriterTransactionTrace } from './writer-tracing.ts'
 
 type TxnProducer = Producer<Buffer, Buffer, Buffer, Buffer>
 /** Not exported by name from @platformatic/kafka 2.12.1. */
@@ -74,6 +77,8 @@ class Writer implements TransactionalWriter {
   #fenced = false
   #closed = false
   #chain: Promise<unknown> = Promise.resolve()
+  /** Only with a tracer provider installed; without one a transaction does no tracing work. */
+  readonly #tracer: Tracer | undefined = installedTracer(KAFKA_TRACER)
 
   constructor(connection: KafkaConnection, options: TransactionalWriterOptions) {
     this.#connection = connection
@@ -92,7 +97,7 @@ class Writer implements TransactionalWriter {
 
   run<T>(work: (tx: TransactionScope) => Promise<T>): Promise<T> {
     // A producer has one transaction open at a time: runs queue behind each other.
-    const result = this.#chain.then(() => this.#runOne(work))
+    const result = this.#chain.then(() => (this.#tracer === undefined ? this.#runOne(work, undefined) : this.#runTraced(work, this.#tracer)))
     this.#chain = result.catch(() => undefined)
     return result
   }
@@ -165,7 +170,19 @@ class Writer implements TransactionalWriter {
     if (producerId !== undefined && producerEpoch !== undefined) this.#ids = { producerId, producerEpoch }
   }
 
-  async #runOne<T>(work: (tx: TransactionScope) => Promise<T>): Promise<T> {
+  async #runTraced<T>(work: (tx: TransactionScope) => Promise<T>, tracer: Tracer): Promise<T> {
+    const traced = new WriterTransactionTrace(tracer, this.transactionalId)
+    try {
+      const result = await this.#runOne(work, traced)
+      traced.end()
+      return result
+    } catch (err) {
+      traced.end(err)
+      throw err
+    }
+  }
+
+  async #runOne<T>(work: (tx: TransactionScope) => Promise<T>, traced: WriterTransactionTrace | undefined): Promise<T> {
     const producer = await this.#ready()
     let tx: Transaction
     try {
@@ -180,7 +197,7 @@ class Writer implements TransactionalWriter {
     const scope: TransactionScope = {
       send: (topic, messages) => {
         if (!open) return Promise.reject(new Error('send after the transaction ended'))
-        const wire = toWireMessages(topic, messages)
+        const wire = toWireMessages(topic, traced === undefined ? messages : traced.traced(messages))
         // One send at a time, in call order: each output partition keeps the order of the calls.
         const next = sends.then(async () => {
           try {
@@ -208,7 +225,8 @@ class Writer implements TransactionalWriter {
     }
     open = false
     try {
-      await tx.commit()
+      if (traced === undefined) await tx.commit()
+      else await traced.commit(() => tx.commit())
     } catch (err) {
       // Possibly committed (the answer was lost): the next run's InitProducerId settles it.
       this.#needsReinit = true
