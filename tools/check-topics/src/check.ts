@@ -1,4 +1,4 @@
-import { compareTopics, DLQ_CODE_HEADER, REDRIVE_FROM_HEADER, type CompareSummary, type EnrichedRecord } from './compare.ts'
+import { compareTopics, DLQ_CODE_HEADER, DLQ_SOURCE_HEADERS, REDRIVE_FROM_HEADER, type CompareSummary, type EnrichedRecord } from './compare.ts'
 import type { CheckOptions } from './options.ts'
 import { readCommitted, type TopicRecord } from './topic-reader.ts'
 import { ValueDecoder } from './value-decoder.ts'
@@ -13,6 +13,14 @@ export interface CheckSummary extends CompareSummary {
 }
 
 const text = (b: Buffer | null) => (b === null ? null : b.toString('utf8'))
+
+/** The raw record a DLQ record stands for, from its `dlq.source.*` headers, when it names one. */
+function dlqSource(r: TopicRecord): { source: string } | Record<string, never> {
+  const topic = r.headers.get(DLQ_SOURCE_HEADERS.topic)
+  const partition = r.headers.get(DLQ_SOURCE_HEADERS.partition)
+  const offset = r.headers.get(DLQ_SOURCE_HEADERS.offset)
+  return topic === undefined || partition === undefined || offset === undefined ? {} : { source: `${topic}/${partition}/${offset}` }
+}
 
 /** Reads the three topics and compares them; the whole of `npm run check-topics` but the printing. */
 export async function checkTopics(options: CheckOptions, onProgress?: (line: string) => void): Promise<CheckSummary> {
@@ -50,10 +58,11 @@ export async function checkTopics(options: CheckOptions, onProgress?: (line: str
   const summary = compareTopics({
     raw: (records.get(raw) ?? []).map((r) => {
       const redriveFrom = r.headers.get(REDRIVE_FROM_HEADER)
-      return redriveFrom === undefined ? keyed(r) : { ...keyed(r), redriveFrom }
+      const position = `${raw}/${r.partition}/${r.offset}`
+      return redriveFrom === undefined ? { ...keyed(r), position } : { ...keyed(r), position, redriveFrom }
     }),
     enriched: enrichedRecords,
-    dlq: (records.get(dlq) ?? []).map((r) => ({ ...keyed(r), code: r.headers.get(DLQ_CODE_HEADER), position: `${dlq}/${r.partition}/${r.offset}` })),
+    dlq: (records.get(dlq) ?? []).map((r) => ({ ...keyed(r), code: r.headers.get(DLQ_CODE_HEADER), position: `${dlq}/${r.partition}/${r.offset}`, ...dlqSource(r) })),
     ...(options.window ? { window: options.window } : {}),
     ...(options.recordCodes ? { recordSpecificCodes: options.recordCodes } : {}),
     sampleSize: options.samples,

@@ -12,6 +12,20 @@ describe('compareTopics', () => {
     expect(s.dlq).toMatchObject({ records: 1, recordSpecific: 1, byCode: { AVRO_BAD_MAGIC_BYTE: 1 } })
   })
 
+  it('counts a DLQ record whose key was masked under the raw record its source headers name', () => {
+    // `tx-1795896012596-5`: the 13-digit epoch passes the Luhn check, so the DLQ writer masks it in the key.
+    const rawRecords = [
+      { key: 'tx-1795896012596-5', timestamp: 1_000, position: 'raw/0/7' },
+      { key: 'tx-2', timestamp: 1_001, position: 'raw/1/3' },
+    ]
+    const masked: DlqRecord = { key: 'tx-179589***2596-5', timestamp: 5_000, code: 'AVRO_BAD_MAGIC_BYTE', source: 'raw/0/7' }
+    const s = compareTopics({ raw: rawRecords, enriched: out('tx-2'), dlq: [masked] })
+    expect(s).toMatchObject({ passed: true, lost: 0, unexpected: 0, dlq: { keysFromSource: 1, recordSpecific: 1 } })
+    // A source that names no raw record read leaves the key as it is: still unexpected.
+    const stray = compareTopics({ raw: rawRecords, enriched: out('tx-2'), dlq: [{ ...masked, source: 'raw/0/8' }] })
+    expect(stray).toMatchObject({ passed: false, lost: 1, unexpected: 1, dlq: { keysFromSource: 0 } })
+  })
+
   it('reports one loss and one duplicate by key', () => {
     const s = compareTopics({ raw: raw('a', 'b', 'c'), enriched: out('a', 'a', 'c'), dlq: [] })
     expect(s).toMatchObject({ passed: false, lost: 1, duplicated: 1 })

@@ -46,6 +46,8 @@ export interface KeyedRecord {
 export interface RawRecord extends KeyedRecord {
   /** REDRIVE_FROM_HEADER: this raw record is a re-drive of the DLQ record at this position, not a new event. */
   redriveFrom?: string
+  /** `<raw topic>/<partition>/<offset>`: what a DLQ record's source headers name. */
+  position?: string
 }
 
 export interface DlqRecord extends KeyedRecord {
@@ -53,7 +55,16 @@ export interface DlqRecord extends KeyedRecord {
   code: string | undefined
   /** `<dlq topic>/<partition>/<offset>`, what a re-driven record's REDRIVE_FROM_HEADER names. */
   position?: string
+  /**
+   * `<raw topic>/<partition>/<offset>` from the record's `dlq.source.*` headers: the raw
+   * record it stands for. It decides the record's key when the key was changed on the way
+   * to the DLQ (card-number masking masks keys too, and about one 13-digit number in ten,
+   * an epoch in milliseconds for one, passes the Luhn check).
+   */
+  source?: string
 }
+
+export const DLQ_SOURCE_HEADERS = { topic: 'dlq.source.topic', partition: 'dlq.source.partition', offset: 'dlq.source.offset' } as const
 
 export interface EnrichedRecord extends KeyedRecord {
   /** `status` of the decoded value, when it was decoded. */
@@ -77,8 +88,12 @@ export interface CompareSummary {
   passed: boolean
   raw: { records: number; inWindow: number; repeatedKeys: number }
   enriched: { records: number; byStatus: Record<string, number> }
-  /** `byCode` counts the DLQ records of the checked raw records (and strays). */
-  dlq: { records: number; byCode: Record<string, number>; recordSpecific: number; fromFaults: number }
+  /**
+   * `byCode` counts the DLQ records of the checked raw records (and strays);
+   * `keysFromSource` DLQ records whose key differs from that of the raw record their
+   * source headers name (a masked key) and which count under the raw record's key.
+   */
+  dlq: { records: number; byCode: Record<string, number>; recordSpecific: number; fromFaults: number; keysFromSource: number }
   /** Raw records (counted per occurrence) with no outcome. */
   lost: number
   /** Outcomes beyond one per raw occurrence. */
@@ -111,7 +126,24 @@ function inWindow(timestamp: number, window: CompareInput['window']): boolean {
   return true
 }
 
-export function compareTopics(input: CompareInput): CompareSummary {
+/** The DLQ records with the key of the raw record their source headers name, and how many that changed. */
+function dlqKeyedBySource(raw: readonly RawRecord[], dlq: readonly DlqRecord[]): { dlq: DlqRecord[]; changed: number } {
+  const keyAt = new Map<string, string | null>()
+  for (const r of raw) if (r.position !== undefined) keyAt.set(r.position, r.key)
+  let changed = 0
+  const out = dlq.map((d) => {
+    if (d.source === undefined || !keyAt.has(d.source)) return d
+    const key = keyAt.get(d.source) as string | null
+    if (key === d.key) return d
+    changed++
+    return { ...d, key }
+  })
+  return { dlq: out, changed }
+}
+
+export function compareTopics(original: CompareInput): CompareSummary {
+  const keyedBySource = dlqKeyedBySource(original.raw, original.dlq)
+  const input = { ...original, dlq: keyedBySource.dlq }
   const recordSpecific = new Set(input.recordSpecificCodes ?? RECORD_SPECIFIC_DLQ_CODES)
   const sampleSize = input.sampleSize ?? 20
   const expected = new Map<string, number>() // raw occurrences in the window
@@ -199,7 +231,7 @@ export function compareTopics(input: CompareInput): CompareSummary {
     passed: false,
     raw: { records: input.raw.length, inWindow: inWindowCount, repeatedKeys },
     enriched: { records: input.enriched.length, byStatus },
-    dlq: { records: input.dlq.length, byCode, recordSpecific: recordSpecificCount, fromFaults: fromFaults.length },
+    dlq: { records: input.dlq.length, byCode, recordSpecific: recordSpecificCount, fromFaults: fromFaults.length, keysFromSource: keyedBySource.changed },
     lost: lostCount,
     duplicated: duplicatedCount,
     dlqFromFaults: fromFaults.length,
