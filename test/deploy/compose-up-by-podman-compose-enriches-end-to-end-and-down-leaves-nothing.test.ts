@@ -37,6 +37,7 @@ import { ensureJavaBaseImage, ensureStackBuildContexts } from '../../scripts/ima
 import { uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import { grantConsentThroughGateway, matchedBankTransactionsOf } from './consent-through-gateway.ts'
+import { followEnriched } from './enriched-follower.ts'
 import {
   ComposeProject,
   PROJECT_PREFIX,
@@ -143,22 +144,7 @@ describe('docker-compose.yml run by podman-compose', () => {
 
     // Everything enriched from now on, decoded; the tests look for their own transaction ids.
     kafka = createKafka({ brokers: [url.kafka], clientId: uniqueName('compose-test'), logLevel: 'warn' })
-    const codec = new AvroSerde({ registry: createSchemaRegistry({ url: url.registry }) }).topic(
-      TOPICS.transactionsEnriched,
-      'EnrichedTransaction',
-    )
-    enrichedReader = new TopicReader({
-      kafka,
-      topics: [TOPICS.transactionsEnriched],
-      follow: true,
-      onRecords: async (batch) => {
-        for (const record of batch.records) {
-          const value = await codec.decode(record.value)
-          enriched.set(value.transactionId, value)
-        }
-      },
-    })
-    await enrichedReader.start()
+    enrichedReader = await followEnriched(kafka, url.registry, enriched)
   }, 1_500_000)
 
   afterAll(async () => {

@@ -21,6 +21,7 @@ import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import { grantConsentThroughGateway, matchedBankTransactionsOf } from './consent-through-gateway.ts'
 import { Containers } from './containers.ts'
+import { followEnriched } from './enriched-follower.ts'
 
 const log = (line: string) => process.stderr.write(`[image-test] ${line}\n`)
 const unavailable = podmanUnavailableReason()
@@ -142,20 +143,7 @@ describe('the container image built with podman', () => {
     log(timings.join(' · '))
 
     // Everything enriched from now on, decoded; the tests look for their own transaction ids.
-    const serde = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) })
-    const codec = serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction')
-    enrichedReader = new TopicReader({
-      kafka: kit.kafka,
-      topics: [TOPICS.transactionsEnriched],
-      follow: true,
-      onRecords: async (batch) => {
-        for (const record of batch.records) {
-          const value = await codec.decode(record.value)
-          enriched.set(value.transactionId, value)
-        }
-      },
-    })
-    await enrichedReader.start()
+    enrichedReader = await followEnriched(kit.kafka, registryUrl, enriched)
   }, 900_000)
 
   afterAll(async () => {
