@@ -5,67 +5,43 @@
  * the backfill is still running, and afterwards the backfill completes with
  * every row of its file enriched exactly once.
  */
-import type { EnrichmentClient } from '@tep/enrichment-client'
-import type { EnrichmentSim } from '@tep/enrichment-sim'
-import { createKafka } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
-import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
   createIngestTopics,
   produceRaw,
   rawFromSample,
-  registryForTests,
-  serdeForTests,
-  simClient,
-  startSim,
+  useIngestWorld,
   type TestTopics,
 } from '../ingest/ingest-harness.ts'
 import { children, goodSamples, readEnriched, rowProblems, runCli, tempDir, writeCsv } from './backfill-harness.ts'
 
-const kit = createKafkaTestKit()
-const registry = registryForTests()
-const serde = serdeForTests(registry)
-let sim: EnrichmentSim
-let client: EnrichmentClient
-let ingest: TransactionIngest | undefined
+const world = useIngestWorld(41)
+const { kit, serde } = world
 let topics: TestTopics & { state: string }
 
 beforeAll(async () => {
-  sim = await startSim(41)
-  client = simClient(sim)
   topics = { ...(await createIngestTopics(kit, 'bf-live')), state: uniqueName('bf-state') }
 })
 
-afterAll(async () => {
+afterAll(() => {
   for (const c of children) c.kill('SIGKILL')
-  await ingest?.stop()
-  await client?.close()
-  await sim?.close()
-  await kit.disconnectAll()
 })
 
 describe('the live ingest during a backfill', () => {
   it('keeps enriching live events exactly once while the backfill runs, and the backfill completes', async () => {
-    ingest = await startTransactionIngest({
-      kafka: createKafka({ brokers: inject('kafkaBrokers'), clientId: `${topics.groupId}-client`, logLevel: 'error' }),
-      schemaRegistry: registry,
-      client,
-      topics,
-      groupId: topics.groupId,
-      transactionalIdPrefix: topics.transactionalIdPrefix,
-      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+    await world.startIngest(topics, {
       metricsRegistry: createMetricsRegistry({ service: 'ingest-live', defaultMetrics: false }),
       lagIntervalMs: 1_000,
     })
 
-    const samples = await goodSamples(sim, 60, 7)
+    const samples = await goodSamples(world.sim, 60, 7)
     // A budget of 20 requests per second makes the backfill last well beyond the live batch.
     const plan = writeCsv(tempDir(), 'alongside', samples, 3_000, 1_000_000)
-    const backfill = runCli(sim, topics, ['--api-rps', '20', '--api-concurrency', '2', '--max-live-lag', '50', plan.path])
+    const backfill = runCli(world.sim, topics, ['--api-rps', '20', '--api-concurrency', '2', '--max-live-lag', '50', plan.path])
     await backfill.progress((p) => p.done > 0)
 
     const live = samples.slice(0, 200).map((s, i) => rawFromSample(s, `live-${i}`))

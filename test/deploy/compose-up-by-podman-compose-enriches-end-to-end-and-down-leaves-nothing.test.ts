@@ -19,7 +19,6 @@
  * Runs where podman can (root, or apt-get to install it); elsewhere it says why not.
  * afterAll removes whatever carries the project's label, also after a failure.
  */
-import { DEVELOPMENT_CUSTOMER_TOKEN_KEY, mintCustomerToken } from '@tep/bank-sync'
 import {
   AvroSerde,
   TOPICS,
@@ -37,6 +36,8 @@ import { podman, prepareAndBuild } from '../../scripts/image/podman.ts'
 import { ensureJavaBaseImage, ensureStackBuildContexts } from '../../scripts/image/stack-images.ts'
 import { uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
+import { grantConsentThroughGateway, matchedBankTransactionsOf } from './consent-through-gateway.ts'
+import { followEnriched } from './enriched-follower.ts'
 import {
   ComposeProject,
   PROJECT_PREFIX,
@@ -143,22 +144,7 @@ describe('docker-compose.yml run by podman-compose', () => {
 
     // Everything enriched from now on, decoded; the tests look for their own transaction ids.
     kafka = createKafka({ brokers: [url.kafka], clientId: uniqueName('compose-test'), logLevel: 'warn' })
-    const codec = new AvroSerde({ registry: createSchemaRegistry({ url: url.registry }) }).topic(
-      TOPICS.transactionsEnriched,
-      'EnrichedTransaction',
-    )
-    enrichedReader = new TopicReader({
-      kafka,
-      topics: [TOPICS.transactionsEnriched],
-      follow: true,
-      onRecords: async (batch) => {
-        for (const record of batch.records) {
-          const value = await codec.decode(record.value)
-          enriched.set(value.transactionId, value)
-        }
-      },
-    })
-    await enrichedReader.start()
+    enrichedReader = await followEnriched(kafka, url.registry, enriched)
   }, 1_500_000)
 
   afterAll(async () => {
@@ -244,42 +230,10 @@ describe('docker-compose.yml run by podman-compose', () => {
     'enriches the transactions of a bank consent granted through the published consent gateway',
     async () => {
       const customerId = uniqueName('compose-customer')
-      // As the bank application would: a customer token signed with the gateway's (public development)
-      // key, the bank's consent pages (the simulator's admin shortcut) and the redirect back to the gateway.
-      const token = await mintCustomerToken(DEVELOPMENT_CUSTOMER_TOKEN_KEY, customerId)
-      const started = await fetch(`${url.gateway}/consents`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: '{}',
-      })
-      expect(started.status, await started.clone().text()).toBe(201)
-      const { authorizationUrl } = (await started.json()) as { authorizationUrl: string }
-      const params = new URL(authorizationUrl).searchParams
-      const granted = await fetch(`${url.bank}/__admin/consents`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          username: 'user1',
-          scope: 'AISP',
-          state: params.get('state'),
-          codeChallenge: params.get('code_challenge') ?? undefined,
-        }),
-      })
-      expect(granted.status, await granted.clone().text()).toBe(201)
-      const { redirectUrl } = (await granted.json()) as { redirectUrl: string }
-      // The redirect names the gateway's published port: the file keeps it the same inside and out.
+      const { redirectUrl } = await grantConsentThroughGateway(url, customerId)
+      // The redirect named the gateway's published port: the file keeps it the same inside and out.
       expect(new URL(redirectUrl).origin).toBe(url.gateway)
-      const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
-      const callback = await fetch(redirectUrl, { headers: { accept: 'application/json', cookie } })
-      expect(callback.status, await callback.clone().text()).toBe(201)
-
-      const ofCustomer = () =>
-        [...enriched.values()].filter((e) => e.raw.source === 'BANK_SYNC' && e.raw.customerId === customerId)
-      const results = await waitFor(
-        `a matched bank transaction of ${customerId}`,
-        () => ofCustomer().some((r) => r.status === 'MATCHED') && ofCustomer(),
-        { timeoutMs: 120_000 },
-      ).catch((err: unknown) => {
+      const results = await matchedBankTransactionsOf(enriched, customerId, 120_000).catch((err: unknown) => {
         throw new Error(`${(err as Error).message}\npodman-compose up:\n${project.tail()}`)
       })
       expect(results.every((r) => r.raw.accountId !== null)).toBe(true)

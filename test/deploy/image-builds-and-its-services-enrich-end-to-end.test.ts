@@ -10,7 +10,6 @@
  *   - refresher and invalidation-poller start and report ready.
  * Runs where podman can (root, or apt-get to install it); elsewhere it says why not.
  */
-import { DEVELOPMENT_CUSTOMER_TOKEN_KEY, mintCustomerToken } from '@tep/bank-sync'
 import { AvroSerde, TOPIC_CATALOG, TOPICS, TopicReader, createSchemaRegistry, ensureTopics } from '@tep/kafka'
 import { distinctPortPicker } from '@tep/local-stack'
 import { generateRawEvents } from '@tep/sample-traffic'
@@ -20,7 +19,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { podman, podmanUnavailableReason, prepareAndBuild } from '../../scripts/image/podman.ts'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
+import { grantConsentThroughGateway, matchedBankTransactionsOf } from './consent-through-gateway.ts'
 import { Containers } from './containers.ts'
+import { followEnriched } from './enriched-follower.ts'
 
 const log = (line: string) => process.stderr.write(`[image-test] ${line}\n`)
 const unavailable = podmanUnavailableReason()
@@ -142,20 +143,7 @@ describe('the container image built with podman', () => {
     log(timings.join(' · '))
 
     // Everything enriched from now on, decoded; the tests look for their own transaction ids.
-    const serde = new AvroSerde({ registry: createSchemaRegistry({ url: registryUrl }) })
-    const codec = serde.topic(TOPICS.transactionsEnriched, 'EnrichedTransaction')
-    enrichedReader = new TopicReader({
-      kafka: kit.kafka,
-      topics: [TOPICS.transactionsEnriched],
-      follow: true,
-      onRecords: async (batch) => {
-        for (const record of batch.records) {
-          const value = await codec.decode(record.value)
-          enriched.set(value.transactionId, value)
-        }
-      },
-    })
-    await enrichedReader.start()
+    enrichedReader = await followEnriched(kit.kafka, registryUrl, enriched)
   }, 900_000)
 
   afterAll(async () => {
@@ -237,42 +225,9 @@ describe('the container image built with podman', () => {
     'enriches the transactions of a bank consent granted through the consent gateway',
     async () => {
       const customerId = uniqueName('image-customer')
-      // As the bank application would: a customer token signed with the key bank-sync's gateway
-      // shares (its public development key here), then the bank's consent pages (skipped with
-      // the simulator's admin shortcut) and the redirect back to the gateway.
-      const token = await mintCustomerToken(DEVELOPMENT_CUSTOMER_TOKEN_KEY, customerId)
-      const started = await fetch(`${urls.gateway}/consents`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: '{}',
-      })
-      expect(started.status, await started.clone().text()).toBe(201)
-      const { authorizationUrl } = (await started.json()) as { authorizationUrl: string }
-      const params = new URL(authorizationUrl).searchParams
-      const granted = await fetch(`${urls.bank}/__admin/consents`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          username: 'user1',
-          scope: 'AISP',
-          state: params.get('state'),
-          codeChallenge: params.get('code_challenge') ?? undefined,
-        }),
-      })
-      expect(granted.status, await granted.clone().text()).toBe(201)
-      const { redirectUrl } = (await granted.json()) as { redirectUrl: string }
-      const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
-      const callback = await fetch(redirectUrl, { headers: { accept: 'application/json', cookie } })
-      expect(callback.status, await callback.clone().text()).toBe(201)
-
+      await grantConsentThroughGateway(urls, customerId)
       // The first sync right after the consent publishes the account history; ingest enriches it.
-      const ofCustomer = () =>
-        [...enriched.values()].filter((e) => e.raw.source === 'BANK_SYNC' && e.raw.customerId === customerId)
-      const results = await waitFor(
-        `a matched bank transaction of ${customerId}`,
-        () => ofCustomer().some((r) => r.status === 'MATCHED') && ofCustomer(),
-        { timeoutMs: 90_000 },
-      )
+      const results = await matchedBankTransactionsOf(enriched, customerId, 90_000)
       expect(results.every((r) => r.raw.accountId !== null)).toBe(true)
     },
     // The consent round trip plus the wait for the first sync's results.

@@ -14,39 +14,20 @@ import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import type { EnrichmentClient } from '@tep/enrichment-client'
-import type { EnrichmentSim } from '@tep/enrichment-sim'
-import { confluentFrame, createKafka, readDlqHeaders, registerSubjectSchema } from '@tep/kafka'
+import { confluentFrame, readDlqHeaders, registerSubjectSchema } from '@tep/kafka'
 import { maskPans } from '@tep/observability'
 import { avroSchema, type RawTransaction } from '@tep/schemas'
-import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { consumedToEnd, createIngestTopics, fetchSamples, rawFromSample, readOutcomes, registryForTests, serdeForTests, simClient, startSim } from '../ingest/ingest-harness.ts'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { describe, expect, inject, it } from 'vitest'
+import { consumedToEnd, createIngestTopics, fetchSamples, rawFromSample, readOutcomes, registryForTests, useIngestWorld } from '../ingest/ingest-harness.ts'
+import { uniqueName } from '../support/kafka-test-kit.ts'
 import { readTopic } from '../support/read-topic.ts'
 import { waitFor } from '../support/wait-for.ts'
 import { runDlq } from './dlq-cli.ts'
 
 const run = promisify(execFile)
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const kit = createKafkaTestKit()
-const registry = registryForTests()
-const serde = serdeForTests(registry)
-let sim: EnrichmentSim
-let client: EnrichmentClient
-let ingest: TransactionIngest | undefined
-
-beforeAll(async () => {
-  sim = await startSim(37)
-  client = simClient(sim)
-})
-
-afterAll(async () => {
-  await ingest?.stop()
-  await client?.close()
-  await sim?.close()
-  await kit.disconnectAll()
-})
+const world = useIngestWorld(37)
+const { kit, serde } = world
 
 const registryUrl = () => inject('registryUrl').replace(/\/+$/, '')
 
@@ -77,7 +58,7 @@ describe('npm run dlq on dead letters a schema restore makes processable', () =>
     // The partner registers through its own client: a registry client caches what it registered, and the ingest must ask the registry.
     const partnerId = await registerSubjectSchema(registryForTests(), partnerSubject, partnerSchema as never)
 
-    const [cards, transfers] = await Promise.all([fetchSamples(sim, 'card', 'found', 12, 37), fetchSamples(sim, 'transfer', 'found', 6, 37)])
+    const [cards, transfers] = await Promise.all([fetchSamples(world.sim, 'card', 'found', 12, 37), fetchSamples(world.sim, 'transfer', 'found', 6, 37)])
     const goods: RawTransaction[] = [...cards.slice(0, 4), ...transfers.slice(0, 2)].map((s, i) => rawFromSample(s, `dlq-good-${i}`))
     // Records the DLQ keeps byte for byte (nothing in them looks like a card number)...
     const partner: RawTransaction[] = [...cards.slice(4), ...transfers.slice(2)]
@@ -111,16 +92,8 @@ describe('npm run dlq on dead letters a schema restore makes processable', () =>
       await producer.disconnect()
     }
 
-    const kafka = createKafka({ brokers: inject('kafkaBrokers'), clientId: `${topics.groupId}-client`, logLevel: 'error' })
-    ingest = await startTransactionIngest({
-      kafka,
-      schemaRegistry: registryForTests(),
-      client,
-      topics,
-      groupId: topics.groupId,
-      transactionalIdPrefix: topics.transactionalIdPrefix,
-      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
-    })
+    // A registry client of its own, as a deployed ingest has: nothing cached from the producing side.
+    const ingest = await world.startIngest(topics, { schemaRegistry: registryForTests() })
     const admin = kit.admin()
     await admin.connect()
     await waitFor('the ingest to consume every raw record', () => consumedToEnd(admin, topics.groupId, topics.input), { timeoutMs: 60_000 })
@@ -188,7 +161,6 @@ describe('npm run dlq on dead letters a schema restore makes processable', () =>
     )
     // Whatever the ingest still had in flight commits or aborts before the outcomes are counted.
     await ingest.stop()
-    ingest = undefined
 
     const outcomes = await readOutcomes(kit.kafka, serde, topics)
     for (const id of partnerIds) {

@@ -6,12 +6,17 @@
  */
 import { createEnrichmentClient, type EnrichmentClient } from '@tep/enrichment-client'
 import { startEnrichmentSim, type EnrichmentSim } from '@tep/enrichment-sim'
-import { AvroSerde, createSchemaRegistry, ensureTopics, readDlqHeaders, type Kafka, type TopicSpec } from '@tep/kafka'
+import { AvroSerde, createKafka, createSchemaRegistry, ensureTopics, readDlqHeaders, type Kafka, type TopicSpec } from '@tep/kafka'
 import type { EnrichedTransaction, RawTransaction } from '@tep/schemas'
-import type { IngestTopics } from '@tep/transaction-ingest'
-import { inject } from 'vitest'
+import {
+  startTransactionIngest,
+  type IngestTopics,
+  type TransactionIngest,
+  type TransactionIngestOptions,
+} from '@tep/transaction-ingest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { readTopic } from '../kafka/read-topic.ts'
-import { uniqueName, type KafkaTestKit, type TestAdmin as Admin } from '../support/kafka-test-kit.ts'
+import { createKafkaTestKit, uniqueName, type KafkaTestKit, type TestAdmin as Admin } from '../support/kafka-test-kit.ts'
 
 export const SIM_CLIENT = { clientId: 'sim-client', clientSecret: 'sim-secret' }
 
@@ -46,6 +51,88 @@ export function simClient(
     },
     limits: { maxConcurrent: 64 },
   })
+}
+
+/**
+ * The options every ingest test starts from: its own Kafka client (named after
+ * the group, or `${groupId}-${clientName}`), the test's group and transactional
+ * ids, and a consumer that notices a lost member within seconds. Tests spread
+ * what they prove on top.
+ */
+export function ingestTestOptions(
+  topics: TestTopics,
+  registry: SchemaRegistry,
+  client: EnrichmentClient,
+  clientName = 'client',
+): TransactionIngestOptions {
+  return {
+    kafka: createKafka({ brokers: inject('kafkaBrokers'), clientId: `${topics.groupId}-${clientName}`, logLevel: 'error' }),
+    schemaRegistry: registry,
+    client,
+    topics,
+    groupId: topics.groupId,
+    transactionalIdPrefix: topics.transactionalIdPrefix,
+    consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
+  }
+}
+
+/** A test file's Kafka kit, registry, serde, simulator and client, and the ingests it started. */
+export interface IngestWorld {
+  readonly kit: KafkaTestKit
+  readonly registry: SchemaRegistry
+  readonly serde: AvroSerde
+  /** Started in beforeAll: read it inside tests and hooks only. */
+  readonly sim: EnrichmentSim
+  readonly client: EnrichmentClient
+  /** ingestTestOptions plus `options`; every ingest started here is stopped after the file's tests. */
+  startIngest(topics: TestTopics, options?: Partial<TransactionIngestOptions>): Promise<TransactionIngest>
+}
+
+/**
+ * Registers the beforeAll/afterAll of a test file that runs ingests against the
+ * simulator seeded with `seed`: afterwards the ingests stop before the client
+ * and the simulator close, so no ingest is left calling a closed simulator.
+ */
+export function useIngestWorld(seed: number): IngestWorld {
+  const kit = createKafkaTestKit()
+  const registry = registryForTests()
+  const serde = serdeForTests(registry)
+  let sim: EnrichmentSim | undefined
+  let client: EnrichmentClient | undefined
+  const started: TransactionIngest[] = []
+  beforeAll(async () => {
+    sim = await startSim(seed)
+    client = simClient(sim)
+  })
+  afterAll(async () => {
+    await Promise.allSettled(started.map((ingest) => ingest.stop()))
+    await client?.close()
+    await sim?.close()
+    await kit.disconnectAll()
+  })
+  const whenStarted = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} starts in beforeAll: use it inside a test or hook`)
+    return value
+  }
+  return {
+    kit,
+    registry,
+    serde,
+    get sim() {
+      return whenStarted(sim, 'the enrichment simulator')
+    },
+    get client() {
+      return whenStarted(client, 'the enrichment client')
+    },
+    async startIngest(topics, options = {}) {
+      const ingest = await startTransactionIngest({
+        ...ingestTestOptions(topics, registry, whenStarted(client, 'the enrichment client')),
+        ...options,
+      })
+      started.push(ingest)
+      return ingest
+    },
+  }
 }
 
 export interface TestTopics extends IngestTopics {

@@ -9,16 +9,16 @@
  */
 import { createEnrichmentClient, type EnrichmentClient } from '@tep/enrichment-client'
 import { startEnrichmentSim, type EnrichmentSim } from '@tep/enrichment-sim'
-import { createKafka } from '@tep/kafka'
 import { CONTRACT_DRIFT_METRIC, createContractDriftRecorder, createMetricsRegistry } from '@tep/observability'
 import type { CardTransaction, RawTransaction } from '@tep/schemas'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaTestKit, type TestAdmin as Admin } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
   createIngestTopics,
+  ingestTestOptions,
   fetchSamples,
   produceRaw,
   rawFromSample,
@@ -79,18 +79,12 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s mode again
     const events = samples.map((s, i) => withIsoFields(rawFromSample(s, `${mode}-${i}`), i))
 
     const ingest = await startTransactionIngest({
-      kafka: createKafka({ brokers: inject('kafkaBrokers'), clientId: `${topics.groupId}-client`, logLevel: 'error' }),
-      schemaRegistry: registry,
-      client,
-      topics,
+      ...ingestTestOptions(topics, registry, client),
       // The defaults of INGEST_LOOKUP_MODE / INGEST_COMPLETE_LOOKUPS in batch mode: an empty
       // table is cold, so the complete batch comes first, then the plain batch.
       lookupMode: mode,
       completeLookups: 'auto',
-      groupId: topics.groupId,
-      transactionalIdPrefix: topics.transactionalIdPrefix,
       retryPolicy: { initialDelayMs: 100, maxDelayMs: 1_000 },
-      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
       metricsRegistry,
       onContractDrift: drift.listener,
     })

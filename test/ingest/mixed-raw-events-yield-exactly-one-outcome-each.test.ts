@@ -4,15 +4,10 @@
  * read-committed: one enriched record or one DLQ record per transaction id, with
  * the status the simulator says each input must get. Run in both lookup modes.
  */
-import type { EnrichmentClient } from '@tep/enrichment-client'
-import type { EnrichmentSim } from '@tep/enrichment-sim'
-import { createKafka } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
 import type { RawTransaction } from '@tep/schemas'
-import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readTopic } from '../kafka/read-topic.ts'
-import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
@@ -23,31 +18,12 @@ import {
   rawFromSample,
   readOutcomes,
   representable,
-  registryForTests,
-  serdeForTests,
-  simClient,
-  startSim,
+  useIngestWorld,
   type SimSample,
 } from './ingest-harness.ts'
 
-const kit = createKafkaTestKit()
-const registry = registryForTests()
-const serde = serdeForTests(registry)
-let sim: EnrichmentSim
-let client: EnrichmentClient
-const running: TransactionIngest[] = []
-
-beforeAll(async () => {
-  sim = await startSim(11)
-  client = simClient(sim)
-})
-
-afterAll(async () => {
-  await Promise.allSettled(running.map((i) => i.stop()))
-  await client?.close()
-  await sim?.close()
-  await kit.disconnectAll()
-})
+const world = useIngestWorld(11)
+const { kit, serde } = world
 
 type Expectation =
   | { kind: 'MATCHED'; shopUid: string; merchantUid: string; handle: string }
@@ -57,12 +33,12 @@ type Expectation =
 
 async function mixedSamples(seed: number): Promise<SimSample[]> {
   const batches = await Promise.all([
-    fetchSamples(sim, 'card', 'found', 30, seed),
-    fetchSamples(sim, 'card', 'notFound', 8, seed),
-    fetchSamples(sim, 'card', 'invalid', 20, seed),
-    fetchSamples(sim, 'transfer', 'found', 12, seed),
-    fetchSamples(sim, 'transfer', 'notFound', 6, seed),
-    fetchSamples(sim, 'transfer', 'invalid', 20, seed),
+    fetchSamples(world.sim, 'card', 'found', 30, seed),
+    fetchSamples(world.sim, 'card', 'notFound', 8, seed),
+    fetchSamples(world.sim, 'card', 'invalid', 20, seed),
+    fetchSamples(world.sim, 'transfer', 'found', 12, seed),
+    fetchSamples(world.sim, 'transfer', 'notFound', 6, seed),
+    fetchSamples(world.sim, 'transfer', 'invalid', 20, seed),
   ])
   return batches.flat().filter(representable)
 }
@@ -154,33 +130,20 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
     )
     expect(inputKeys.length - new Set(inputKeys).size, 'duplicated raw input records').toBe(0)
     expect(inputKeys.length).toBe(expected.size)
-    const statsBefore = (await (await fetch(`${sim.url}/__admin/stats`)).json()) as {
+    const statsBefore = (await (await fetch(`${world.sim.url}/__admin/stats`)).json()) as {
       lookups: number
       requests: { byOperation: Record<string, number> }
     }
 
-    const kafka = createKafka({
-      brokers: inject('kafkaBrokers'),
-      clientId: `${topics.groupId}-client`,
-      logLevel: 'error',
-    })
     const metricsRegistry = createMetricsRegistry({ service: `ingest-${mode}`, defaultMetrics: false })
-    const ingest = await startTransactionIngest({
-      kafka,
-      schemaRegistry: registry,
-      client,
-      topics,
+    const ingest = await world.startIngest(topics, {
       lookupMode: mode,
       // Batch mode keeps the default (auto: complete lookups while the table is cold);
       // single mode exercises the table-and-API path.
       ...(mode === 'single' ? { completeLookups: 'never' as const } : {}),
       batchLingerMs: 5,
-      groupId: topics.groupId,
-      transactionalIdPrefix: topics.transactionalIdPrefix,
-      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
       metricsRegistry,
     })
-    running.push(ingest)
     expect(ingest.readiness.snapshot().checks.table?.ready).toBe(true)
 
     const admin = kit.admin()
@@ -222,7 +185,7 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
 
     // One findBy per record that reached the API (never cached), and one shop
     // read per distinct shop (the table and single-flight absorb repeats).
-    const stats = (await (await fetch(`${sim.url}/__admin/stats`)).json()) as {
+    const stats = (await (await fetch(`${world.sim.url}/__admin/stats`)).json()) as {
       lookups: number
       requests: { byOperation: Record<string, number> }
     }

@@ -6,18 +6,18 @@
  */
 import type { EnrichmentClient } from '@tep/enrichment-client'
 import type { EnrichmentSim } from '@tep/enrichment-sim'
-import { createKafka } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
 import type { RawTransaction } from '@tep/schemas'
 import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
 import type { TestAdmin as Admin } from '../support/kafka-test-kit.ts'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readTopic } from '../kafka/read-topic.ts'
 import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
   createIngestTopics,
+  ingestTestOptions,
   fetchSamples,
   produceRaw,
   rawFromSample,
@@ -107,19 +107,9 @@ beforeAll(async () => {
   admin = kit.admin()
   await admin.connect()
   ingest = await startTransactionIngest({
-    kafka: createKafka({
-      brokers: inject('kafkaBrokers'),
-      clientId: `${topics.groupId}-client`,
-      logLevel: 'error',
-    }),
-    schemaRegistry: registry,
-    client,
-    topics,
+    ...ingestTestOptions(topics, registry, client),
     lookupMode: 'batch',
-    groupId: topics.groupId,
-    transactionalIdPrefix: topics.transactionalIdPrefix,
     retryPolicy: { initialDelayMs: 100, maxDelayMs: 1_500 },
-    consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
     metricsRegistry,
     lagIntervalMs: 500,
   })

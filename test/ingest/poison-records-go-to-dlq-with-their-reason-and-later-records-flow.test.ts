@@ -7,14 +7,10 @@
  * while the good records produced AFTER them on the same partition are enriched.
  * Run in both lookup modes against the real simulator, broker and registry.
  */
-import type { EnrichmentClient } from '@tep/enrichment-client'
-import type { EnrichmentSim } from '@tep/enrichment-sim'
-import { createKafka, readDlqHeaders } from '@tep/kafka'
+import { readDlqHeaders } from '@tep/kafka'
 import type { RawTransaction } from '@tep/schemas'
-import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readTopic } from '../support/read-topic.ts'
-import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
@@ -22,30 +18,11 @@ import {
   fetchSamples,
   rawFromSample,
   readOutcomes,
-  registryForTests,
-  serdeForTests,
-  simClient,
-  startSim,
+  useIngestWorld,
 } from './ingest-harness.ts'
 
-const kit = createKafkaTestKit()
-const registry = registryForTests()
-const serde = serdeForTests(registry)
-let sim: EnrichmentSim
-let client: EnrichmentClient
-const running: TransactionIngest[] = []
-
-beforeAll(async () => {
-  sim = await startSim(23)
-  client = simClient(sim)
-})
-
-afterAll(async () => {
-  await Promise.allSettled(running.map((i) => i.stop()))
-  await client?.close()
-  await sim?.close()
-  await kit.disconnectAll()
-})
+const world = useIngestWorld(23)
+const { kit, serde } = world
 
 /** 400 entries of 15 kB: one batch call would carry a 6 MB body, over the simulator's 5 MiB. */
 const BIG_BATCH_RECORDS = 400
@@ -62,8 +39,8 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
     // One partition: "after" is a real order, and a paused partition would stop them all.
     const topics = await createIngestTopics(kit, `ingest-poison-${mode}`, 1)
     const [cards, transfers] = await Promise.all([
-      fetchSamples(sim, 'card', 'found', 20, 5),
-      fetchSamples(sim, 'transfer', 'found', 6, 5),
+      fetchSamples(world.sim, 'card', 'found', 20, 5),
+      fetchSamples(world.sim, 'transfer', 'found', 6, 5),
     ])
     const card = rawFromSample(cards[0]!, 'template-card')
     const transfer = rawFromSample(transfers[0]!, 'template-transfer')
@@ -134,23 +111,7 @@ describe.each(['batch', 'single'] as const)('transaction-ingest in %s lookup mod
       await producer.disconnect()
     }
 
-    const kafka = createKafka({
-      brokers: inject('kafkaBrokers'),
-      clientId: `${topics.groupId}-client`,
-      logLevel: 'error',
-    })
-    const ingest = await startTransactionIngest({
-      kafka,
-      schemaRegistry: registry,
-      client,
-      topics,
-      lookupMode: mode,
-      batchLingerMs: 5,
-      groupId: topics.groupId,
-      transactionalIdPrefix: topics.transactionalIdPrefix,
-      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
-    })
-    running.push(ingest)
+    const ingest = await world.startIngest(topics, { lookupMode: mode, batchLingerMs: 5 })
 
     const admin = kit.admin()
     await admin.connect()

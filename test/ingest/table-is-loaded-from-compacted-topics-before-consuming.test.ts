@@ -4,14 +4,10 @@
  * tombstones delete, aborted writes are never seen (read-committed), and with
  * invalidations off a snapshot older than 7 days counts as a miss.
  */
-import type { EnrichmentClient } from '@tep/enrichment-client'
-import type { EnrichmentSim } from '@tep/enrichment-sim'
-import { createKafka } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
 import { exampleMerchant, exampleShop, type Merchant, type Shop } from '@tep/schemas'
-import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { describe, expect, it } from 'vitest'
+import { uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
   consumedToEnd,
@@ -20,37 +16,18 @@ import {
   produceRaw,
   rawFromSample,
   readOutcomes,
-  registryForTests,
-  serdeForTests,
-  simClient,
-  startSim,
+  useIngestWorld,
   type SimSample,
 } from './ingest-harness.ts'
 
 const DAY = 24 * 3_600_000
-const kit = createKafkaTestKit()
-const registry = registryForTests()
-const serde = serdeForTests(registry)
-let sim: EnrichmentSim
-let client: EnrichmentClient
-let ingest: TransactionIngest | undefined
-
-beforeAll(async () => {
-  sim = await startSim(41)
-  client = simClient(sim)
-})
-
-afterAll(async () => {
-  await ingest?.stop()
-  await client?.close()
-  await sim?.close()
-  await kit.disconnectAll()
-})
+const world = useIngestWorld(41)
+const { kit, serde } = world
 
 describe('the shop/merchant table of transaction-ingest', () => {
   it('is read from the compacted topics (committed only, tombstones applied, stale entries ignored without invalidations)', async () => {
     const topics = await createIngestTopics(kit, 'ingest-table', 3)
-    const found = await fetchSamples(sim, 'card', 'found', 40, 9)
+    const found = await fetchSamples(world.sim, 'card', 'found', 40, 9)
     // One sample per shop, so each shop's source is unambiguous.
     const byShop = new Map<string, SimSample>()
     for (const s of found) if (!byShop.has(s.expected.shopUid!)) byShop.set(s.expected.shopUid!, s)
@@ -112,24 +89,13 @@ describe('the shop/merchant table of transaction-ingest', () => {
     })
     await aborted.abort()
 
-    const statsBefore = (await (await fetch(`${sim.url}/__admin/stats`)).json()) as {
+    const statsBefore = (await (await fetch(`${world.sim.url}/__admin/stats`)).json()) as {
       requests: { byOperation: Record<string, number> }
     }
-    ingest = await startTransactionIngest({
-      kafka: createKafka({
-        brokers: inject('kafkaBrokers'),
-        clientId: `${topics.groupId}-client`,
-        logLevel: 'error',
-      }),
-      schemaRegistry: registry,
-      client,
-      topics,
+    const ingest = await world.startIngest(topics, {
       lookupMode: 'batch',
       completeLookups: 'never',
       invalidationsEnabled: false,
-      groupId: topics.groupId,
-      transactionalIdPrefix: topics.transactionalIdPrefix,
-      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
       metricsRegistry: createMetricsRegistry({ service: 'ingest-table', defaultMetrics: false }),
     })
     // Started means caught up: the table holds what was committed, the aborted write is invisible.
@@ -166,7 +132,7 @@ describe('the shop/merchant table of transaction-ingest', () => {
       expect(result(i).shop?.uid).toBe(shopUid(i))
       expect(result(i).shop?.url).not.toMatch(/table\.example/)
     }
-    const stats = (await (await fetch(`${sim.url}/__admin/stats`)).json()) as {
+    const stats = (await (await fetch(`${world.sim.url}/__admin/stats`)).json()) as {
       requests: { byOperation: Record<string, number> }
     }
     expect((stats.requests.byOperation.getShop ?? 0) - (statsBefore.requests.byOperation.getShop ?? 0)).toBe(

@@ -13,13 +13,9 @@
  * records hold no other digits than those produced), for any Luhn-valid 13-19 digit
  * window of a run of digits and separators.
  */
-import type { EnrichmentClient } from '@tep/enrichment-client'
-import type { EnrichmentSim } from '@tep/enrichment-sim'
-import { createKafka, type RecordHeaders } from '@tep/kafka'
+import type { RecordHeaders } from '@tep/kafka'
 import type { RawTransaction } from '@tep/schemas'
-import { startTransactionIngest, type TransactionIngest } from '@tep/transaction-ingest'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createKafkaTestKit } from '../support/kafka-test-kit.ts'
+import { describe, expect, it } from 'vitest'
 import { readTopic } from '../support/read-topic.ts'
 import { waitFor } from '../support/wait-for.ts'
 import {
@@ -28,10 +24,7 @@ import {
   encodeUnchecked,
   fetchSamples,
   rawFromSample,
-  registryForTests,
-  serdeForTests,
-  simClient,
-  startSim,
+  useIngestWorld,
 } from '../ingest/ingest-harness.ts'
 
 /** Luhn-valid test numbers of 13 to 19 digits (brands' published test cards, and two made up to complete the lengths). */
@@ -130,31 +123,15 @@ function headerBytes(headers: RecordHeaders): Buffer[] {
     .map((v) => (Buffer.isBuffer(v) ? v : Buffer.from(String(v))))
 }
 
-const kit = createKafkaTestKit()
-const registry = registryForTests()
-const serde = serdeForTests(registry)
-let sim: EnrichmentSim
-let client: EnrichmentClient
-let ingest: TransactionIngest | undefined
-
-beforeAll(async () => {
-  sim = await startSim(34)
-  client = simClient(sim)
-})
-
-afterAll(async () => {
-  await ingest?.stop()
-  await client?.close()
-  await sim?.close()
-  await kit.disconnectAll()
-})
+const world = useIngestWorld(34)
+const { kit, serde } = world
 
 describe('card numbers in raw events', () => {
   it('appear in clear neither on the DLQ nor on the enriched topic, as text records or as Avro records', async () => {
     const topics = await createIngestTopics(kit, 'pans-in-clear', 2)
     const [cards, transfers] = await Promise.all([
-      fetchSamples(sim, 'card', 'found', 10, 34),
-      fetchSamples(sim, 'transfer', 'found', 5, 34),
+      fetchSamples(world.sim, 'card', 'found', 10, 34),
+      fetchSamples(world.sim, 'transfer', 'found', 5, 34),
     ])
     const card = rawFromSample(cards[0]!, 'template-card')
     const transfer = rawFromSample(transfers[0]!, 'template-transfer')
@@ -205,16 +182,7 @@ describe('card numbers in raw events', () => {
       await producer.disconnect()
     }
 
-    const kafka = createKafka({ brokers: inject('kafkaBrokers'), clientId: `${topics.groupId}-client`, logLevel: 'error' })
-    ingest = await startTransactionIngest({
-      kafka,
-      schemaRegistry: registry,
-      client,
-      topics,
-      groupId: topics.groupId,
-      transactionalIdPrefix: topics.transactionalIdPrefix,
-      consumer: { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 200 },
-    })
+    const ingest = await world.startIngest(topics)
     const admin = kit.admin()
     await admin.connect()
     try {

@@ -16,6 +16,21 @@ export interface FakeBank {
   close(): Promise<void>
 }
 
+/** A client of the bank at `baseUrl` with a fixed access token and clock, and no retries. */
+export function testBankClient(baseUrl: string, options: Partial<BankClientOptions> = {}): BankClient {
+  return createBankClient({
+    baseUrl,
+    clientId: 'c',
+    clientSecret: 's',
+    redirectUri: 'http://127.0.0.1/cb',
+    tppName: 'TEP',
+    accessToken: 'token',
+    retry: { retries: 0 },
+    now: () => new Date('2026-03-02T09:00:00Z'),
+    ...options,
+  })
+}
+
 /**
  * A bank on loopback that answers every request with `answer(method, path)`: enough to show
  * what the client does with answers the simulator never gives.
@@ -39,18 +54,7 @@ export async function startFakeBank(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
   const drifts: ContractDrift[] = []
-  const client = createBankClient({
-    baseUrl: `http://127.0.0.1:${port}`,
-    clientId: 'c',
-    clientSecret: 's',
-    redirectUri: 'http://127.0.0.1/cb',
-    tppName: 'TEP',
-    accessToken: 'token',
-    retry: { retries: 0 },
-    now: () => new Date('2026-03-02T09:00:00Z'),
-    onContractDrift: (d) => drifts.push(d),
-    ...options,
-  })
+  const client = testBankClient(`http://127.0.0.1:${port}`, { onContractDrift: (d) => drifts.push(d), ...options })
   return {
     client,
     requests,

@@ -6,20 +6,12 @@ import {
   PaymentRequestInvalidError,
   StandingOrderRuleError,
 } from './errors.ts'
+import { testBankClient } from './fake-bank.test-support.ts'
 import { IBAN, payment } from './rules/fixtures.test-support.ts'
 
 // Nothing listens on port 9 of loopback: a call that got past validation would fail with
 // BANK_UNAVAILABLE, so the typed validation errors below prove nothing was sent.
-const client = createBankClient({
-  baseUrl: 'http://127.0.0.1:9',
-  clientId: 'c',
-  clientSecret: 's',
-  redirectUri: 'http://127.0.0.1/cb',
-  tppName: 'TEP',
-  accessToken: 'token',
-  retry: { retries: 0 },
-  now: () => new Date('2026-03-02T09:00:00Z'),
-})
+const client = testBankClient('http://127.0.0.1:9')
 afterAll(() => client.close())
 
 describe('checks before sending', () => {

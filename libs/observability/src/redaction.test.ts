@@ -74,6 +74,15 @@ describe('createLogger', () => {
   })
 })
 
+/** Logs `t` the `where`-th way a service does: as the message, a format argument, a field, or an error with a cause. */
+function logText(logger: ReturnType<typeof capture>['logger'], t: string, where: number): void {
+  if (where === 0) logger.warn(t)
+  else if (where === 1) logger.warn('record %s sent to the DLQ', t)
+  else if (where === 2) logger.warn({ record: { description: t, list: [t] } }, 'record sent to the DLQ')
+  else logger.error(new Error(t, { cause: new Error(t) }))
+  logger.flush()
+}
+
 describe('log lines (property)', () => {
   it('never hold a card number written adversarially (any separator class, Unicode digits, glued, split by newlines)', () => {
     const { logger, lines } = capture()
@@ -81,11 +90,7 @@ describe('log lines (property)', () => {
       fc.property(gluedPrefix, hostilePan, gluedSuffix, fc.integer({ min: 0, max: 3 }), (before, { digits, text }, after, where) => {
         const t = before + text + after
         lines.length = 0
-        if (where === 0) logger.warn(t)
-        else if (where === 1) logger.warn('record %s sent to the DLQ', t)
-        else if (where === 2) logger.warn({ record: { description: t, list: [t] } }, 'record sent to the DLQ')
-        else logger.error(new Error(t, { cause: new Error(t) }))
-        logger.flush()
+        logText(logger, t, where)
         expect(lines).toHaveLength(1)
         // Every string of the line as written (JSON.parse undoes escapes such as \n and \u200d).
         for (const s of collectStrings(JSON.parse(lines[0]!))) expect(readableDigits(s), lines[0]).not.toContain(digits)
@@ -100,11 +105,7 @@ describe('log lines (property)', () => {
       fc.property(prefix, writtenPan, suffix, fc.integer({ min: 0, max: 3 }), (before, { digits, text }, after, where) => {
         const t = before + text + after
         lines.length = 0
-        if (where === 0) logger.warn(t)
-        else if (where === 1) logger.warn('record %s sent to the DLQ', t)
-        else if (where === 2) logger.warn({ record: { description: t, list: [t] } }, 'record sent to the DLQ')
-        else logger.error(new Error(t, { cause: new Error(t) }))
-        logger.flush()
+        logText(logger, t, where)
         expect(lines).toHaveLength(1)
         // JSON keeps digits, spaces and dashes as they are; the escapes of the noise do not matter.
         expect(lines[0]!.replace(/[ -]/g, ''), lines[0]).not.toContain(digits)

@@ -1,16 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { BankClient, CallOptions, Page, Transaction } from '@tep/bank-client'
-import { SILENT_LOGGER } from '@tep/kafka'
-import { createMetricsRegistry } from '@tep/observability'
 import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher, TokenDecryptionError } from '@tep/token-cipher'
 import { describe, expect, it } from 'vitest'
 import { consentBinding, openConsentToken } from './consent-binding.ts'
-import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite, type UnsavedTokens } from './consent-syncer.ts'
-import { createBankSyncMetrics } from './metrics.ts'
+import { syncConsent } from './consent-syncer.ts'
+import { SYNCING_CONSENT_DATES, syncDeps } from './consent-syncer.test-support.ts'
 
-const NOW = Date.parse('2026-05-04T08:00:00Z')
-const DAY = 86_400_000
 
 /** A bank that notes every call and answers with one account and no transactions. */
 function fakeBank(calls: string[]): BankClient {
@@ -43,31 +39,12 @@ function setup(seal: (cipher: TokenCipher, token: string, victim: Consent) => st
     ...base,
     status: 'ACTIVE',
     customerId: 'victim',
-    accessTokenExpiresAt: NOW + 3_000_000,
-    grantedAt: NOW - DAY,
-    tokenIssuedAt: NOW - DAY,
-    expiresAt: NOW + 60 * DAY,
-    refreshTokenExpiresAt: NOW + 60 * DAY,
-    accounts: [],
+    ...SYNCING_CONSENT_DATES,
   }
   victim.accessToken = seal(cipher, 'access-1', victim)
   victim.refreshToken = seal(cipher, 'refresh-1', victim)
   const calls: string[] = []
-  const writes: SyncWrite[] = []
-  const registry = createMetricsRegistry({ service: 'test', defaultMetrics: false })
-  const deps = {
-    bank: fakeBank(calls),
-    cipher,
-    now: () => NOW,
-    settings: DEFAULT_SYNC_SETTINGS,
-    metrics: createBankSyncMetrics(registry),
-    logger: SILENT_LOGGER,
-    unsavedTokens: new Map<string, UnsavedTokens>(),
-    commit: async (w: SyncWrite) => {
-      writes.push(w)
-      return { ...w.consent, version: w.consent.version + 1 }
-    },
-  }
+  const { deps, writes, registry } = syncDeps(fakeBank(calls), cipher, victim)
   return { cipher, victim, calls, writes, deps, registry }
 }
 

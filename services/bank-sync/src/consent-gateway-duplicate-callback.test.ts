@@ -10,9 +10,9 @@ import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
 import type { ConsentView } from './consent-view.ts'
 import { CustomerTokenVerifier, mintCustomerToken } from './customer-token.ts'
+import { exchangedTokens, NOW } from './consent-gateway.test-support.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 
-const NOW = Date.parse('2026-05-04T08:00:00Z')
 const CUSTOMER_KEY = randomBytes(32)
 const STATE_KEY = randomBytes(32)
 
@@ -30,17 +30,7 @@ function replicas() {
     client.authorization.exchangeCode = async (): Promise<TokenSet> => {
       bank.exchanges++
       if (bank.exchanges > 1) bank.revoked = true
-      return {
-        accessToken: 'A',
-        refreshToken: 'R',
-        tokenType: 'Bearer',
-        scope: 'AISP',
-        accessTokenExpiresAt: new Date(NOW + 3_600_000),
-        refreshTokenExpiresAt: new Date(NOW + 90 * 86_400_000),
-        obtainedAt: new Date(NOW),
-        grant: 'authorization_code',
-        consentId: 'bank-consent',
-      }
+      return exchangedTokens()
     }
     const app = buildConsentGateway({
       bank: client,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { connect } from 'node:net'
-import { createBankClient, type TokenSet } from '@tep/bank-client'
+import { createBankClient } from '@tep/bank-client'
 import type { RecordProducer, TopicCodec } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
@@ -11,10 +11,10 @@ import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway, type GatewayLimits } from './consent-gateway.ts'
 import type { ConsentView } from './consent-view.ts'
 import { CustomerTokenVerifier, mintCustomerToken } from './customer-token.ts'
+import { exchangedTokens, NOW } from './consent-gateway.test-support.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 import { tokenEndpointShares } from './start-bank-sync.ts'
 
-const NOW = Date.parse('2026-05-04T08:00:00Z')
 const KEY = randomBytes(32)
 const bearer = async (customerId: string) => `Bearer ${await mintCustomerToken(KEY, customerId, { now: NOW })}`
 
@@ -28,17 +28,7 @@ function gateway(options: { secure?: boolean; limits?: Partial<GatewayLimits> } 
   const logged: Logged[] = []
   const log = (level: Logged['level']) => (obj: object, msg?: string) => void logged.push({ level, obj, msg })
   const bank = createBankClient({ baseUrl: 'http://127.0.0.1:1', clientId: 'c', clientSecret: 's', redirectUri: 'https://gw.example/consents/callback', tppName: 't' })
-  const tokens: TokenSet = {
-    accessToken: 'A',
-    refreshToken: 'R',
-    tokenType: 'Bearer',
-    scope: 'AISP',
-    accessTokenExpiresAt: new Date(NOW + 3_600_000),
-    refreshTokenExpiresAt: new Date(NOW + 90 * 86_400_000),
-    obtainedAt: new Date(NOW),
-    grant: 'authorization_code',
-    consentId: 'b',
-  }
+  const tokens = exchangedTokens({ consentId: 'b' })
   bank.authorization.exchangeCode = async () => tokens
   const viewed = new Map<string, Consent>()
   const producer: RecordProducer = { send: async () => {}, close: async () => {} }

@@ -11,9 +11,9 @@ import { CallbackBudget } from './callback-budget.ts'
 import { CustomerTokenVerifier, mintCustomerToken } from './customer-token.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
 import type { ConsentView } from './consent-view.ts'
+import { exchangedTokens, NOW } from './consent-gateway.test-support.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 
-const NOW = Date.parse('2026-05-04T08:00:00Z')
 const REDIRECT = 'http://127.0.0.1:8190/consents/callback'
 
 const CUSTOMER_KEY = randomBytes(32)
@@ -34,17 +34,7 @@ function setup(
     redirectUri: REDIRECT,
     tppName: 'test',
   })
-  const tokens: TokenSet = {
-    accessToken: 'ACCESS-TOKEN-CLEAR',
-    refreshToken: 'REFRESH-TOKEN-CLEAR',
-    tokenType: 'Bearer',
-    scope: 'AISP',
-    accessTokenExpiresAt: new Date(NOW + 3_600_000),
-    refreshTokenExpiresAt: new Date(NOW + 90 * 86_400_000),
-    obtainedAt: new Date(NOW),
-    grant: 'authorization_code',
-    consentId: 'bank-consent',
-  }
+  const tokens = exchangedTokens({ accessToken: 'ACCESS-TOKEN-CLEAR', refreshToken: 'REFRESH-TOKEN-CLEAR' })
   const exchanged: string[] = []
   const verifiers: Array<string | undefined> = []
   bank.authorization.exchangeCode = async (code: string, opts: { codeVerifier?: string }) => {

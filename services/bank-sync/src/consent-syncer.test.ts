@@ -10,19 +10,15 @@ import {
   type TokenSet,
   type Transaction,
 } from '@tep/bank-client'
-import { SILENT_LOGGER } from '@tep/kafka'
-import { createMetricsRegistry } from '@tep/observability'
 import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite, type UnsavedTokens } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite } from './consent-syncer.ts'
 import { consentBinding } from './consent-binding.ts'
-import { createBankSyncMetrics } from './metrics.ts'
+import { DAY, NOW, SYNCING_CONSENT_DATES, syncDeps } from './consent-syncer.test-support.ts'
 import { addDays } from './sync-window.ts'
 
-const NOW = Date.parse('2026-05-04T08:00:00Z')
 const TODAY = '2026-05-04'
-const DAY = 86_400_000
 
 interface Fake {
   bank: BankClient
@@ -117,31 +113,10 @@ function setup(consentOverrides: Partial<Consent>, fake: Fake) {
     ...base,
     accessToken: cipher.encrypt('access-1', consentBinding(base)),
     refreshToken: cipher.encrypt('refresh-1', consentBinding(base)),
-    accessTokenExpiresAt: NOW + 3_000_000,
-    grantedAt: NOW - DAY,
-    tokenIssuedAt: NOW - DAY,
-    expiresAt: NOW + 60 * DAY,
-    refreshTokenExpiresAt: NOW + 60 * DAY,
-    accounts: [],
+    ...SYNCING_CONSENT_DATES,
     ...consentOverrides,
   }
-  const writes: SyncWrite[] = []
-  let current = consent
-  const deps = {
-    bank: fake.bank,
-    cipher,
-    now: () => NOW,
-    settings: DEFAULT_SYNC_SETTINGS,
-    metrics: createBankSyncMetrics(createMetricsRegistry({ service: 'test', defaultMetrics: false })),
-    logger: SILENT_LOGGER,
-    unsavedTokens: new Map<string, UnsavedTokens>(),
-    commit: async (w: SyncWrite) => {
-      fake.calls.push(`commit:${w.reason}`)
-      writes.push(w)
-      current = { ...w.consent, version: current.version + 1 }
-      return current
-    },
-  }
+  const { deps, writes } = syncDeps(fake.bank, cipher, consent, (w) => fake.calls.push(`commit:${w.reason}`))
   return { consent, deps, writes, cipher }
 }
 

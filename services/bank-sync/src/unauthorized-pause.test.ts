@@ -2,17 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createBankClient, type BankClient } from '@tep/bank-client'
-import { SILENT_LOGGER } from '@tep/kafka'
-import { createMetricsRegistry } from '@tep/observability'
 import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openConsentToken } from './consent-binding.ts'
-import { DEFAULT_SYNC_SETTINGS, syncConsent, type SyncWrite, type UnsavedTokens } from './consent-syncer.ts'
-import { createBankSyncMetrics } from './metrics.ts'
+import { DEFAULT_SYNC_SETTINGS, syncConsent } from './consent-syncer.ts'
+import { NOW, SYNCING_CONSENT_DATES, syncDeps } from './consent-syncer.test-support.ts'
 
-const NOW = Date.parse('2026-05-04T08:00:00Z')
-const DAY = 86_400_000
 
 /**
  * A bank on loopback, reached through the real bank client, so that its answers are mapped as
@@ -98,31 +94,10 @@ function setup(b: BankClient, overrides: Partial<Consent> = {}) {
     accessToken: cipher.encrypt('access-1', base.consentId),
     refreshToken: cipher.encrypt('refresh-1', base.consentId),
     // Valid for 50 more minutes as far as bank-sync knows: the bank disagrees.
-    accessTokenExpiresAt: NOW + 3_000_000,
-    grantedAt: NOW - DAY,
-    tokenIssuedAt: NOW - DAY,
-    expiresAt: NOW + 60 * DAY,
-    refreshTokenExpiresAt: NOW + 60 * DAY,
-    accounts: [],
+    ...SYNCING_CONSENT_DATES,
     ...overrides,
   }
-  const writes: SyncWrite[] = []
-  let current = consent
-  const registry = createMetricsRegistry({ service: 'test', defaultMetrics: false })
-  const deps = {
-    bank: b,
-    cipher,
-    now: () => NOW,
-    settings: DEFAULT_SYNC_SETTINGS,
-    metrics: createBankSyncMetrics(registry),
-    logger: SILENT_LOGGER,
-    unsavedTokens: new Map<string, UnsavedTokens>(),
-    commit: async (w: SyncWrite) => {
-      writes.push(w)
-      current = { ...w.consent, version: current.version + 1 }
-      return current
-    },
-  }
+  const { deps, writes, registry } = syncDeps(b, cipher, consent)
   return { consent, deps, writes, cipher, registry }
 }
 

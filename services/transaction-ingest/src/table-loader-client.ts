@@ -10,7 +10,6 @@ import { TableLoadError } from './errors.ts'
 import { loaderEnv } from './loader-env.ts'
 import type { MerchantTablesState } from './snapshot-table.ts'
 import { HandoverReceiver, TABLES, type HandoverState } from './table-handover.ts'
-import type { TableReaderOptions } from './table-reader.ts'
 
 /**
  * How the loader process reaches Kafka and the registry. Loading a million
@@ -39,6 +38,13 @@ export interface TableLoaderConfig {
   minRecordsPerProcess?: number
 }
 
+/** The consumer settings a table read is given; only `maxWaitTimeInMs` applies (a TopicReader has no group). */
+export interface TableConsumerSettings {
+  sessionTimeout?: number
+  heartbeatInterval?: number
+  maxWaitTimeInMs?: number
+}
+
 /** A partition of one of the table topics. */
 export interface TablePartition {
   topic: string
@@ -65,7 +71,7 @@ export interface TableLoaderData {
   loader: TableLoaderConfig
   shopsTopic: string
   merchantsTopic: string
-  consumer?: TableReaderOptions['consumer']
+  consumer?: TableConsumerSettings
   /** This loader's share of the partitions; undefined: every partition. */
   partitions?: TablePartition[]
 }
@@ -76,7 +82,7 @@ export interface LoadInChildProcessOptions {
   loader: TableLoaderConfig
   shopsTopic: string
   merchantsTopic: string
-  consumer?: TableReaderOptions['consumer']
+  consumer?: TableConsumerSettings
   logger?: KafkaLogger
   onSkipped: (topic: string, error: unknown) => void
   /** A loader process started (`running`: to kill it on stop), or exited. */

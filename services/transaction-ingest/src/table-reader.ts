@@ -11,6 +11,7 @@ import { defaultLoaderProcesses, planLoaderSharesOf } from './loader-shares.ts'
 import {
   collectLoadGarbage,
   loadInChildProcesses,
+  type TableConsumerSettings,
   type TableLoaderConfig,
   type TablePartition,
   type TablePositions,
@@ -38,7 +39,7 @@ export interface TableReaderOptions {
   /** Records of the compacted topics that could not be decoded and were skipped. */
   onSkipped?: (topic: string, error: unknown) => void
   /** Only `maxWaitTimeInMs` applies (the long-poll wait at the end of the topics); the group settings are the service's. */
-  consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
+  consumer?: TableConsumerSettings
   /**
    * Load the bulk of the topics in a child process (see TableLoaderConfig);
    * without it the whole load runs on the calling thread.

@@ -17,14 +17,13 @@ import {
 import { dryRun } from './dry-run.ts'
 import { BackfillRefusedError } from './errors.ts'
 import { loadFile } from './file-loader.ts'
-import { fingerprint, formatOf, InputFileError, type FileFormat } from './file-rows.ts'
+import type { BackfillInput } from './backfill-input.ts'
+import { fingerprint, formatOf, InputFileError } from './file-rows.ts'
 import { createEnrichmentStep, startEnricher, type EnrichmentTopics } from './enrichment-step.ts'
 import { LiveGuard } from './live-guard.ts'
 import type { ProgressReporter } from './progress.ts'
 
-export type BackfillInput =
-  | { kind: 'file'; path: string; format?: FileFormat }
-  | { kind: 'topic'; topic: string; from: Date; to: Date }
+export type { BackfillInput } from './backfill-input.ts'
 
 /** What a caller gets told about each enrichment API answer (for the latency check). */
 export interface ApiHooks {

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs'
 import { finished } from 'node:stream/promises'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import { AvroSerde, scanTopic, type Kafka } from '@tep/kafka'
-import type { BackfillInput } from './backfill.ts'
+import type { BackfillInput } from './backfill-input.ts'
 import { readRows, type FileFormat } from './file-rows.ts'
 import { REJECT_CODES, rowToRaw, RowRejection, validateEvent } from './row-mapping.ts'
 

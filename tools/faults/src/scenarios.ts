@@ -1,6 +1,6 @@
 import { exampleRawCardTransaction } from '@tep/schemas'
 import { Fuzzer } from './fuzz.ts'
-import { grantConsent } from './security.ts'
+import { grantConsent } from './consent-grant.ts'
 import { SERVICES, type FaultSystem } from './system.ts'
 import type { ExtraRecord } from './traffic.ts'
 

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { readCommitted, ValueDecoder } from '@tep/check-topics'
-import { AuthorizationStateSigner, deriveStateKey, mintCustomerToken } from '@tep/bank-sync'
+import { AuthorizationStateSigner, deriveStateKey } from '@tep/bank-sync'
 import { TOPICS } from '@tep/kafka'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
+import { grantAtBank, startConsent } from './consent-grant.ts'
 import { FUZZ_PAN } from './fuzz.ts'
 import type { FaultSystem } from './system.ts'
 
@@ -72,49 +73,6 @@ export async function scanLogsForSecrets(system: FaultSystem): Promise<SecurityR
     failures: tokens.length === 0 ? ['no bank token could be read back from bank.consents.v1, so none was looked for', ...failures.slice(0, 20)] : failures.slice(0, 20),
     notes: [`${lines} log lines scanned for ${secrets.length} secret values (${tokens.length} bank tokens, ${system.secrets.observed.size} authorization codes) and JWTs`, ...(note ? [note] : [])],
   }
-}
-
-interface Started {
-  consentId: string
-  state: string
-  /** PKCE S256 challenge the gateway put in the authorization URL (the bank checks the verifier). */
-  codeChallenge: string | undefined
-  /** The binding cookie of the browser that started the flow (`name=value`). */
-  cookie: string
-}
-
-/** Starts a consent as the bank application and its customer's browser do: customer token in, binding cookie out. */
-async function startConsent(system: FaultSystem, customerId: string): Promise<Started> {
-  const token = await mintCustomerToken(Buffer.from(system.secrets.customerTokenKey, 'base64'), customerId)
-  const res = await fetch(`${system.gatewayUrl}/consents`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({}) })
-  if (res.status !== 201) throw new Error(`POST /consents answered ${res.status}: ${await res.text()}`)
-  const { consentId, authorizationUrl } = (await res.json()) as { consentId: string; authorizationUrl: string }
-  const params = new URL(authorizationUrl).searchParams
-  return {
-    consentId,
-    state: params.get('state') ?? '',
-    codeChallenge: params.get('code_challenge') ?? undefined,
-    cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
-  }
-}
-
-/** Grants at the bank simulator (as the user clicking "Grant") and returns the redirect to the gateway, whose code the run remembers. */
-export async function grantAtBank(system: FaultSystem, username: string, started: Pick<Started, 'state' | 'codeChallenge'>): Promise<{ redirectUrl: string; bankConsentId: string }> {
-  const grant = await fetch(`${system.bankUrl}/__admin/consents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, scope: 'AISP', state: started.state, codeChallenge: started.codeChallenge }) })
-  if (grant.status !== 201) throw new Error(`bank simulator did not grant for ${username}: ${grant.status} ${await grant.text()}`)
-  const body = (await grant.json()) as { redirectUrl: string; code: string; consentId: string }
-  system.secrets.observed.add(body.code)
-  return { redirectUrl: body.redirectUrl, bankConsentId: body.consentId }
-}
-
-/** A consent granted end to end through the gateway, as `npm start` does. */
-export async function grantConsent(system: FaultSystem, username: string, customerId: string): Promise<{ consentId: string; bankConsentId: string }> {
-  const started = await startConsent(system, customerId)
-  system.customerOf.set(started.consentId, customerId)
-  const { redirectUrl, bankConsentId } = await grantAtBank(system, username, started)
-  const callback = await fetch(redirectUrl, { headers: { accept: 'application/json', cookie: started.cookie } })
-  if (callback.status !== 201) throw new Error(`consent gateway callback answered ${callback.status}: ${await callback.text()}`)
-  return { consentId: started.consentId, bankConsentId }
 }
 
 async function callback(system: FaultSystem, query: Record<string, string>, cookie = ''): Promise<{ status: number; body: string }> {

@@ -5,7 +5,7 @@ import { mintCustomerToken } from '@tep/bank-sync'
 import { distinctPortPicker, kafkaNodesOf, readRecord, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
 import { createKafka, ensureTopics, TOPIC_CATALOG, type Kafka } from '@tep/kafka'
 import { ClusterProbe } from './cluster-probe.ts'
-import { grantConsent } from './security.ts'
+import { grantConsent } from './consent-grant.ts'
 import { SupervisedProcess } from './supervised-process.ts'
 import { Traffic } from './traffic.ts'
 

@@ -1,7 +1,16 @@
 import type { RecordsBatch } from '@platformatic/kafka'
-import type { ReadRecord } from './topic-reader.ts'
 
 type BatchRecord = RecordsBatch['records'][number]
+
+/** One record as the reader hands it over: the bytes as written, nothing decoded. */
+export interface ReadRecord {
+  offset: bigint
+  /** Milliseconds since the epoch (the record's CreateTime, or LogAppendTime if the topic uses it). */
+  timestamp: bigint
+  key: Buffer | null
+  value: Buffer | null
+  headers: ReadonlyArray<readonly [Buffer | null, Buffer | null]>
+}
 
 /**
  * A record of a fetch answer as TopicReader hands it over. Its offset and

@@ -7,17 +7,9 @@ import { SILENT_LOGGER, type KafkaLogger } from '../logger.ts'
 import { hideAbortedBatches } from './aborted-filter.ts'
 import { baseOptions } from './connection.ts'
 import { hasProtocolError, isFailoverError } from './protocol-errors.ts'
-import { fetchedRecords } from './fetched-record.ts'
+import { fetchedRecords, type ReadRecord } from './fetched-record.ts'
 
-/** One record as the reader hands it over: the bytes as written, nothing decoded. */
-export interface ReadRecord {
-  offset: bigint
-  /** Milliseconds since the epoch (the record's CreateTime, or LogAppendTime if the topic uses it). */
-  timestamp: bigint
-  key: Buffer | null
-  value: Buffer | null
-  headers: ReadonlyArray<readonly [Buffer | null, Buffer | null]>
-}
+export type { ReadRecord } from './fetched-record.ts'
 
 /** The records of one partition from one fetch, in offset order. */
 export interface ReadBatch {

@@ -1,0 +1,6 @@
+import type { FileFormat } from './file-rows.ts'
+
+/** What a backfill reads: a file of rows, or a time window of a raw topic. */
+export type BackfillInput =
+  | { kind: 'file'; path: string; format?: FileFormat }
+  | { kind: 'topic'; topic: string; from: Date; to: Date }
