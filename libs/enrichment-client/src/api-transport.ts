@@ -25,6 +25,8 @@ export interface CallSpec {
   json?: unknown
   idempotent?: boolean
   signal?: AbortSignal
+  /** Non-2xx answers returned as responses rather than thrown (HttpRequest.accept). */
+  accept?: (status: number, text: string) => boolean
 }
 
 const DEFAULT_TOKEN_PATH = '/auth/protocol/openid-connect/token'
@@ -138,7 +140,7 @@ export class ApiTransport {
    * drops the token that was refused and the call is repeated once with a fresh
    * one; a second 401 is an EnrichmentUnauthorizedError.
    */
-  async call(spec: CallSpec, intercept?: (err: unknown) => boolean): Promise<HttpResponse> {
+  async call(spec: CallSpec): Promise<HttpResponse> {
     const path = `${this.#prefix}${spec.path}`
     const request = (authorization: string): Promise<HttpResponse> => {
       // Assigned one by one rather than spread: this runs for every API call.
@@ -152,10 +154,10 @@ export class ApiTransport {
       if (spec.json !== undefined) req.json = spec.json
       if (spec.idempotent !== undefined) req.idempotent = spec.idempotent
       if (spec.signal !== undefined) req.signal = spec.signal
+      if (spec.accept !== undefined) req.accept = spec.accept
       return this.#http.request(req)
     }
     const handle = (err: unknown): never => {
-      if (intercept?.(err)) throw new LookupNotFound()
       throw toEnrichmentError(err, spec.operation)
     }
 
@@ -224,18 +226,22 @@ export class ApiTransport {
   }
 }
 
-/** Internal signal: a lookup answered 404 that means "no shop". */
-export class LookupNotFound extends Error {}
-
 /**
  * A 404 on a lookup is a "not found" answer, except when the API says the route
  * itself is unknown (or the body is not the API's error JSON, e.g. a proxy page):
  * that is a wrong base URL, and hiding it as "not found" would silently turn
- * every transaction into NOT_FOUND.
+ * every transaction into NOT_FOUND. Given as CallSpec.accept, so that the common
+ * "no shop" answer comes back as a response and only the wrong-URL one is thrown.
  */
-export function isLookupNotFound(err: unknown): boolean {
-  if (!(err instanceof HttpStatusError) || err.status !== 404) return false
-  if (err.bodyText.trim() === '') return true
-  const api = parseApiErrorBody(err.bodyJson())
+export function isLookupNotFound(status: number, text: string): boolean {
+  if (status !== 404) return false
+  if (text.trim() === '') return true
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return false
+  }
+  const api = parseApiErrorBody(body)
   return api !== undefined && api.code !== 'ROUTE_NOT_FOUND'
 }

@@ -178,7 +178,7 @@ export class HttpClient {
         const exchange = await this.#scheduled(req.signal, context, () =>
           this.#exchange(target, req, headers, body, context),
         )
-        if (exchange.status >= 200 && exchange.status < 300) {
+        if ((exchange.status >= 200 && exchange.status < 300) || req.accept?.(exchange.status, exchange.text) === true) {
           return buildResponse(exchange, attempt, context)
         }
         retryAfterMs = policy.honorRetryAfter
