@@ -19,7 +19,8 @@ import { BackfillRefusedError } from './errors.ts'
 import { loadFile } from './file-loader.ts'
 import { fingerprint, formatOf, InputFileError, type FileFormat } from './file-rows.ts'
 import { createEnrichmentStep, startEnricher, type EnrichmentTopics } from './enrichment-step.ts'
-import { LiveGuard } from './live-guard.ts'
+import { LiveGuard, type YieldSummary } from './live-guard.ts'
+import { DEFAULT_YIELD_POLICY, type YieldPolicy } from './yield-policy.ts'
 import type { ProgressReporter } from './progress.ts'
 
 export type BackfillInput =
@@ -53,10 +54,15 @@ export interface BackfillOptions {
   live?: {
     group?: string
     topic?: string
+    /** Stop while the live lag is at least this many records (YieldPolicy.stopLagRecords). */
     maxLag?: number
     maxApiLatencyMs?: number
     intervalMs?: number
+    /** The rest of the yield policy (targetLagMs, stopLagMs, decrease, increase, minShare). */
+    policy?: Partial<YieldPolicy>
   }
+  /** API calls in flight at full share (the client's own limiter bounds them too); default 16. */
+  apiSlots?: number
   progress?: ProgressReporter
   instanceId?: string
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
@@ -86,8 +92,10 @@ export interface BackfillReport {
   rowsThisRun: number
   durationMs: number
   rowsPerSecond: number
-  /** Times this run waited for live traffic. */
+  /** Times this run started yielding to live traffic. */
   yields: number
+  /** How much it yielded: time below its full share and stopped, and its mean share (1 = never slowed). */
+  yielding: YieldSummary
   enrichedTopic: string
 }
 
@@ -96,9 +104,11 @@ export const DEFAULTS = {
   concurrency: 500,
   liveGroup: 'transaction-ingest',
   liveTopic: TOPICS.transactionsRaw,
-  maxLiveLag: 5_000,
-  maxApiLatencyMs: 2_000,
-  liveIntervalMs: 2_000,
+  maxLiveLag: DEFAULT_YIELD_POLICY.stopLagRecords,
+  maxApiLatencyMs: DEFAULT_YIELD_POLICY.maxApiLatencyMs,
+  liveIntervalMs: DEFAULT_YIELD_POLICY.intervalMs,
+  targetLagMs: DEFAULT_YIELD_POLICY.targetLagMs,
+  stopLagMs: DEFAULT_YIELD_POLICY.stopLagMs,
 } as const
 
 /** The identity of an input: SHA-256 of the file's bytes, or of topic and range. */
@@ -163,6 +173,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       durationMs: Date.now() - started,
       rowsPerSecond: rate(result.rows, Date.now() - started),
       yields: 0,
+      yielding: { yields: 0, slowedMs: 0, stoppedMs: 0, meanShare: 1 },
       enrichedTopic: options.toTopic ?? TOPICS.transactionsEnriched,
     }
   }
@@ -238,9 +249,13 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     offsets: guardOffsets,
     liveGroup: live.group ?? DEFAULTS.liveGroup,
     liveTopic: live.topic ?? DEFAULTS.liveTopic,
-    maxLiveLag: live.maxLag ?? DEFAULTS.maxLiveLag,
-    maxApiLatencyMs: live.maxApiLatencyMs ?? DEFAULTS.maxApiLatencyMs,
-    intervalMs: live.intervalMs ?? DEFAULTS.liveIntervalMs,
+    policy: {
+      ...live.policy,
+      ...(live.maxLag === undefined ? {} : { stopLagRecords: live.maxLag }),
+      ...(live.maxApiLatencyMs === undefined ? {} : { maxApiLatencyMs: live.maxApiLatencyMs }),
+      ...(live.intervalMs === undefined ? {} : { intervalMs: live.intervalMs }),
+    },
+    ...(options.apiSlots === undefined ? {} : { slots: options.apiSlots }),
     ...(logger === undefined ? {} : { logger }),
     onChange: () => report(),
   })
@@ -323,6 +338,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     },
   })
 
+  let yielding: YieldSummary | undefined
   let loading: Promise<unknown> = Promise.resolve()
   const stopLoading = new AbortController()
   const onAbort = (): void => {
@@ -367,6 +383,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     stopLoading.abort()
     await pipeline.stop()
     await setup.stop()
+    yielding = guard.summary()
     await guard.stop()
     await guardOffsets.close()
     await client.close?.()
@@ -397,6 +414,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     durationMs,
     rowsPerSecond: rate(summary.distinct - priorProcessed, durationMs),
     yields: guard.yields,
+    yielding: yielding ?? guard.summary(),
     enrichedTopic: enrichmentTopics.enriched,
   }
 }
@@ -418,18 +436,25 @@ function rate(rows: number, ms: number): number {
   return ms <= 0 ? 0 : Math.round((rows / ms) * 1000 * 10) / 10
 }
 
-/** Every API call waits while the backfill yields to live traffic. */
+/** Every API call takes a slot of the guard: the backfill's share of its budget (LiveGuard). */
 function guarded(client: EnrichmentPort, guard: LiveGuard): EnrichmentPort {
+  const slot = async <T>(call: () => Promise<T>): Promise<T> => {
+    await guard.acquire()
+    const started = performance.now()
+    try {
+      return await call()
+    } finally {
+      guard.release(performance.now() - started)
+    }
+  }
   return {
-    findByCardTransaction: async (input, o) => (await guard.clear(), client.findByCardTransaction(input, o)),
-    findByCardTransactionBatch: async (inputs, o) => (await guard.clear(), client.findByCardTransactionBatch(inputs, o)),
-    completeFindByCardTransaction: async (input, o) =>
-      (await guard.clear(), client.completeFindByCardTransaction(input, o)),
-    completeFindByCardTransactionBatch: async (inputs, o) =>
-      (await guard.clear(), client.completeFindByCardTransactionBatch(inputs, o)),
-    findByBankTransfer: async (scheme, input, o) => (await guard.clear(), client.findByBankTransfer(scheme, input, o)),
-    getShop: async (uid, o) => (await guard.clear(), client.getShop(uid, o)),
-    getMerchant: async (uid, o) => (await guard.clear(), client.getMerchant(uid, o)),
+    findByCardTransaction: (input, o) => slot(() => client.findByCardTransaction(input, o)),
+    findByCardTransactionBatch: (inputs, o) => slot(() => client.findByCardTransactionBatch(inputs, o)),
+    completeFindByCardTransaction: (input, o) => slot(() => client.completeFindByCardTransaction(input, o)),
+    completeFindByCardTransactionBatch: (inputs, o) => slot(() => client.completeFindByCardTransactionBatch(inputs, o)),
+    findByBankTransfer: (scheme, input, o) => slot(() => client.findByBankTransfer(scheme, input, o)),
+    getShop: (uid, o) => slot(() => client.getShop(uid, o)),
+    getMerchant: (uid, o) => slot(() => client.getMerchant(uid, o)),
   }
 }
 

@@ -10,4 +10,6 @@ export type { BackfillState, BackfillTopics, LedgerEntry } from './backfill-topi
 export { createProgressReporter } from './progress.ts'
 export type { ProgressReporter, ProgressSnapshot } from './progress.ts'
 export { LiveGuard } from './live-guard.ts'
-export type { LiveGuardOptions } from './live-guard.ts'
+export type { LiveGuardOptions, YieldSummary } from './live-guard.ts'
+export { DEFAULT_YIELD_POLICY, lagTimeMs, nextShare, resolveYieldPolicy } from './yield-policy.ts'
+export type { LiveObservation, YieldDecision, YieldPolicy, YieldState } from './yield-policy.ts'
