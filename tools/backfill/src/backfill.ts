@@ -19,7 +19,7 @@ import { BackfillRefusedError } from './errors.ts'
 import { loadFile } from './file-loader.ts'
 import { fingerprint, formatOf, InputFileError, type FileFormat } from './file-rows.ts'
 import { createEnrichmentStep, startEnricher, type EnrichmentTopics } from './enrichment-step.ts'
-import { LiveGuard, type YieldSummary } from './live-guard.ts'
+import { guardedClient, LiveGuard, type YieldSummary } from './live-guard.ts'
 import { DEFAULT_YIELD_POLICY, type YieldPolicy } from './yield-policy.ts'
 import type { ProgressReporter } from './progress.ts'
 
@@ -307,7 +307,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   const setup = await startEnricher({
     kafka,
     schemaRegistry: options.schemaRegistry,
-    client: guarded(client, guard),
+    client: guardedClient(client, guard),
     topics: enrichmentTopics,
     instanceId,
     ...(logger === undefined ? {} : { logger }),
@@ -434,28 +434,6 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
 
 function rate(rows: number, ms: number): number {
   return ms <= 0 ? 0 : Math.round((rows / ms) * 1000 * 10) / 10
-}
-
-/** Every API call takes a slot of the guard: the backfill's share of its budget (LiveGuard). */
-function guarded(client: EnrichmentPort, guard: LiveGuard): EnrichmentPort {
-  const slot = async <T>(call: () => Promise<T>): Promise<T> => {
-    await guard.acquire()
-    const started = performance.now()
-    try {
-      return await call()
-    } finally {
-      guard.release(performance.now() - started)
-    }
-  }
-  return {
-    findByCardTransaction: (input, o) => slot(() => client.findByCardTransaction(input, o)),
-    findByCardTransactionBatch: (inputs, o) => slot(() => client.findByCardTransactionBatch(inputs, o)),
-    completeFindByCardTransaction: (input, o) => slot(() => client.completeFindByCardTransaction(input, o)),
-    completeFindByCardTransactionBatch: (inputs, o) => slot(() => client.completeFindByCardTransactionBatch(inputs, o)),
-    findByBankTransfer: (scheme, input, o) => slot(() => client.findByBankTransfer(scheme, input, o)),
-    getShop: (uid, o) => slot(() => client.getShop(uid, o)),
-    getMerchant: (uid, o) => slot(() => client.getMerchant(uid, o)),
-  }
 }
 
 async function topicRangeState(

@@ -9,7 +9,7 @@ export { STATE_TOPIC, backfillTopics, readLedger, readStates } from './backfill-
 export type { BackfillState, BackfillTopics, LedgerEntry } from './backfill-topics.ts'
 export { createProgressReporter } from './progress.ts'
 export type { ProgressReporter, ProgressSnapshot } from './progress.ts'
-export { LiveGuard } from './live-guard.ts'
+export { guardedClient, LiveGuard } from './live-guard.ts'
 export type { LiveGuardOptions, YieldSummary } from './live-guard.ts'
 export { DEFAULT_YIELD_POLICY, lagTimeMs, nextShare, resolveYieldPolicy } from './yield-policy.ts'
 export type { LiveObservation, YieldDecision, YieldPolicy, YieldState } from './yield-policy.ts'

@@ -1,4 +1,5 @@
 import type { KafkaLogger, OffsetReader } from '@tep/kafka'
+import type { EnrichmentPort } from '@tep/transaction-ingest'
 import { nextShare, resolveYieldPolicy, type YieldDecision, type YieldPolicy, type YieldState } from './yield-policy.ts'
 
 export interface LiveGuardOptions {
@@ -251,5 +252,27 @@ export class LiveGuard {
 
   #wake(): void {
     while (this.#waiters.length > 0 && this.#free()) this.#waiters.shift()!()
+  }
+}
+
+/** Every API call takes a slot of the guard: the backfill's share of its budget (LiveGuard). */
+export function guardedClient(client: EnrichmentPort, guard: LiveGuard): EnrichmentPort {
+  const slot = async <T>(call: () => Promise<T>): Promise<T> => {
+    await guard.acquire()
+    const started = performance.now()
+    try {
+      return await call()
+    } finally {
+      guard.release(performance.now() - started)
+    }
+  }
+  return {
+    findByCardTransaction: (input, o) => slot(() => client.findByCardTransaction(input, o)),
+    findByCardTransactionBatch: (inputs, o) => slot(() => client.findByCardTransactionBatch(inputs, o)),
+    completeFindByCardTransaction: (input, o) => slot(() => client.completeFindByCardTransaction(input, o)),
+    completeFindByCardTransactionBatch: (inputs, o) => slot(() => client.completeFindByCardTransactionBatch(inputs, o)),
+    findByBankTransfer: (scheme, input, o) => slot(() => client.findByBankTransfer(scheme, input, o)),
+    getShop: (uid, o) => slot(() => client.getShop(uid, o)),
+    getMerchant: (uid, o) => slot(() => client.getMerchant(uid, o)),
   }
 }
