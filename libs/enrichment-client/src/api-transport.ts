@@ -47,6 +47,12 @@ export class ApiTransport {
   readonly #logger: HttpLogger | undefined
   readonly #ownsLimiter: boolean
   readonly limiter: RequestLimiter
+  /**
+   * The Authorization value of the last token: a bearer token is long (a JWT, often
+   * 1 kB), and a value built per request is a new string that undici validates and
+   * the socket write flattens again, every call.
+   */
+  #bearer: { token: string; header: string } | undefined
   /** Aborts a token request still running at close(): once closed, no caller can use the token. */
   readonly #closing = new AbortController()
 
@@ -170,7 +176,7 @@ export class ApiTransport {
     }
     const token = this.#tokens.peek() ?? (await this.#token(spec))
     try {
-      return await request(`Bearer ${token}`)
+      return await request(this.#bearerOf(token))
     } catch (err) {
       if (!(err instanceof HttpStatusError && err.status === 401)) return handle(err)
       this.#logger?.debug(
@@ -181,7 +187,7 @@ export class ApiTransport {
     }
     const fresh = await this.#token(spec)
     try {
-      return await request(`Bearer ${fresh}`)
+      return await request(this.#bearerOf(fresh))
     } catch (err) {
       if (err instanceof HttpStatusError && err.status === 401) {
         const mapped = toEnrichmentError(err, spec.operation) as EnrichmentUnauthorizedError
@@ -190,6 +196,15 @@ export class ApiTransport {
       }
       return handle(err)
     }
+  }
+
+  #bearerOf(token: string): string {
+    const last = this.#bearer
+    if (last !== undefined && last.token === token) return last.header
+    // V8 flattens it on its first write and keeps the flat form for the next requests.
+    const header = `Bearer ${token}`
+    this.#bearer = { token, header }
+    return header
   }
 
   /**
