@@ -21,7 +21,7 @@ export interface LiveGuardOptions {
 
 /** How the backfill yielded over a run, for its report and the bench. */
 export interface YieldSummary {
-  /** Times the backfill started yielding (went below its full share). */
+  /** Times the backfill started yielding (a look found the live path behind after one that did not). */
   yields: number
   /** Time spent below the full share, and stopped, ms. */
   slowedMs: number
@@ -48,6 +48,8 @@ export class LiveGuard {
   #share: number
   #state: YieldState = 'slowed'
   #reason: string | undefined
+  /** The last look found the live path behind (or the API slow). */
+  #behind = false
   #latencyEwma = 0
   #held = 0
   #waiters: Array<() => void> = []
@@ -97,7 +99,7 @@ export class LiveGuard {
     return this.#lagMs
   }
 
-  /** Times the backfill started yielding. */
+  /** Times the backfill started yielding: looks that found the live path behind after one that did not. */
   get yields(): number {
     return this.#yields
   }
@@ -215,10 +217,13 @@ export class LiveGuard {
     this.#share = d.share
     this.#state = d.state
     const reason = d.state === 'full' ? undefined : (d.reason ?? this.#reason ?? 'taking its share back')
-    if (d.reason !== undefined && was === 'full') {
+    // A yield starts at the first look that finds the live path behind after one that did not.
+    const behind = d.reason !== undefined
+    if (behind && !this.#behind) {
       this.#yields += 1
       this.#options.logger?.info({ reason: d.reason, share: d.share }, 'backfill yields to live traffic')
     }
+    this.#behind = behind
     if (d.state === 'full' && was !== 'full') this.#options.logger?.info({}, 'backfill resumes its full share')
     if (reason !== this.#reason) {
       this.#reason = reason
