@@ -360,6 +360,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
         state,
         signal: stopLoading.signal,
         ...(logger === undefined ? {} : { logger }),
+        throttle: (work) => guard.run(work),
         onLoaded: (s) => {
           state = s
           report()

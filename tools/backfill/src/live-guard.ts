@@ -166,6 +166,17 @@ export class LiveGuard {
     setTimeout(() => this.#free1(), restMs).unref()
   }
 
+  /** Runs `work` in a slot: waits for one, and rests it after per the share (every API call, every loaded chunk). */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    await this.acquire()
+    const started = performance.now()
+    try {
+      return await work()
+    } finally {
+      this.release(performance.now() - started)
+    }
+  }
+
   /** Reads the live lag once and sets the share (the timer calls this; tests may too). */
   async check(): Promise<YieldDecision | undefined> {
     const { offsets, liveGroup, liveTopic } = this.#options
@@ -262,15 +273,7 @@ export class LiveGuard {
 
 /** Every API call takes a slot of the guard: the backfill's share of its budget (LiveGuard). */
 export function guardedClient(client: EnrichmentPort, guard: LiveGuard): EnrichmentPort {
-  const slot = async <T>(call: () => Promise<T>): Promise<T> => {
-    await guard.acquire()
-    const started = performance.now()
-    try {
-      return await call()
-    } finally {
-      guard.release(performance.now() - started)
-    }
-  }
+  const slot = <T>(call: () => Promise<T>): Promise<T> => guard.run(call)
   return {
     findByCardTransaction: (input, o) => slot(() => client.findByCardTransaction(input, o)),
     findByCardTransactionBatch: (inputs, o) => slot(() => client.findByCardTransactionBatch(inputs, o)),
