@@ -6,10 +6,15 @@ const keepingUp: LiveObservation = { lagRecords: 20, liveRatePerSecond: 500, api
 
 describe('the backfill yield policy', () => {
   it('reads the live lag as time: lag records over the live rate', () => {
-    expect(lagTimeMs({ lagRecords: 50, liveRatePerSecond: 500, apiLatencyMs: 0 }, policy)).toBe(100)
-    expect(lagTimeMs({ lagRecords: 0, liveRatePerSecond: 0, apiLatencyMs: 0 }, policy)).toBe(0)
-    // Records waiting and none arriving: the live ingest is stuck, which is as behind as it gets.
-    expect(lagTimeMs({ lagRecords: 3, liveRatePerSecond: 0, apiLatencyMs: 0 }, policy)).toBe(policy.stopLagMs)
+    expect(lagTimeMs({ lagRecords: 50, liveRatePerSecond: 500, apiLatencyMs: 0 })).toBe(100)
+    expect(lagTimeMs({ lagRecords: 0, liveRatePerSecond: 0, apiLatencyMs: 0 })).toBe(0)
+  })
+
+  it('does not stop for ever on a lag that does not move (no live records arriving): only the record bound applies', () => {
+    const stale = { lagRecords: 300, liveRatePerSecond: 0, apiLatencyMs: 0 }
+    expect(lagTimeMs(stale)).toBe(0)
+    expect(nextShare(policy, 0.5, stale)).toMatchObject({ share: 0.55, reason: undefined })
+    expect(nextShare(policy, 0.5, { ...stale, lagRecords: 5_000 })).toMatchObject({ share: 0, state: 'stopped' })
   })
 
   it('halves the share while the live path is behind its target, down to the smallest share', () => {

@@ -65,17 +65,20 @@ export interface YieldDecision {
   lagMs: number
 }
 
-/** Lag records over the live rate, in ms; with no rate known, a lag counts as one interval per record batch. */
-export function lagTimeMs(o: LiveObservation, policy: YieldPolicy): number {
-  if (o.lagRecords <= 0) return 0
-  if (o.liveRatePerSecond > 0) return (o.lagRecords / o.liveRatePerSecond) * 1_000
-  // Records waiting and none arriving: the live ingest is stuck or stopped; that is behind.
-  return policy.stopLagMs
+/**
+ * Lag records over the live rate, in ms. With no live records arriving the time is
+ * unknown and counts as 0: a lag that does not move (a live group that is gone, an
+ * ingest stopped on purpose) must not stop a backfill for ever; the record bound
+ * (stopLagRecords) still applies, and a stopped ingest under traffic shows a rate.
+ */
+export function lagTimeMs(o: LiveObservation): number {
+  if (o.lagRecords <= 0 || !(o.liveRatePerSecond > 0)) return 0
+  return (o.lagRecords / o.liveRatePerSecond) * 1_000
 }
 
 /** The share after one look at the live path, from the share before it. */
 export function nextShare(policy: YieldPolicy, share: number, o: LiveObservation): YieldDecision {
-  const lagMs = lagTimeMs(o, policy)
+  const lagMs = lagTimeMs(o)
   if (policy.stopLagRecords > 0 && o.lagRecords >= policy.stopLagRecords)
     return { share: 0, state: 'stopped', reason: `live ingest lag ${o.lagRecords} records (stop at ${policy.stopLagRecords})`, lagMs }
   if (lagMs >= policy.stopLagMs)
