@@ -4,7 +4,9 @@
  * through a transaction-ingest process at a steady rate (default 500 ev/s). The
  * live end-to-end p99 is measured first without the backfill, then while it
  * runs, side by side in one run. Lost and duplicated rows are counted on the
- * backfill's output topic (read committed).
+ * backfill's output topic (read committed). The backfill yields to the live
+ * ingest by its default policy (tools/backfill, YieldPolicy); how much it gave
+ * way comes from its report (yields, mean share, seconds slowed and stopped).
  *
  * BENCH_BACKFILL_ROWS, BENCH_BACKFILL_LIVE_RATE and BENCH_BACKFILL_BASELINE_SECONDS
  * change the defaults.
@@ -31,6 +33,15 @@ export interface BackfillBenchResult {
   duplicated: number
   liveP99Ms: number
   liveP99MsWithoutBackfill: number
+  /** liveP99Ms / liveP99MsWithoutBackfill (goal: <= 2, and liveP99Ms <= 100). */
+  liveP99Ratio: number
+  /** How much the backfill gave way (its report's `yielding`): times it started yielding, */
+  backfillYields: number
+  /** its time-weighted mean share of its budget (1 = never slowed), */
+  backfillMeanShare: number
+  /** and the seconds it ran below its full share and stopped. */
+  backfillSlowedSeconds: number
+  backfillStoppedSeconds: number
   liveRate: number
   liveEventsWithBackfill: number
   liveEventsWithoutBackfill: number
@@ -135,7 +146,16 @@ export async function backfillScenario(
     return sent
   }
 
-  let report: { rows: number; rowsPerSecond: number; rejected: number; durationMs: number } | undefined
+  let report:
+    | {
+        rows: number
+        rowsPerSecond: number
+        rejected: number
+        durationMs: number
+        yields?: number
+        yielding?: { slowedMs: number; stoppedMs: number; meanShare: number }
+      }
+    | undefined
   let liveWithout: number
   let liveWith: number
   try {
@@ -193,6 +213,9 @@ export async function backfillScenario(
   }
   const seen = out.observation.keys
   const p99 = (list: number[]) => percentile(list.slice(liveRate).sort((a, b) => a - b), 99)
+  const liveP99Ms = p99(latencies.with)
+  const liveP99MsWithoutBackfill = p99(latencies.without)
+  const seconds = (ms: number | undefined) => (ms === undefined ? Number.NaN : Math.round(ms / 100) / 10)
   return {
     rows,
     rowsPerSecond: report?.rowsPerSecond ?? Number.NaN,
@@ -200,8 +223,13 @@ export async function backfillScenario(
     invalidRowsInFile: invalidRows,
     lost: [...good].filter((id) => !seen.has(id)).length,
     duplicated: [...seen.values()].filter((n) => n > 1).length,
-    liveP99Ms: p99(latencies.with),
-    liveP99MsWithoutBackfill: p99(latencies.without),
+    liveP99Ms,
+    liveP99MsWithoutBackfill,
+    liveP99Ratio: Math.round((liveP99Ms / liveP99MsWithoutBackfill) * 100) / 100,
+    backfillYields: report?.yields ?? Number.NaN,
+    backfillMeanShare: report?.yielding?.meanShare ?? Number.NaN,
+    backfillSlowedSeconds: seconds(report?.yielding?.slowedMs),
+    backfillStoppedSeconds: seconds(report?.yielding?.stoppedMs),
     liveRate,
     liveEventsWithBackfill: liveWith,
     liveEventsWithoutBackfill: liveWithout,

@@ -27,6 +27,8 @@ export interface CallSpec {
   json?: unknown
   idempotent?: boolean
   signal?: AbortSignal
+  /** Non-2xx answers returned as responses rather than thrown (HttpRequest.accept). */
+  accept?: (status: number, text: string) => boolean
 }
 
 const DEFAULT_TOKEN_PATH = '/auth/protocol/openid-connect/token'
@@ -47,6 +49,12 @@ export class ApiTransport {
   readonly #logger: HttpLogger | undefined
   readonly #ownsLimiter: boolean
   readonly limiter: RequestLimiter
+  /**
+   * The Authorization value of the last token: a bearer token is long (a JWT, often
+   * 1 kB), and a value built per request is a new string that undici validates and
+   * the socket write flattens again, every call.
+   */
+  #bearer: { token: string; header: string } | undefined
   /** Aborts a token request still running at close(): once closed, no caller can use the token. */
   readonly #closing = new AbortController()
   readonly #base: URL
@@ -144,15 +152,15 @@ export class ApiTransport {
    * drops the token that was refused and the call is repeated once with a fresh
    * one; a second 401 is an EnrichmentUnauthorizedError.
    */
-  call(spec: CallSpec, intercept?: (err: unknown) => boolean): Promise<HttpResponse> {
-    if (this.#tracer === undefined) return this.#call(spec, intercept, undefined)
+  call(spec: CallSpec): Promise<HttpResponse> {
+    if (this.#tracer === undefined) return this.#call(spec, undefined)
     const url = new URL(`${this.#base.href.replace(/\/+$/, '')}${this.#prefix}${spec.path}`)
     return tracedCall(this.#tracer, { operation: spec.operation, method: spec.method, url }, (traceHeaders) =>
-      this.#call(spec, intercept, traceHeaders),
+      this.#call(spec, traceHeaders),
     )
   }
 
-  async #call(spec: CallSpec, intercept: ((err: unknown) => boolean) | undefined, traceHeaders: Record<string, string> | undefined): Promise<HttpResponse> {
+  async #call(spec: CallSpec, traceHeaders: Record<string, string> | undefined): Promise<HttpResponse> {
     const path = `${this.#prefix}${spec.path}`
     const request = (authorization: string): Promise<HttpResponse> => {
       // Assigned one by one rather than spread: this runs for every API call.
@@ -166,10 +174,10 @@ export class ApiTransport {
       if (spec.json !== undefined) req.json = spec.json
       if (spec.idempotent !== undefined) req.idempotent = spec.idempotent
       if (spec.signal !== undefined) req.signal = spec.signal
+      if (spec.accept !== undefined) req.accept = spec.accept
       return this.#http.request(req)
     }
     const handle = (err: unknown): never => {
-      if (intercept?.(err)) throw new LookupNotFound()
       throw toEnrichmentError(err, spec.operation)
     }
 
@@ -182,7 +190,7 @@ export class ApiTransport {
     }
     const token = this.#tokens.peek() ?? (await this.#token(spec))
     try {
-      return await request(`Bearer ${token}`)
+      return await request(this.#bearerOf(token))
     } catch (err) {
       if (!(err instanceof HttpStatusError && err.status === 401)) return handle(err)
       this.#logger?.debug(
@@ -193,7 +201,7 @@ export class ApiTransport {
     }
     const fresh = await this.#token(spec)
     try {
-      return await request(`Bearer ${fresh}`)
+      return await request(this.#bearerOf(fresh))
     } catch (err) {
       if (err instanceof HttpStatusError && err.status === 401) {
         const mapped = toEnrichmentError(err, spec.operation) as EnrichmentUnauthorizedError
@@ -202,6 +210,15 @@ export class ApiTransport {
       }
       return handle(err)
     }
+  }
+
+  #bearerOf(token: string): string {
+    const last = this.#bearer
+    if (last !== undefined && last.token === token) return last.header
+    // V8 flattens it on its first write and keeps the flat form for the next requests.
+    const header = `Bearer ${token}`
+    this.#bearer = { token, header }
+    return header
   }
 
   /**
@@ -238,18 +255,22 @@ export class ApiTransport {
   }
 }
 
-/** Internal signal: a lookup answered 404 that means "no shop". */
-export class LookupNotFound extends Error {}
-
 /**
  * A 404 on a lookup is a "not found" answer, except when the API says the route
  * itself is unknown (or the body is not the API's error JSON, e.g. a proxy page):
  * that is a wrong base URL, and hiding it as "not found" would silently turn
- * every transaction into NOT_FOUND.
+ * every transaction into NOT_FOUND. Given as CallSpec.accept, so that the common
+ * "no shop" answer comes back as a response and only the wrong-URL one is thrown.
  */
-export function isLookupNotFound(err: unknown): boolean {
-  if (!(err instanceof HttpStatusError) || err.status !== 404) return false
-  if (err.bodyText.trim() === '') return true
-  const api = parseApiErrorBody(err.bodyJson())
+export function isLookupNotFound(status: number, text: string): boolean {
+  if (status !== 404) return false
+  if (text.trim() === '') return true
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return false
+  }
+  const api = parseApiErrorBody(body)
   return api !== undefined && api.code !== 'ROUTE_NOT_FOUND'
 }

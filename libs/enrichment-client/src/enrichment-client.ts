@@ -5,7 +5,7 @@ import {
   type QueryParams,
   type RequestLimiter,
 } from '@tep/http'
-import { ApiTransport, isLookupNotFound, LookupNotFound } from './api-transport.ts'
+import { ApiTransport, isLookupNotFound, type CallSpec } from './api-transport.ts'
 import {
   MAX_BATCH_SIZE,
   assertNoPan,
@@ -331,16 +331,11 @@ export class EnrichmentClient {
     parse: (ctx: ReadContext, body: unknown) => T,
     notFoundOn404 = true,
   ): Promise<T | { status: 'notFound'; handle: undefined }> {
-    let res: HttpResponse
-    try {
-      res = await this.#api.call(
-        { operation, method: 'GET', path, query, ...signalOf(options) },
-        notFoundOn404 ? isLookupNotFound : undefined,
-      )
-    } catch (err) {
-      if (err instanceof LookupNotFound) return { status: 'notFound', handle: undefined }
-      throw err
-    }
+    const spec: CallSpec = { operation, method: 'GET', path, query }
+    if (options.signal !== undefined) spec.signal = options.signal
+    if (notFoundOn404) spec.accept = isLookupNotFound
+    const res = await this.#api.call(spec)
+    if (res.status === 404) return { status: 'notFound', handle: undefined }
     return parse(this.#readContext(operation, res), this.#json(operation, res))
   }
 

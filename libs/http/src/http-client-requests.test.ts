@@ -42,6 +42,20 @@ describe('HttpClient basics', () => {
     expect(srv.seen[1]!.body).toBe('grant_type=client_credentials&client_id=a+b')
   })
 
+  it('answers a non-2xx status the request accepts as a response, once, and throws the ones it does not', async () => {
+    const srv = await startServer(json(404, { code: 'SHOP_NOT_FOUND' }))
+    const http = client({ baseUrl: srv.url, retry: { retries: 2, retryStatuses: [404] } })
+    const accept = (status: number, text: string) => status === 404 && text.includes('SHOP_NOT_FOUND')
+    const res = await http.request({ operation: 'test.lookup', method: 'GET', path: '/find', accept })
+    expect(res.status).toBe(404)
+    expect(res.json()).toEqual({ code: 'SHOP_NOT_FOUND' })
+    // Accepted: not retried although the policy retries 404.
+    expect(srv.seen).toHaveLength(1)
+    await expect(
+      http.request({ operation: 'test.lookup', method: 'GET', path: '/find', accept: (status) => status === 400 }),
+    ).rejects.toMatchObject({ code: 'HTTP_STATUS', status: 404 })
+  })
+
   it('refuses plain http to a non-loopback host at construction', () => {
     expect(
       () => new HttpClient({ baseUrl: 'http://api.example.com', baseUrlName: 'ENRICHMENT_API_URL' }),

@@ -178,7 +178,7 @@ export class HttpClient {
         const exchange = await this.#scheduled(req.signal, context, () =>
           this.#exchange(target, req, headers, body, context),
         )
-        if (exchange.status >= 200 && exchange.status < 300) {
+        if ((exchange.status >= 200 && exchange.status < 300) || req.accept?.(exchange.status, exchange.text) === true) {
           return buildResponse(exchange, attempt, context)
         }
         retryAfterMs = policy.honorRetryAfter
@@ -244,12 +244,14 @@ export class HttpClient {
     context: RequestContext,
     task: () => Promise<Exchange>,
   ): Promise<Exchange> {
+    // Without a signal nobody can give up while the job waits: no wrapper (an async
+    // function and its promise per request).
+    if (signal === undefined) return this.limiter.schedule(task)
     const run = this.limiter.schedule(async () => {
       // The caller may have given up while the job waited for a slot.
-      if (signal?.aborted) throw new HttpAbortedError(context, signal.reason)
+      if (signal.aborted) throw new HttpAbortedError(context, signal.reason)
       return task()
     })
-    if (signal === undefined) return run
     return new Promise<Exchange>((resolve, reject) => {
       const onAbort = (): void => reject(new HttpAbortedError(context, signal.reason))
       signal.addEventListener('abort', onAbort, { once: true })

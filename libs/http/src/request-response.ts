@@ -33,6 +33,13 @@ export interface HttpRequest {
   signal?: AbortSignal
   /** Per-request override of the client's retry policy. */
   retry?: Partial<RetryPolicy>
+  /**
+   * Non-2xx answers this returns true for resolve as responses (neither thrown
+   * nor retried). For answers that are information, not failures (a lookup's
+   * 404 "no shop"): building, throwing and catching an HttpStatusError for them
+   * costs more than the rest of the response's handling.
+   */
+  accept?: (status: number, text: string) => boolean
 }
 
 export interface HttpResponse {

@@ -20,7 +20,8 @@ import { loadFile } from './file-loader.ts'
 import type { BackfillInput } from './backfill-input.ts'
 import { fingerprint, formatOf, InputFileError } from './file-rows.ts'
 import { createEnrichmentStep, startEnricher, type EnrichmentTopics } from './enrichment-step.ts'
-import { LiveGuard } from './live-guard.ts'
+import { guardedClient, LiveGuard, type YieldSummary } from './live-guard.ts'
+import { DEFAULT_YIELD_POLICY, type YieldPolicy } from './yield-policy.ts'
 import type { ProgressReporter } from './progress.ts'
 
 export type { BackfillInput } from './backfill-input.ts'
@@ -52,10 +53,15 @@ export interface BackfillOptions {
   live?: {
     group?: string
     topic?: string
+    /** Stop while the live lag is at least this many records (YieldPolicy.stopLagRecords). */
     maxLag?: number
     maxApiLatencyMs?: number
     intervalMs?: number
+    /** The rest of the yield policy (targetLagMs, stopLagMs, decrease, increase, minShare). */
+    policy?: Partial<YieldPolicy>
   }
+  /** API calls in flight at full share (the client's own limiter bounds them too); default 16. */
+  apiSlots?: number
   progress?: ProgressReporter
   instanceId?: string
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
@@ -85,8 +91,10 @@ export interface BackfillReport {
   rowsThisRun: number
   durationMs: number
   rowsPerSecond: number
-  /** Times this run waited for live traffic. */
+  /** Times this run started yielding to live traffic. */
   yields: number
+  /** How much it yielded: time below its full share and stopped, and its mean share (1 = never slowed). */
+  yielding: YieldSummary
   enrichedTopic: string
 }
 
@@ -95,9 +103,11 @@ export const DEFAULTS = {
   concurrency: 500,
   liveGroup: 'transaction-ingest',
   liveTopic: TOPICS.transactionsRaw,
-  maxLiveLag: 5_000,
-  maxApiLatencyMs: 2_000,
-  liveIntervalMs: 2_000,
+  maxLiveLag: DEFAULT_YIELD_POLICY.stopLagRecords,
+  maxApiLatencyMs: DEFAULT_YIELD_POLICY.maxApiLatencyMs,
+  liveIntervalMs: DEFAULT_YIELD_POLICY.intervalMs,
+  targetLagMs: DEFAULT_YIELD_POLICY.targetLagMs,
+  stopLagMs: DEFAULT_YIELD_POLICY.stopLagMs,
 } as const
 
 /** The identity of an input: SHA-256 of the file's bytes, or of topic and range. */
@@ -162,6 +172,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       durationMs: Date.now() - started,
       rowsPerSecond: rate(result.rows, Date.now() - started),
       yields: 0,
+      yielding: { yields: 0, slowedMs: 0, stoppedMs: 0, meanShare: 1 },
       enrichedTopic: options.toTopic ?? TOPICS.transactionsEnriched,
     }
   }
@@ -237,9 +248,13 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     offsets: guardOffsets,
     liveGroup: live.group ?? DEFAULTS.liveGroup,
     liveTopic: live.topic ?? DEFAULTS.liveTopic,
-    maxLiveLag: live.maxLag ?? DEFAULTS.maxLiveLag,
-    maxApiLatencyMs: live.maxApiLatencyMs ?? DEFAULTS.maxApiLatencyMs,
-    intervalMs: live.intervalMs ?? DEFAULTS.liveIntervalMs,
+    policy: {
+      ...live.policy,
+      ...(live.maxLag === undefined ? {} : { stopLagRecords: live.maxLag }),
+      ...(live.maxApiLatencyMs === undefined ? {} : { maxApiLatencyMs: live.maxApiLatencyMs }),
+      ...(live.intervalMs === undefined ? {} : { intervalMs: live.intervalMs }),
+    },
+    ...(options.apiSlots === undefined ? {} : { slots: options.apiSlots }),
     ...(logger === undefined ? {} : { logger }),
     onChange: () => report(),
   })
@@ -291,7 +306,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   const setup = await startEnricher({
     kafka,
     schemaRegistry: options.schemaRegistry,
-    client: guarded(client, guard),
+    client: guardedClient(client, guard),
     topics: enrichmentTopics,
     instanceId,
     ...(logger === undefined ? {} : { logger }),
@@ -322,6 +337,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     },
   })
 
+  let yielding: YieldSummary | undefined
   let loading: Promise<unknown> = Promise.resolve()
   const stopLoading = new AbortController()
   const onAbort = (): void => {
@@ -343,6 +359,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
         state,
         signal: stopLoading.signal,
         ...(logger === undefined ? {} : { logger }),
+        throttle: (work) => guard.run(work),
         onLoaded: (s) => {
           state = s
           report()
@@ -366,6 +383,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     stopLoading.abort()
     await pipeline.stop()
     await setup.stop()
+    yielding = guard.summary()
     await guard.stop()
     await guardOffsets.close()
     await client.close?.()
@@ -396,6 +414,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     durationMs,
     rowsPerSecond: rate(summary.distinct - priorProcessed, durationMs),
     yields: guard.yields,
+    yielding: yielding ?? guard.summary(),
     enrichedTopic: enrichmentTopics.enriched,
   }
 }
@@ -415,21 +434,6 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
 
 function rate(rows: number, ms: number): number {
   return ms <= 0 ? 0 : Math.round((rows / ms) * 1000 * 10) / 10
-}
-
-/** Every API call waits while the backfill yields to live traffic. */
-function guarded(client: EnrichmentPort, guard: LiveGuard): EnrichmentPort {
-  return {
-    findByCardTransaction: async (input, o) => (await guard.clear(), client.findByCardTransaction(input, o)),
-    findByCardTransactionBatch: async (inputs, o) => (await guard.clear(), client.findByCardTransactionBatch(inputs, o)),
-    completeFindByCardTransaction: async (input, o) =>
-      (await guard.clear(), client.completeFindByCardTransaction(input, o)),
-    completeFindByCardTransactionBatch: async (inputs, o) =>
-      (await guard.clear(), client.completeFindByCardTransactionBatch(inputs, o)),
-    findByBankTransfer: async (scheme, input, o) => (await guard.clear(), client.findByBankTransfer(scheme, input, o)),
-    getShop: async (uid, o) => (await guard.clear(), client.getShop(uid, o)),
-    getMerchant: async (uid, o) => (await guard.clear(), client.getMerchant(uid, o)),
-  }
 }
 
 async function topicRangeState(

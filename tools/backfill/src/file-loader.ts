@@ -20,6 +20,8 @@ export interface LoadFileOptions {
   logger?: KafkaLogger
   signal?: AbortSignal
   onLoaded?: (state: BackfillState) => void
+  /** Runs each chunk's transaction; the backfill passes its LiveGuard's slot, so loading yields too. */
+  throttle?: <T>(work: () => Promise<T>) => Promise<T>
 }
 
 /**
@@ -55,10 +57,12 @@ export async function loadFile(options: LoadFileOptions): Promise<BackfillState>
         // Spread by line so that the enrichment step works on several partitions at once.
         partition: row.line % partitions,
       }))
-      await writer.run(async (tx) => {
-        if (messages.length > 0) await tx.send(topics.rows, messages)
-        await tx.send(topics.state, [stateMessage(next)])
-      })
+      const write = () =>
+        writer.run(async (tx) => {
+          if (messages.length > 0) await tx.send(topics.rows, messages)
+          await tx.send(topics.state, [stateMessage(next)])
+        })
+      await (options.throttle === undefined ? write() : options.throttle(write))
       state = next
       chunk = []
       options.onLoaded?.(state)

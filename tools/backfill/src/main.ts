@@ -52,7 +52,11 @@ Output
 Budget (live traffic first)
   --api-rps <n>           enrichment API requests per second of the backfill (default ${API_RPS})
   --api-concurrency <n>   API requests in flight at once (default ${API_CONCURRENCY})
-  --max-live-lag <n>      wait while the live ingest lags more records than this (default ${DEFAULTS.maxLiveLag}; 0 = never)
+  --live-target-lag <ms>  the backfill takes its budget back (a step per look) while the live ingest's
+                          lag, as time (lag records / live rate), stays under this, and halves its
+                          share while it is above (default ${DEFAULTS.targetLagMs})
+  --live-stop-lag <ms>    stop API calls while the live lag is this much time or more (default ${DEFAULTS.stopLagMs})
+  --max-live-lag <n>      stop while the live ingest lags this many records or more (default ${DEFAULTS.maxLiveLag}; 0 = never)
   --max-api-latency <ms>  wait a while when API answers are slower than this on average (default ${DEFAULTS.maxApiLatencyMs}; 0 = never)
   --live-group <id>       consumer group of the live ingest (default ${DEFAULTS.liveGroup})
   --live-topic <name>     input topic of the live ingest (default ${DEFAULTS.liveTopic})
@@ -98,6 +102,8 @@ try {
       'api-rps': { type: 'string' },
       'api-concurrency': { type: 'string' },
       'max-live-lag': { type: 'string' },
+      'live-target-lag': { type: 'string' },
+      'live-stop-lag': { type: 'string' },
       'max-api-latency': { type: 'string' },
       'live-group': { type: 'string' },
       'live-topic': { type: 'string' },
@@ -219,7 +225,12 @@ try {
       topic: args['live-topic'] ?? DEFAULTS.liveTopic,
       maxLag: int('max-live-lag', args['max-live-lag'], DEFAULTS.maxLiveLag, 0),
       maxApiLatencyMs: int('max-api-latency', args['max-api-latency'], DEFAULTS.maxApiLatencyMs, 0),
+      policy: {
+        targetLagMs: int('live-target-lag', args['live-target-lag'], DEFAULTS.targetLagMs, 1),
+        stopLagMs: int('live-stop-lag', args['live-stop-lag'], DEFAULTS.stopLagMs, 2),
+      },
     },
+    apiSlots: apiConcurrency,
     progress,
     logger,
     signal: stop.signal,
