@@ -11,6 +11,7 @@ export interface PollerMetrics {
   pageSize: ReturnType<typeof gauge>
   lastCaughtUp: ReturnType<typeof gauge>
   incompleteItems: ReturnType<typeof counter>
+  rewinds: ReturnType<typeof counter>
 }
 
 export function createPollerMetrics(registry: Registry): PollerMetrics {
@@ -52,6 +53,11 @@ export function createPollerMetrics(registry: Registry): PollerMetrics {
       'tep_invalidation_poller_errors_total',
       'Failures of the poll loop, by error code',
       ['code'],
+    ),
+    rewinds: counter(
+      registry,
+      'tep_invalidation_poller_rewinds_total',
+      'Resumes whose stored cursor lay beyond the feed head (the ids went back): the feed was read again from id 0',
     ),
     pageSize: gauge(
       registry,

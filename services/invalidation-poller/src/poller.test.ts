@@ -62,6 +62,19 @@ describe('InvalidationPoller', () => {
     expect(log.published.map((i) => i.itemId)).toEqual([3, 4])
   })
 
+  it('reads the feed again from id 0 when the stored cursor lies beyond its head (the ids went back), and says so', async () => {
+    // A simulator started afresh on a stack that kept the cursor of an earlier one (or a restored service):
+    // resuming after id 82 would skip the new items 1-3 and every later one up to 82.
+    const feed = new FakeFeed()
+    for (let i = 0; i < 3; i++) feed.add('shop', `k${i}`)
+    const log = new MemoryLog()
+    log.cursor = { feed: 'f', lastItemId: 82, feedCurrentTime: null, updatedAt: 0 }
+    const p = poller(feed, log)
+    await p.drain()
+    expect(log.published.map((i) => i.itemId)).toEqual([1, 2, 3])
+    expect(log.cursor?.lastItemId).toBe(3)
+  })
+
   it('moves the cursor past level-filtered items without publishing them', async () => {
     const feed = new FakeFeed()
     feed.add('shop', 's1')

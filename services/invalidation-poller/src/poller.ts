@@ -150,6 +150,8 @@ export class InvalidationPoller {
     const stored = this.needsRecovery ? await log.recover() : await log.read()
     this.needsRecovery = false
     if (stored) {
+      const rewound = await this.rewindPastHead(stored, signal)
+      if (rewound) return rewound
       this.setCursor(stored)
       logger.info({ lastItemId: stored.lastItemId }, 'resuming the invalidation feed after the stored cursor')
       return stored
@@ -169,6 +171,33 @@ export class InvalidationPoller {
       `no stored cursor: starting the invalidation feed from ${start.how}`,
     )
     return initial
+  }
+
+  /**
+   * A stored cursor beyond the feed's head means the feed's ids went back (a service
+   * restored from a backup, a simulator started afresh on a stack that keeps the old
+   * cursor): resuming after it would skip every new item up to the old id, silently.
+   * So the feed is read again from id 0 (a superset, never a gap), with a warning.
+   * Checked once per (re)start with item/range; without item/range, nothing is checked.
+   */
+  private async rewindPastHead(stored: StoredCursor, signal?: AbortSignal): Promise<StoredCursor | undefined> {
+    if (stored.lastItemId === 0 || this.itemRangeMissing !== undefined) return undefined
+    let head: number
+    try {
+      head = (await this.timed('itemRange', () => this.deps.feed.itemRange(new Date(this.now()), signal))).toId
+    } catch (err) {
+      if (!this.noteItemRangeUnavailable(err)) this.deps.logger.debug({ err }, 'could not read the feed head at resume')
+      return undefined
+    }
+    if (head >= stored.lastItemId) return undefined
+    const rewound: StoredCursor = { ...stored, lastItemId: 0, updatedAt: this.now() }
+    await this.commit([], rewound)
+    this.deps.metrics.rewinds.inc()
+    this.deps.logger.warn(
+      { storedLastItemId: stored.lastItemId, feedHead: head },
+      'the invalidation feed ends before the stored cursor: its ids went back (a restored service or a new simulator); reading it again from id 0 so that no new item is skipped',
+    )
+    return rewound
   }
 
   /**
