@@ -93,10 +93,10 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       'Records between the last processed offset and the high watermark',
       ['topic', 'partition'],
     ),
-    tableMisses: counter(registry, 'ingest_table_misses_total', 'Table lookups that had to go to the API', [
-      'table',
-      'reason',
-    ]),
+    tableMisses: zeroed(
+      counter(registry, 'ingest_table_misses_total', 'Table lookups that had to go to the API', ['table', 'reason']),
+      ['shops', 'merchants'].flatMap((table) => ['absent', 'stale'].map((reason) => ({ table, reason }))),
+    ),
     tableHits: counter(registry, 'ingest_table_hits_total', 'Table lookups answered locally', ['table']),
     fetchedPublished: counter(
       registry,
@@ -111,6 +111,16 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       ['path'],
     ),
   }
+}
+
+/**
+ * The counter with each of `series` at 0 from the start: a table that never misses
+ * (every shop already held, as after a warm restart) still exports its series, so a
+ * dashboard's rate() shows 0 instead of "no data" and an alert on it can evaluate.
+ */
+function zeroed(metric: Counter<string>, series: ReadonlyArray<Record<string, string>>): Counter<string> {
+  for (const labels of series) metric.inc(labels, 0)
+  return metric
 }
 
 /** Times `call` into the API latency histogram. */
