@@ -70,3 +70,15 @@ describe('startTracing', () => {
     expect(carrier).toEqual({})
   })
 })
+
+describe('startTracing with onConfigProblem', () => {
+  it('hands a value it does not understand to onConfigProblem, naming the variable, instead of throwing', () => {
+    const told: string[] = []
+    const exit = (variable: string, problem: string): never => {
+      told.push(`${variable}: ${problem}`)
+      throw new Error('exited')
+    }
+    expect(() => startTracing({ OTEL_TRACES_EXPORTER: 'zipkin' }, { serviceName: 't', onConfigProblem: exit })).toThrow('exited')
+    expect(told).toEqual(['OTEL_TRACES_EXPORTER: expected otlp, console or none (comma-separated), got "zipkin"'])
+  })
+})

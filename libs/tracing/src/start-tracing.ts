@@ -16,6 +16,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace'
+import { TracingConfigError } from './errors.ts'
 import { readTracingConfig, type SamplerConfig, type TracingConfig, type TracingEnv } from './tracing-config.ts'
 
 export interface StartTracingOptions {
@@ -27,6 +28,12 @@ export interface StartTracingOptions {
    * whatever OTEL_TRACES_EXPORTER says.
    */
   exporters?: SpanExporter[]
+  /**
+   * Told of an OTEL_* value this project does not understand instead of a thrown
+   * TracingConfigError: a service's main passes its exit-2 configuration message,
+   * as for every other variable.
+   */
+  onConfigProblem?: (variable: string, problem: string) => never
 }
 
 export interface Tracing {
@@ -76,8 +83,17 @@ function processorsFor(config: TracingConfig, exporters: SpanExporter[] | undefi
  * (`traceparent`, `tracestate`) as the propagator, and an AsyncLocalStorage
  * context manager, so that a span started inside a record's transform is its child.
  */
+function readConfig(env: TracingEnv, options: StartTracingOptions): TracingConfig {
+  try {
+    return readTracingConfig(env, options.serviceName)
+  } catch (err) {
+    if (options.onConfigProblem === undefined || !(err instanceof TracingConfigError)) throw err
+    return options.onConfigProblem(err.variable, err.problem)
+  }
+}
+
 export function startTracing(env: TracingEnv, options: StartTracingOptions): Tracing {
-  const config = readTracingConfig(env, options.serviceName)
+  const config = readConfig(env, options)
   const processors = processorsFor(config, options.exporters)
   if (processors.length === 0) {
     return { enabled: false, config, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }

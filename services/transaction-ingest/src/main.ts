@@ -1,4 +1,4 @@
-import { startTracing, TracingConfigError, type Tracing } from '@tep/tracing'
+import { startTracing } from '@tep/tracing'
 import { hostname } from 'node:os'
 import { ConfigError, exitWithConfigProblem, handleHelp, loadConfig, resolveEnrichmentAuth } from '@tep/config'
 import { createEnrichmentClient } from '@tep/enrichment-client'
@@ -49,13 +49,10 @@ const readiness = new Readiness()
 readiness.register(CONSUMER_CHECK, 'starting: creating topics and clients')
 const shutdown = new GracefulShutdown({ logger }).install()
 // Before any client or pipeline is built: they look for a tracer provider once, when built.
-let tracing: Tracing
-try {
-  tracing = startTracing(process.env, { serviceName: SERVICE })
-} catch (err) {
-  if (!(err instanceof TracingConfigError)) throw err
-  exitWithConfigProblem(SERVICE, err.variable, err.problem)
-}
+const tracing = startTracing(process.env, {
+  serviceName: SERVICE,
+  onConfigProblem: (variable, problem) => exitWithConfigProblem(SERVICE, variable, problem),
+})
 // Registered first, so it runs last: the spans of the final commits are exported.
 shutdown.add('tracing', () => tracing.shutdown())
 
