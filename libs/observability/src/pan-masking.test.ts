@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findPanDigits, maskPans, maskPansCounted, maskPansInText } from './pan-masking.ts'
+import { findPanDigits, maskPans, maskPansCounted, maskPansInText, passesLuhn } from './pan-masking.ts'
 import {
   avroString,
   avroStringLength,
@@ -152,5 +152,12 @@ describe('card number masking', () => {
         const text = ['4111', '1111', '1111', '1111'].join(sep)
         expect(readableDigits(maskPansInText(text)), `${name} ${JSON.stringify(sep)}`).not.toContain(PAN)
       }
+  })
+})
+
+describe('passesLuhn', () => {
+  it('checks a whole digit string: test card numbers pass, one changed digit fails', () => {
+    expect(['4111111111111111', '378282246310005', '6304000000000000018'].map(passesLuhn)).toEqual([true, true, true])
+    expect(['4111111111111112', '378282246310006'].map(passesLuhn)).toEqual([false, false])
   })
 })

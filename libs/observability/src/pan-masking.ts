@@ -241,6 +241,20 @@ function plainBytesWithoutPan(bytes: Uint8Array): boolean {
  * Positions (indexes for `codeAt`, UTF-16 code units) of the digits to mask, and how
  * many card-number windows they belong to. One pass, no re-scan (maskPansInText re-scans).
  */
+/**
+ * The Luhn check of one string of ASCII digits as a whole, for callers that judge a
+ * whole value (a 15-digit merchant id that may be a card number) rather than scan text.
+ */
+export function passesLuhn(digits: string): boolean {
+  let sum = 0
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 0x30
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2
+    sum += d
+  }
+  return sum % 10 === 0
+}
+
 export function findPanDigits(length: number, codeAt: (index: number) => number | undefined): { positions: Set<number>; found: number } {
   scanUnits(length, codeAt)
   const positions = new Set<number>()

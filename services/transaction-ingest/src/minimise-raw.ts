@@ -25,7 +25,7 @@
  * Luhn and starts like a 15-digit card (1: UATP, 34 and 37: American Express) is
  * masked all the same.
  */
-import { maskPansCounted, maskSensitiveTextCounted } from '@tep/observability'
+import { maskPansCounted, maskSensitiveTextCounted, passesLuhn } from '@tep/observability'
 import type { RawTransaction } from '@tep/schemas'
 
 type Card = NonNullable<RawTransaction['card']>
@@ -47,19 +47,9 @@ export const PAN_MASKED_PATHS = {
 } as const
 export type PanMaskedPath = (typeof PAN_MASKED_PATHS)[keyof typeof PAN_MASKED_PATHS]
 
-function luhnValid(digits: string): boolean {
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 0x30
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2
-    sum += d
-  }
-  return sum % 10 === 0
-}
-
 /** A DE 42 merchant id that is not a 15-digit card number (see the file's comment). */
 function isPlainMerchantId(value: string): boolean {
-  return /^[0-9]{15}$/.test(value) && !(/^(1|34|37)/.test(value) && luhnValid(value))
+  return /^[0-9]{15}$/.test(value) && !(/^(1|34|37)/.test(value) && passesLuhn(value))
 }
 
 function maskFields<T extends object>(
