@@ -1,131 +1,19 @@
 import { randomUUID } from 'node:crypto'
-import {
-  AISP_CONSENT_DAYS,
-  BankAuthorizationCallbackError,
-  BankOAuthError,
-  BankProtocolError,
-  BankConsentRevokedError,
-  type BankClient,
-} from '@tep/bank-client'
-import { errorCode } from '@tep/errors'
-import type { RecordProducer, TopicCodec } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
-import type { TokenCipher } from '@tep/token-cipher'
-import { sealConsentToken } from './consent-binding.ts'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { AuthorizationStateClaims, AuthorizationStateSigner } from './authorization-state.ts'
-import { clearCookie, cookieName, createBinding, matches, readCookie, setCookie } from './browser-binding.ts'
-import { CallbackBudgetExceededError, type CallbackBudget } from './callback-budget.ts'
-import { CustomerLimit, CustomerLimitExceededError } from './customer-limit.ts'
-import { CustomerAuthError, type CustomerTokenVerifier } from './customer-token.ts'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import { createBinding, setCookie } from './browser-binding.ts'
+import { registerCallbackRoute } from './consent-callback.ts'
 import { isTerminal } from './consent-status.ts'
-import type { SyncLogger } from './consent-syncer.ts'
-import { publicConsent, type ConsentView } from './consent-view.ts'
-import { ConsentStateError } from './errors.ts'
-import type { BankSyncMetrics } from './metrics.ts'
+import { publicConsent } from './consent-view.ts'
+import { writeConsent } from './consent-write.ts'
+import { CustomerLimit, CustomerLimitExceededError } from './customer-limit.ts'
+import { CustomerAuthError } from './customer-token.ts'
+import { DEFAULT_GATEWAY_LIMITS, type GatewayLimits } from './gateway-limits.ts'
+import type { ConsentGatewayOptions } from './gateway-options.ts'
+import { sendError, SECURITY_HEADERS, type ApiError } from './gateway-pages.ts'
 
-const DAY_MS = 86_400_000
-
-export interface ConsentGatewayOptions {
-  bank: BankClient
-  cipher: TokenCipher
-  signer: AuthorizationStateSigner
-  view: ConsentView
-  /** An idempotent (non-transactional, acks all) producer for the consents topic. */
-  producer: RecordProducer
-  consentsTopic: string
-  consentCodec: TopicCodec<Consent>
-  metrics: BankSyncMetrics
-  logger: SyncLogger
-  now: () => number
-  /** Verifies the bank application's customer token (the only source of a customer id). */
-  customers: CustomerTokenVerifier
-  /** The callbacks' bounded share of the bank's token endpoint. */
-  callbackBudget: CallbackBudget
-  /** Secure cookies and HSTS: true unless the gateway is plain HTTP on loopback. */
-  secure: boolean
-  /** PKCE S256 with the bank (default true; turn off only for a bank that refuses it). */
-  pkce?: boolean
-  /** Abuse limits of the HTTP server and per customer; DEFAULT_GATEWAY_LIMITS for what is not given. */
-  limits?: Partial<GatewayLimits>
-}
-
-/**
- * What one client may cost the gateway. Fastify's defaults have no request
- * timeout and no connection cap, so a slow client (headers or body one byte at a
- * time) could hold sockets forever.
- */
-export interface GatewayLimits {
-  /** Whole request (headers and body) received within this, else 408 and closed. */
-  requestTimeoutMs: number
-  /** Headers received within this (at most requestTimeoutMs). */
-  headersTimeoutMs: number
-  /**
-   * A socket with no traffic at all is closed after this, even while its answer is
-   * pending: longer than a callback can wait for its code exchange (queue and
-   * running slots, each exchange bounded by the bank client's timeout).
-   */
-  idleTimeoutMs: number
-  /** Open connections at once; beyond, new ones are dropped. */
-  maxConnections: number
-  /** Largest body (POST /consents takes a tiny JSON). */
-  bodyLimitBytes: number
-  /** Consent starts, and callbacks, per customer and window. */
-  perCustomer: { max: number; windowMs: number }
-}
-
-export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = {
-  requestTimeoutMs: 10_000,
-  headersTimeoutMs: 5_000,
-  idleTimeoutMs: 120_000,
-  maxConnections: 256,
-  bodyLimitBytes: 4096,
-  perCustomer: { max: 10, windowMs: 10 * 60_000 },
-}
-
-/**
- * Headers of every gateway answer: its pages embed nothing and are embedded
- * nowhere (clickjacking of the consent flow), leak no URL (the callback URL holds
- * the code and state) and are never cached.
- */
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-  'cache-control': 'no-store',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-}
-
-interface ApiError {
-  status: number
-  code: string
-  message: string
-}
-
-function wantsHtml(req: FastifyRequest): boolean {
-  const accept = req.headers.accept ?? ''
-  return accept.includes('text/html')
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
-
-function sendError(req: FastifyRequest, reply: FastifyReply, e: ApiError): FastifyReply {
-  if (wantsHtml(req)) {
-    return reply
-      .code(e.status)
-      .type('text/html; charset=utf-8')
-      .send(
-        `<!doctype html><html><head><meta charset="utf-8"><title>Bank consent</title></head><body>` +
-          `<h1>The bank consent was not recorded</h1><p>${escapeHtml(e.message)}</p><p><small>${escapeHtml(e.code)}</small></p></body></html>`,
-      )
-  }
-  return reply.code(e.status).send({ error: e.code, message: e.message })
-}
+export type { GatewayLimits } from './gateway-limits.ts'
+export type { ConsentGatewayOptions } from './gateway-options.ts'
 
 /**
  * The consent gateway: starts the bank's authorization-code flow for a customer,
@@ -271,194 +159,7 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
     })
   })
 
-  app.get('/consents/callback', async (req, reply) => {
-    const q = req.query as Record<string, unknown>
-    const state = typeof q.state === 'string' ? q.state : ''
-    if (state === '') {
-      count('callback', 'no_state')
-      return sendError(req, reply, {
-        status: 400,
-        code: 'CONSENT_STATE_MISSING',
-        message: 'the callback carries no state; open the consent link from the application again',
-      })
-    }
-    let claims: AuthorizationStateClaims
-    try {
-      claims = o.signer.verify(state)
-    } catch (err) {
-      if (!(err instanceof ConsentStateError)) throw err
-      count('callback', `state_${err.problem.toLowerCase()}`)
-      return sendError(req, reply, { status: 400, code: err.code, message: err.message })
-    }
-    // The browser that started the flow holds the secret whose hash the state names.
-    const secret = readCookie(req.headers.cookie, cookieName(claims.consentId, o.secure))
-    if (!matches(secret, claims.binding)) {
-      count('callback', 'other_browser')
-      o.logger.warn({ consentId: claims.consentId }, 'consent callback from a browser that did not start it')
-      return sendError(req, reply, {
-        status: 403,
-        code: 'CONSENT_BROWSER_MISMATCH',
-        message:
-          'this consent was started in another browser (or its cookie was lost); nothing was recorded. Start the consent again from the bank application in this browser',
-      })
-    }
-    // Each callback costs a code exchange: the customer the signed state names pays for it.
-    perCustomer.take('callback', claims.customerId)
-    try {
-      o.signer.begin(state)
-    } catch (err) {
-      if (!(err instanceof ConsentStateError)) throw err
-      count('callback', `state_${err.problem.toLowerCase()}`)
-      return sendError(req, reply, { status: 400, code: err.code, message: err.message })
-    }
-    // Already recorded, here or by another replica (the view reads the whole consents topic):
-    // the browser came back twice (reload, back button, a retry routed to another replica).
-    // Never exchange the code a second time: a bank that sees an authorization code replayed
-    // revokes every token issued for it (RFC 6749 §4.1.2), which would end the consent just
-    // recorded. A second callback racing the first within the view's lag is not caught here.
-    const recorded = o.view.get(claims.consentId)
-    if (recorded !== undefined && recorded.customerId === claims.customerId) {
-      o.signer.complete(claims)
-      count('callback', 'already_recorded')
-      void reply.header('set-cookie', clearCookie(claims.consentId, { secure: o.secure }))
-      const message = `consent ${claims.consentId} is already recorded (${recorded.status}); nothing was done again`
-      if (wantsHtml(req))
-        return reply
-          .code(409)
-          .type('text/html; charset=utf-8')
-          .send(`<!doctype html><html><head><meta charset="utf-8"><title>Bank consent</title></head><body><h1>Already connected</h1><p>${escapeHtml(message)}</p></body></html>`)
-      return reply.code(409).send({ error: 'CONSENT_ALREADY_RECORDED', message, consent: publicConsent(recorded) })
-    }
-    try {
-      return await finishCallback(req, reply, claims, secret as string, state)
-    } finally {
-      // Whatever did not complete may be retried with the same callback URL.
-      o.signer.release(claims)
-    }
-  })
-
-  const finishCallback = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    claims: AuthorizationStateClaims,
-    secret: string,
-    state: string,
-  ): Promise<FastifyReply> => {
-    let code: string
-    try {
-      ;({ code } = o.bank.authorization.parseCallback(new URL(req.url, 'http://gateway.invalid'), state))
-    } catch (err) {
-      if (!(err instanceof BankAuthorizationCallbackError)) throw err
-      if (err.code === 'AUTHORIZATION_DENIED') {
-        o.signer.complete(claims)
-        count('callback', 'denied')
-        return sendError(req, reply, {
-          status: 403,
-          code: 'CONSENT_DENIED',
-          message: 'access to the bank accounts was declined at the bank; nothing was recorded',
-        })
-      }
-      count('callback', 'bank_error')
-      return sendError(req, reply, { status: 502, code: err.code, message: err.message })
-    }
-    let tokens
-    try {
-      tokens = await o.callbackBudget.run(() =>
-        o.bank.authorization.exchangeCode(code, { scope: 'AISP', ...(pkce ? { codeVerifier: secret } : {}) }),
-      )
-    } catch (err) {
-      if (err instanceof CallbackBudgetExceededError) {
-        count('callback', 'busy')
-        void reply.header('retry-after', '5')
-        return sendError(req, reply, { status: 503, code: err.code, message: err.message })
-      }
-      count('callback', 'exchange_failed')
-      o.logger.warn(
-        // `field`: what a token answer the client cannot use lacked (BANK_PROTOCOL_ERROR).
-        { code: errorCode(err), consentId: claims.consentId, field: err instanceof BankProtocolError ? err.details.field : undefined },
-        'authorization code exchange failed',
-      )
-      const refused = err instanceof BankOAuthError || err instanceof BankConsentRevokedError
-      // A refused code stays refused; an unreachable bank may answer a retry of this callback.
-      if (refused) o.signer.complete(claims)
-      return sendError(req, reply, {
-        status: refused ? 400 : 502,
-        code: refused ? 'AUTHORIZATION_CODE_REFUSED' : 'BANK_UNAVAILABLE',
-        message: refused
-          ? 'the bank refused the authorization code (expired or already used); start the consent again'
-          : 'the bank could not be reached to complete the consent; try again in a moment',
-      })
-    }
-    const now = o.now()
-    const grantedAt = tokens.obtainedAt.getTime()
-    const consent: Consent = {
-      consentId: claims.consentId,
-      customerId: claims.customerId,
-      bank: null,
-      status: 'ACTIVE',
-      statusReason: 'GRANTED',
-      scopes: [tokens.scope],
-      accessToken: sealConsentToken(o.cipher, tokens.accessToken, claims),
-      refreshToken: sealConsentToken(o.cipher, tokens.refreshToken, claims),
-      accessTokenExpiresAt: tokens.accessTokenExpiresAt.getTime(),
-      refreshTokenExpiresAt: tokens.refreshTokenExpiresAt?.getTime() ?? null,
-      tokenIssuedAt: grantedAt,
-      grantedAt,
-      expiresAt: tokens.refreshTokenExpiresAt?.getTime() ?? grantedAt + AISP_CONSENT_DAYS * DAY_MS,
-      expiryNotifiedAt: null,
-      authorizationStateHash: null,
-      accounts: [],
-      version: 1,
-      updatedAt: now,
-    }
-    try {
-      await write(o, consent)
-    } catch (err) {
-      // Nothing records the grant, so nothing would ever use or end it: revoke it.
-      o.signer.complete(claims)
-      await revokeGrant(code, secret, claims.consentId)
-      throw err
-    }
-    o.signer.complete(claims)
-    void reply.header('set-cookie', clearCookie(claims.consentId, { secure: o.secure }))
-    count('callback', 'granted')
-    o.logger.info(
-      { consentId: consent.consentId, customerId: consent.customerId },
-      'consent granted and recorded',
-    )
-    if (wantsHtml(req)) {
-      return reply
-        .code(201)
-        .type('text/html; charset=utf-8')
-        .send(
-          `<!doctype html><html><head><meta charset="utf-8"><title>Bank consent</title></head><body>` +
-            `<h1>Bank accounts connected</h1><p>Consent <code>${escapeHtml(consent.consentId)}</code> is active; ` +
-            `transactions will appear shortly.</p></body></html>`,
-        )
-    }
-    return reply.code(201).send(publicConsent(consent))
-  }
-
-  /**
-   * The bank API has no revocation endpoint. RFC 6749 §4.1.2 has the bank revoke the
-   * tokens issued from a code used twice, and the bank spec says it does (ASSUMPTION
-   * in schemas/openapi/bank-open-banking.yaml, implemented by the simulator): the code
-   * is exchanged once more and the bank's refusal is the revocation.
-   */
-  const revokeGrant = async (code: string, verifier: string, consentId: string): Promise<void> => {
-    try {
-      // The same request as the first exchange, so nothing but the reuse can refuse it.
-      await o.callbackBudget.run(() =>
-        o.bank.authorization.exchangeCode(code, { scope: 'AISP', ...(pkce ? { codeVerifier: verifier } : {}) }),
-      )
-      o.logger.error({ consentId }, 'consent not recorded, and replaying its code did not revoke the bank grant: it stays live at the bank until it expires')
-    } catch (err) {
-      const revoked = err instanceof BankOAuthError || err instanceof BankConsentRevokedError
-      if (revoked) o.logger.warn({ consentId }, 'consent not recorded; its bank grant was revoked (authorization code replayed)')
-      else o.logger.error({ consentId, code: errorCode(err) }, 'consent not recorded, and its bank grant could not be revoked: it stays live at the bank until it expires')
-    }
-    count('callback', 'not_recorded')
-  }
+  registerCallbackRoute(app, o, { count, pkce, perCustomer })
 
   // Another customer's consent is "not found": its existence is not theirs to learn.
   app.get('/consents/:id', { onRequest: authenticate }, async (req, reply) => {
@@ -495,16 +196,11 @@ export function buildConsentGateway(o: ConsentGatewayOptions): FastifyInstance {
       version: consent.version + 1,
       updatedAt: o.now(),
     }
-    await write(o, ended)
+    await writeConsent(o, ended)
     count('end', 'ok')
     o.logger.info({ consentId: id }, 'consent ended on request')
     return reply.send(publicConsent(ended))
   })
 
   return app
-}
-
-async function write(o: ConsentGatewayOptions, consent: Consent): Promise<void> {
-  await o.producer.send(o.consentsTopic, [{ key: consent.consentId, value: await o.consentCodec.encode(consent) }])
-  o.view.apply(consent)
 }

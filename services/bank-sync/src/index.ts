@@ -1,6 +1,6 @@
 export { startBankSync, DEFAULT_SCHEDULE, CONSENTS_CHECK, GATEWAY_CHECK, tokenEndpointShares } from './start-bank-sync.ts'
-export { DEFAULT_GATEWAY_LIMITS } from './consent-gateway.ts'
-export type { GatewayLimits } from './consent-gateway.ts'
+export { DEFAULT_GATEWAY_LIMITS } from './gateway-limits.ts'
+export type { GatewayLimits } from './gateway-limits.ts'
 export { CustomerLimitExceededError } from './customer-limit.ts'
 export type { BankSync, BankSyncOptions } from './start-bank-sync.ts'
 export type { BankSyncTopics, OwnerHooks, ScheduleSettings } from './partition-owner.ts'

@@ -1,65 +1,15 @@
-import {
-  createTransactionalWriter,
-  isFencedError,
-  type KafkaLogger,
-  type OutgoingMessage,
-  type TopicCodec,
-  type TransactionalWriter,
-  type Kafka,
-} from '@tep/kafka'
-import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
+import { createTransactionalWriter, isFencedError, type KafkaLogger, type TransactionalWriter } from '@tep/kafka'
+import type { Consent } from '@tep/schemas'
 import { decideConsentRecord, isTerminal } from './consent-status.ts'
-import {
-  syncConsent,
-  writeUnsavedTokens,
-  type SyncDeps,
-  type SyncLogger,
-  type SyncOutcome,
-  type SyncWrite,
-} from './consent-syncer.ts'
+import { syncConsent, writeUnsavedTokens, type SyncDeps, type SyncLogger, type SyncOutcome, type SyncWrite } from './consent-syncer.ts'
+import { publishConsentWrite } from './consent-transaction.ts'
 import { PartitionFencedError } from './errors.ts'
+import type { OwnerOptions } from './owner-options.ts'
+import { syncBackoffMs, TOKEN_WRITE_ON_STOP_MS, TOKEN_WRITE_RETRY_MS, tokenWriteRetryMs, waitAtMost } from './sync-backoff.ts'
 
-export interface BankSyncTopics {
-  consents: string
-  bankTransactions: string
-  raw: string
-}
+export { TOKEN_WRITE_RETRY_MS } from './sync-backoff.ts'
 
-export interface BankSyncCodecs {
-  consent: TopicCodec<Consent>
-  bankTransaction: TopicCodec<BankTransaction>
-  raw: TopicCodec<RawTransaction>
-}
-
-export interface ScheduleSettings {
-  intervalMs: number
-  jitterMs: number
-  concurrency: number
-  /** Longest pause after repeated failures of one consent. */
-  maxBackoffMs: number
-}
-
-/** Test and instrumentation hooks. */
-export interface OwnerHooks {
-  /** After a sync finished (any outcome). */
-  onSynced?: (consentId: string, outcome: SyncOutcome) => void
-  /**
-   * Inside the transaction, after the records were sent and before the commit.
-   * Tests use it to stand for a crash between fetching and committing.
-   */
-  beforeCommit?: (write: SyncWrite & { partition: number }) => Promise<void>
-}
-
-export interface OwnerOptions {
-  partition: number
-  kafka: Kafka
-  topics: BankSyncTopics
-  codecs: BankSyncCodecs
-  transactionalIdPrefix: string
-  schedule: ScheduleSettings
-  sync: Omit<SyncDeps, 'commit'>
-  hooks: OwnerHooks
-}
+export type { BankSyncCodecs, BankSyncTopics, OwnerHooks, OwnerOptions, ScheduleSettings } from './owner-options.ts'
 
 interface Entry {
   consent: Consent
@@ -75,19 +25,6 @@ interface Entry {
   tokenWriteAt: number
   tokenWriteFailures: number
 }
-
-/**
- * Rotated tokens whose write failed are retried on their own, this soon and then up to
- * TOKEN_WRITE_RETRY_MAX_MS apart, whatever the consent's sync backoff (up to 5 min): the
- * write needs Kafka only, and until it lands the consents topic holds a refresh token the
- * bank has rotated out. Whoever syncs the consent from the topic next (another instance
- * after a rebalance, e.g. a scale-out) would be refused by the bank. So the exposure is
- * the outage itself, not the outage plus a backoff.
- */
-export const TOKEN_WRITE_RETRY_MS = 1_000
-export const TOKEN_WRITE_RETRY_MAX_MS = 5_000
-/** Longest a stopping owner spends writing kept tokens before it gives the partition up. */
-export const TOKEN_WRITE_ON_STOP_MS = 5_000
 
 /**
  * The owner of one partition of `bank.consents.v1`: its consents' state (rebuilt
@@ -219,16 +156,7 @@ export class PartitionOwner {
     this.#stopped = true
     if (this.#timer) clearTimeout(this.#timer)
     const running = [...this.#running]
-    if (running.length > 0) {
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([
-        Promise.allSettled(running),
-        new Promise((r) => {
-          timer = setTimeout(r, graceMs)
-        }),
-      ])
-      if (timer) clearTimeout(timer)
-    }
+    if (running.length > 0) await waitAtMost(Promise.allSettled(running), graceMs)
     await this.#writeKeptTokensBeforeLeaving(Math.min(graceMs, TOKEN_WRITE_ON_STOP_MS))
     await this.#writer?.close().catch(() => undefined)
     for (const w of this.#caughtUpWaiters.splice(0)) w()
@@ -265,16 +193,12 @@ export class PartitionOwner {
         }
       }
     })()
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([
+    await waitAtMost(
       writes.catch((err: unknown) =>
         this.#o.sync.logger.error({ err, partition: this.partition }, 'writing kept rotated tokens failed'),
       ),
-      new Promise((r) => {
-        timer = setTimeout(r, limitMs)
-      }),
-    ])
-    if (timer) clearTimeout(timer)
+      limitMs,
+    )
     this.#leaving = false
   }
 
@@ -405,7 +329,7 @@ export class PartitionOwner {
       return
     }
     entry.tokenWriteFailures++
-    const delay = Math.min(TOKEN_WRITE_RETRY_MAX_MS, TOKEN_WRITE_RETRY_MS * 2 ** (entry.tokenWriteFailures - 1))
+    const delay = tokenWriteRetryMs(entry.tokenWriteFailures)
     entry.tokenWriteAt = Date.now() + delay
     this.#o.sync.logger.warn(
       { consentId: entry.consent.consentId, attempt: entry.tokenWriteFailures, retryInMs: delay, err: result.error },
@@ -414,9 +338,7 @@ export class PartitionOwner {
   }
 
   #backoff(failures: number, retryAfterMs: number | undefined): number {
-    const exp = Math.min(this.#o.schedule.maxBackoffMs, 500 * 2 ** Math.min(failures - 1, 20))
-    const jittered = exp / 2 + (Math.random() * exp) / 2
-    return Math.max(jittered, retryAfterMs ?? 0)
+    return syncBackoffMs(failures, retryAfterMs, this.#o.schedule.maxBackoffMs)
   }
 
   async #reassert(entry: Entry): Promise<void> {
@@ -458,26 +380,8 @@ export class PartitionOwner {
         version: Math.max(current?.version ?? 0, entry?.maxVersion ?? 0, write.consent.version) + 1,
         updatedAt: this.#o.sync.now(),
       }
-      const { codecs, topics } = this.#o
-      const bankMessages: OutgoingMessage[] = await Promise.all(
-        write.bankTransactions.map(async (t) => ({
-          key: `${t.consentId}/${t.accountId}/${t.entryReference}`,
-          value: await codecs.bankTransaction.encode(t),
-        })),
-      )
-      const rawMessages: OutgoingMessage[] = await Promise.all(
-        write.rawTransactions.map(async (r) => ({ key: r.transactionId, value: await codecs.raw.encode(r) })),
-      )
-      const consentMessage: OutgoingMessage = { key: id, value: await codecs.consent.encode(next) }
       try {
-        await writer.run(async (tx) => {
-          // A first sync with a long backfill can hold thousands of records: the writer splits
-          // them so no partition's batch grows past the broker's message.max.bytes.
-          if (bankMessages.length > 0) await tx.send(topics.bankTransactions, bankMessages)
-          if (rawMessages.length > 0) await tx.send(topics.raw, rawMessages)
-          await tx.send(topics.consents, [consentMessage])
-          await this.#o.hooks.beforeCommit?.({ ...write, consent: next, partition: this.partition })
-        })
+        await publishConsentWrite(writer, this.#o, { ...write, consent: next })
       } catch (err) {
         if (isFencedError(err)) {
           this.#fenced = true
