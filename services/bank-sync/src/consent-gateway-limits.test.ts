@@ -13,7 +13,7 @@ import type { ConsentView } from './consent-view.ts'
 import { CustomerTokenVerifier, mintCustomerToken } from './customer-token.ts'
 import { exchangedTokens, NOW } from './consent-gateway.test-support.ts'
 import { createBankSyncMetrics } from './metrics.ts'
-import { tokenEndpointShares } from './start-bank-sync.ts'
+import { tokenEndpointShares } from './token-endpoint-shares.ts'
 
 const KEY = randomBytes(32)
 const bearer = async (customerId: string) => `Bearer ${await mintCustomerToken(KEY, customerId, { now: NOW })}`

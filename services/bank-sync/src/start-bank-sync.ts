@@ -2,147 +2,27 @@ import type { AddressInfo } from 'node:net'
 import { createBankClient, DEFAULT_AUTHORIZATION_LIMITS, type BankClient } from '@tep/bank-client'
 import { isLoopbackHost } from '@tep/config'
 import {
-  AvroSerde,
   createRecordProducer,
   createReplayingGroupMember,
   OffsetReader,
   SILENT_LOGGER,
   TOPICS,
-  type KafkaLogger,
   type RecordProducer,
   type ReplayBatch,
-  type Kafka,
 } from '@tep/kafka'
-import {
-  createContractDriftRecorder,
-  createMetricsRegistry,
-  Readiness,
-  type ContractDriftRecorder,
-  type Registry,
-} from '@tep/observability'
+import { createContractDriftRecorder, createMetricsRegistry, Readiness } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
-import { TokenCipher, type Keyring } from '@tep/token-cipher'
+import { TokenCipher } from '@tep/token-cipher'
 import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.ts'
 import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
-import type { GatewayLimits } from './gateway-limits.ts'
 import { CustomerTokenVerifier } from './customer-token.ts'
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings, type UnsavedTokens } from './consent-syncer.ts'
 import { ConsentView } from './consent-view.ts'
-import { createBankSyncMetrics, type BankSyncMetrics } from './metrics.ts'
-import {
-  PartitionOwner,
-  type BankSyncCodecs,
-  type BankSyncTopics,
-  type OwnerHooks,
-  type ScheduleSettings,
-} from './partition-owner.ts'
-
-/**
- * How the bank's token endpoint budget (DEFAULT_AUTHORIZATION_LIMITS: 900 calls
- * per 6 minutes for this client id) is split: callbacks of new consents get a
- * third on their own limiter, refreshes of existing consents the rest on
- * theirs, so neither can starve the other.
- */
-export const GATEWAY_TOKEN_SHARE = 300
-export const DEFAULT_CALLBACK_BUDGET = { maxConcurrent: 2, maxQueued: 16 }
-
-/**
- * One instance's shares of the bank's token endpoint (`perClient` calls per window
- * for the whole client id): the gateway's third and the sync's rest, each divided by
- * the number of instances so that all of them together stay within the bank's limit.
- */
-export function tokenEndpointShares(perClient: number, replicas: number): { gateway: number; sync: number } {
-  if (!Number.isInteger(replicas) || replicas < 1) throw new RangeError(`replicas must be a positive integer, got ${replicas}`)
-  const gateway = Math.max(1, Math.floor(GATEWAY_TOKEN_SHARE / replicas))
-  const sync = Math.max(1, Math.floor((perClient - GATEWAY_TOKEN_SHARE) / replicas))
-  return { gateway, sync }
-}
-
-export interface GatewayOptions {
-  port?: number
-  host?: string
-  /** HMAC key (≥ 32 bytes) of the bank application's customer tokens. Required. */
-  /** One key, or keys by `kid` while rotating (CustomerTokenVerifier). */
-  customerTokenKey: Buffer | ReadonlyMap<string, Buffer>
-  customerTokenAudience?: string
-  customerTokenIssuer?: string
-  customerTokenMaxLifetimeMs?: number
-  /** Code exchanges of callbacks at once / waiting; beyond, 503. Default DEFAULT_CALLBACK_BUDGET. */
-  callbackBudget?: { maxConcurrent: number; maxQueued: number }
-  /** PKCE S256 with the bank. Default true. */
-  pkce?: boolean
-  /** Timeouts, connection cap, body limit, per-customer limit (DEFAULT_GATEWAY_LIMITS). */
-  limits?: Partial<GatewayLimits>
-}
-
-export const DEFAULT_SCHEDULE: ScheduleSettings = {
-  intervalMs: 6 * 3_600_000,
-  jitterMs: 10 * 60_000,
-  concurrency: 4,
-  maxBackoffMs: 5 * 60_000,
-}
-
-export const CONSENTS_CHECK = 'consents'
-export const GATEWAY_CHECK = 'consent-gateway'
-
-export interface BankSyncOptions {
-  kafka: Kafka
-  /** Avro serde over the schema registry (`new AvroSerde({ registry: createSchemaRegistry({ url }) })`). */
-  serde: AvroSerde
-  /**
-   * The bank's OAuth client; or pass `bankClient` (then wire its `onContractDrift` to
-   * `contractDrift.listener` yourself if its drift should count here).
-   */
-  bank?: { baseUrl: string; clientId: string; clientSecret: string; redirectUri: string; tppName?: string }
-  bankClient?: BankClient
-  keyring: Keyring
-  topics?: Partial<BankSyncTopics>
-  groupId?: string
-  transactionalIdPrefix?: string
-  /** The consent gateway; `false` runs the sync only. Default port 8190 on 127.0.0.1. */
-  gateway?: GatewayOptions | false
-  sync?: Partial<SyncSettings>
-  schedule?: Partial<ScheduleSettings>
-  /** Business clock (consent expiry, token lifetimes, the bank's "today"). Default Date.now. */
-  now?: () => number
-  hooks?: OwnerHooks
-  /**
-   * Static membership (KIP-345) of the consents group: a stable, unique replica name
-   * (pod or container name). A restart with the same id within the session timeout
-   * gets its partitions back at once. Unset: dynamic membership.
-   */
-  groupInstanceId?: string
-  /**
-   * Instances running with this bank client id (BANK_SYNC_REPLICAS). The bank's token
-   * endpoint budget is per client id, not per instance, so each instance takes
-   * 1/replicas of it (both the callbacks' and the refreshes' share). Default 1.
-   */
-  replicas?: number
-  /** The consents group: session timeout [30 000], heartbeat [3 000], long-poll wait [500] (ms). */
-  consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
-  logger?: KafkaLogger
-  metricsRegistry?: Registry
-  readiness?: Readiness
-}
-
-export interface BankSync {
-  /** Base URL of the consent gateway (undefined when disabled). */
-  readonly gatewayUrl: string | undefined
-  readonly topics: BankSyncTopics
-  readonly metrics: BankSyncMetrics
-  readonly metricsRegistry: Registry
-  readonly readiness: Readiness
-  /** Answers of the bank that differ from the modelled one and were tolerated (tep_api_contract_drift_total). */
-  readonly contractDrift: ContractDriftRecorder
-  ownedPartitions(): number[]
-  /** The state of a consent owned by this instance (never for consents of other instances). */
-  ownedConsent(consentId: string): Consent | undefined
-  /** Resolves once every partition assigned so far is rebuilt (and the gateway's view has read the topic). */
-  whenCaughtUp(): Promise<void>
-  /** Stops syncing (in-flight syncs get a grace period), the gateway and every client. Idempotent. */
-  stop(): Promise<void>
-}
+import { createBankSyncMetrics } from './metrics.ts'
+import { PartitionOwner, type BankSyncCodecs, type BankSyncTopics, type ScheduleSettings } from './partition-owner.ts'
+import { CONSENTS_CHECK, DEFAULT_SCHEDULE, GATEWAY_CHECK, type BankSync, type BankSyncOptions, type GatewayOptions } from './bank-sync-options.ts'
+import { DEFAULT_CALLBACK_BUDGET, tokenEndpointShares } from './token-endpoint-shares.ts'
 
 /**
  * Starts one bank-sync instance in-process: the consent gateway, the consent view,
