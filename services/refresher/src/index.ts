@@ -7,7 +7,7 @@ export type { EntityKind, MerchantData, RefreshInput, ShopData } from './refresh
 export { refreshAfter, selectStale } from './sweep-selection.ts'
 export { merchantData, shopData } from './snapshot-mapping.ts'
 export { startRefresher } from './start-refresher.ts'
-export type { RefresherHandle, RefresherOptions, RefresherTopics } from './start-refresher.ts'
+export type { RefresherHandle, RefresherOptions, RefresherTopics } from './refresher-options.ts'
 export { enrichmentFetcher, isRecordScopedApiError } from './enrichment-fetcher.ts'
 export { Sweeper } from './sweeper.ts'
 export type { SweepResult } from './sweeper.ts'

@@ -5,104 +5,28 @@ import {
   TOPICS,
   UNDECODABLE_CODES,
   UndecodableRecordError,
-  type AvroSerde,
   type OutputRecord,
   type PipelineRecord,
   type RecordProducer,
-  type RetryPolicy,
-  type TopicPartition,
-  type Kafka,
 } from '@tep/kafka'
-import { createMetricsRegistry, type Logger, type Readiness, type Registry } from '@tep/observability'
+import { createMetricsRegistry } from '@tep/observability'
 import { attachOutputs } from './attach-outputs.ts'
 import { CompactedViewTail } from './compacted-view-tail.ts'
-import type { EnrichmentClient } from '@tep/enrichment-client'
 import { enrichmentFetcher, isRecordScopedApiError } from './enrichment-fetcher.ts'
 import { EntityVersions } from './entity-versions.ts'
 import { UnexpectedTopicError } from './errors.ts'
 import { createRefresherMetrics } from './metrics.ts'
 import { MicroBatcher } from './micro-batcher.ts'
-import { refreshBatch, type EntityFetcher, type RefreshOutput } from './refresh-batch.ts'
-import { fromFetched, fromInvalidation, type EntityKind, type RefreshInput } from './refresh-input.ts'
+import { refreshBatch, type RefreshOutput } from './refresh-batch.ts'
+import { fromFetched, fromInvalidation, type RefreshInput } from './refresh-input.ts'
 import { refreshAfter } from './sweep-selection.ts'
-import { Sweeper, type SweepResult } from './sweeper.ts'
+import { Sweeper } from './sweeper.ts'
 import { AgeBound, readBackUnkeyed } from './age-bound.ts'
+import type { RefresherHandle, RefresherOptions, RefresherTopics } from './refresher-options.ts'
 import { AutoReenricher, reenrichObserver } from './reenrich/auto-reenrich.ts'
-import type { ReenrichReport } from './reenrich/reenrich.ts'
 import { RefresherConfigError } from './errors.ts'
 
-export interface RefresherTopics {
-  invalidations: string
-  fetched: string
-  shops: string
-  merchants: string
-  dlq: string
-  /** Read and written only by the automatic re-enrichment of invalidated handles. */
-  enriched: string
-  raw: string
-}
-
-export interface RefresherOptions {
-  kafka: Kafka
-  serde: AvroSerde
-  /** The enrichment API client (its reads are timed into the refresher's metrics). */
-  client?: Pick<EnrichmentClient, 'getShop' | 'getMerchant'>
-  /** Instead of `client`: any reader of shops and merchants (tests). */
-  fetcher?: EntityFetcher
-  /** Errors that concern only the key read (the key is skipped, the batch goes on); default: the API's 400s. */
-  isRecordScoped?: (err: unknown) => boolean
-  /** False: no invalidation feed is followed, so the sweep keeps entries younger than `maxAgeMs`. */
-  invalidationsEnabled: boolean
-  /** Spec limit 4: one week. */
-  maxAgeMs: number
-  sweepIntervalMs: number
-  /** Re-fetch this long before `maxAgeMs` on top of one sweep interval; default 1 hour. */
-  sweepMarginMs?: number
-  /** Refresh requests per entity kind and sweep; default 10 000. */
-  sweepMaxPerRun?: number
-  /** API reads in flight per consumed batch; default 8 (the client's limiter bounds the credential overall). */
-  fetchConcurrency?: number
-  groupId?: string
-  transactionalIdPrefix?: string
-  topics?: Partial<RefresherTopics>
-  logger: Logger
-  registry?: Registry
-  readiness?: Readiness
-  /** Backoff of a partition after a systemic failure (API outage, throttling); @tep/kafka defaults otherwise. */
-  retryPolicy?: Partial<RetryPolicy>
-  /** Extra consumer settings of the pipeline (tests shorten timings). */
-  consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
-  now?: () => number
-  /**
-   * With invalidations enabled, read back the invalidations of the last
-   * `maxAgeMs` at start for items without a key (default true), so that a
-   * restart does not forget that the age-bound sweep must go on.
-   */
-  rescanUnkeyedOnStart?: boolean
-  /**
-   * Act on handle (mapping) invalidations by re-enriching the affected
-   * transactions (auto-reenrich.ts). The service turns it on by default
-   * (REENRICH_HANDLES) within its budget: `maxPerRun` findBy calls and a read of
-   * `transactions.enriched.v1` limited to the last `enrichedWindowMs`.
-   */
-  reenrichHandles?: { intervalMs: number; maxPerRun: number; firstLookbackMs?: number; enrichedWindowMs?: number }
-}
-
-export interface RefresherHandle {
-  /** What the refresher knows the compacted topics hold. */
-  readonly views: Readonly<Record<EntityKind, EntityVersions>>
-  /** Resolves at the next partition assignment of the pipeline (or the current one). */
-  whenAssigned(): Promise<TopicPartition[]>
-  /** Runs one sweep now (also when invalidations are enabled, for operators and tests). */
-  sweepNow(): Promise<SweepResult>
-  /** Epoch ms until which the sweep runs because of items without a key (0: never); see age-bound.ts. */
-  ageBoundUntil(): number
-  /** Resolves once the start-up read-back of items without a key has ended (at once when there is none). */
-  whenRescanned(): Promise<void>
-  /** One re-enrichment run of invalidated handles now (only with the `reenrichHandles` option). */
-  reenrichNow(): Promise<ReenrichReport>
-  stop(): Promise<void>
-}
+export type { RefresherHandle, RefresherOptions, RefresherTopics } from './refresher-options.ts'
 
 const PIPELINE_CHECK = 'refresh-pipeline'
 /** Records per transaction, and transformed together: the window of coalescing. */
