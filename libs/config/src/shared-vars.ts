@@ -57,6 +57,25 @@ export const tokenEncryptionVars = {
   }),
 }
 
+// Read by @tep/tracing (startTracing), which validates them with its own messages; listed
+// here so that every service's --help and README table show them beside the rest.
+// Optional plain strings: unset means tracing off, the OpenTelemetry SDK's defaults otherwise.
+const otel = (description: string) => envVar(nonEmpty, description, { optional: true })
+export const tracingVars = {
+  OTEL_TRACES_EXPORTER: otel('otlp, console or both (comma-separated); none or unset: tracing off'),
+  OTEL_SERVICE_NAME: otel('service.name of the spans (default: the service\'s name)'),
+  OTEL_RESOURCE_ATTRIBUTES: otel('more resource attributes, key=value,... (percent-encoded values)'),
+  OTEL_TRACES_SAMPLER: otel('parentbased_always_on (default), parentbased_traceidratio, traceidratio, always_on, always_off, parentbased_always_off'),
+  OTEL_TRACES_SAMPLER_ARG: otel('ratio 0 to 1 for the traceidratio samplers (default 1)'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otel('collector base URL; spans go to {it}/v1/traces (default http://localhost:4318)'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otel('full traces URL, used as it is (instead of OTEL_EXPORTER_OTLP_ENDPOINT)'),
+  OTEL_EXPORTER_OTLP_HEADERS: otel('headers to the collector, key=value,...'),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: otel('headers of the traces requests only, key=value,... (added to OTEL_EXPORTER_OTLP_HEADERS)'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otel('only http/protobuf is supported (the default)'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otel('the same for traces only (instead of OTEL_EXPORTER_OTLP_PROTOCOL)'),
+  OTEL_SDK_DISABLED: otel('true: tracing off whatever else is set'),
+}
+
 export type EnrichmentAuth =
   | { kind: 'oauth'; tokenUrl: string; clientId: string; clientSecret: string }
   | { kind: 'basic'; user: string; password: string }

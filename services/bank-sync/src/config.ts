@@ -1,4 +1,4 @@
-import { bankApiVars, envVar, isLoopbackHost, kafkaVars, observabilityVars, parse } from '@tep/config'
+import { bankApiVars, envVar, isLoopbackHost, kafkaVars, observabilityVars, parse, tracingVars } from '@tep/config'
 import { TOPICS } from '@tep/kafka'
 import { createKeyring, decodeKey, parseKeyring, type Keyring } from '@tep/token-cipher'
 import { z } from 'zod'
@@ -7,6 +7,7 @@ import { BankSyncConfigError } from './errors.ts'
 export const bankSyncEnv = {
   ...kafkaVars,
   ...observabilityVars,
+  ...tracingVars,
   ...bankApiVars,
   TOKEN_ENCRYPTION_KEY: envVar(
     z.string().min(1),

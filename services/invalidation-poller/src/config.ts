@@ -1,4 +1,4 @@
-import { enrichmentApiVars, envVar, kafkaVars, observabilityVars, parse } from '@tep/config'
+import { enrichmentApiVars, envVar, kafkaVars, observabilityVars, parse, tracingVars } from '@tep/config'
 import { z } from 'zod'
 
 const LEVELS = ['shop', 'merchant', 'handle'] as const
@@ -13,6 +13,7 @@ export const pollerEnv = {
   ...kafkaVars,
   ...enrichmentApiVars,
   ...observabilityVars,
+  ...tracingVars,
   INVALIDATIONS_START_AT: envVar(
     parse.moment,
     'where to start when no cursor is stored yet: now, an ISO-8601 moment, or a duration ago (7d); ignored once a cursor exists',

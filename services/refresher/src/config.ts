@@ -1,9 +1,10 @@
-import { enrichmentApiVars, envVar, kafkaVars, observabilityVars, parse } from '@tep/config'
+import { enrichmentApiVars, envVar, kafkaVars, observabilityVars, parse, tracingVars } from '@tep/config'
 
 export const refresherEnv = {
   ...kafkaVars,
   ...enrichmentApiVars,
   ...observabilityVars,
+  ...tracingVars,
   INVALIDATIONS_ENABLED: envVar(
     parse.boolean,
     'true when the invalidation poller runs (entries are kept until invalidated); false turns on the sweep',

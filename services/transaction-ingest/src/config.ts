@@ -1,4 +1,4 @@
-import { envVar, enrichmentApiVars, kafkaVars, observabilityVars, parse } from '@tep/config'
+import { envVar, enrichmentApiVars, kafkaVars, observabilityVars, parse, tracingVars } from '@tep/config'
 import { TOPICS } from '@tep/kafka'
 import { z } from 'zod'
 
@@ -9,6 +9,7 @@ import { z } from 'zod'
 export const INGEST_ENV = {
   ...kafkaVars,
   ...observabilityVars,
+  ...tracingVars,
   ...enrichmentApiVars,
   INGEST_LOOKUP_MODE: envVar(
     z.enum(['single', 'batch'], { message: 'expected single or batch' }),
