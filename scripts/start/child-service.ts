@@ -2,6 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** Stops the child when this process is gone (exit-with-parent.ts). */
+const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))
 
 export interface ChildService {
   name: string
@@ -15,16 +19,19 @@ export interface ChildService {
 /**
  * Runs one service or simulator as its own process (as in production: separate
  * event loops, separate failure domains), its output in a log file so the
- * terminal stays free for the live view.
+ * terminal stays free for the live view. It stops when this process dies, for
+ * whatever reason (exit-with-parent.ts).
  */
 export function spawnService(options: { name: string; script: string; args?: string[]; env: NodeJS.ProcessEnv; logDir: string; cwd: string }): ChildService {
   const logFile = path.join(options.logDir, `${options.name}.log`)
   const log = createWriteStream(logFile, { flags: 'a' })
-  const child = spawn(process.execPath, [options.script, ...(options.args ?? [])], {
+  // The IPC channel is only a lifeline: when this process dies, however, the child sees it close.
+  const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, options.script, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
+  child.channel?.unref()
   child.stdout?.pipe(log)
   child.stderr?.pipe(log)
   const exited = once(child, 'exit').then(([code]) => code as number | null)
