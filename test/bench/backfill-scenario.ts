@@ -8,6 +8,9 @@
  * ingest by its default policy (tools/backfill, YieldPolicy); how much it gave
  * way comes from its report (yields, mean share, seconds slowed and stopped).
  *
+ * The backfill runs at its default nice level (10, tools/backfill `--nice`);
+ * BENCH_BACKFILL_NICE sets another (0 = the live ingest's priority), for A/B runs.
+ *
  * BENCH_BACKFILL_ROWS, BENCH_BACKFILL_LIVE_RATE and BENCH_BACKFILL_BASELINE_SECONDS
  * change the defaults.
  */
@@ -42,6 +45,8 @@ export interface BackfillBenchResult {
   /** and the seconds it ran below its full share and stopped. */
   backfillSlowedSeconds: number
   backfillStoppedSeconds: number
+  /** The nice level the backfill ran at (its report's `nice`; the live ingest runs at 0). */
+  backfillNice: number
   liveRate: number
   liveEventsWithBackfill: number
   liveEventsWithoutBackfill: number
@@ -154,6 +159,7 @@ export async function backfillScenario(
         durationMs: number
         yields?: number
         yielding?: { slowedMs: number; stoppedMs: number; meanShare: number }
+        nice?: number
       }
     | undefined
   let liveWithout: number
@@ -181,6 +187,7 @@ export async function backfillScenario(
         '--partitions', String(PARTITIONS),
         '--api-rps', '200',
         '--api-concurrency', '16',
+        ...(process.env.BENCH_BACKFILL_NICE === undefined ? [] : ['--nice', process.env.BENCH_BACKFILL_NICE]),
         file,
       ],
       {
@@ -230,6 +237,7 @@ export async function backfillScenario(
     backfillMeanShare: report?.yielding?.meanShare ?? Number.NaN,
     backfillSlowedSeconds: seconds(report?.yielding?.slowedMs),
     backfillStoppedSeconds: seconds(report?.yielding?.stoppedMs),
+    backfillNice: report?.nice ?? Number.NaN,
     liveRate,
     liveEventsWithBackfill: liveWith,
     liveEventsWithoutBackfill: liveWithout,

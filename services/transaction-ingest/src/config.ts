@@ -35,7 +35,7 @@ export const INGEST_ENV = {
   ),
   INGEST_BATCH_LINGER: envVar(
     parse.duration,
-    'how long a partly filled lookup batch waits for more records before it is sent',
+    'how long a partly filled lookup batch waits for more records while another batch call is in flight; with none in flight it is sent at the end of the event-loop turn (the records of one fetch answer together)',
     { default: '5ms' },
   ),
   INGEST_CONCURRENCY: envVar(

@@ -21,29 +21,51 @@ describe('MicroBatcher', () => {
     expect(calls).toEqual([[1, 2, 3]])
   })
 
-  it('sends a partly filled batch after the linger', async () => {
+  it('sends a partly filled batch at the end of the turn while no call is in flight, not after the linger', async () => {
     vi.useFakeTimers()
     const calls: number[][] = []
     const batcher = new MicroBatcher<number, number>({
       maxBatchSize: 500,
-      lingerMs: 5,
+      lingerMs: 60_000,
       execute: async (inputs) => {
         calls.push([...inputs])
         return [...inputs]
       },
     })
+    // Entries of one turn (the records of one fetch answer) go together.
     const a = batcher.load(1)
     const b = batcher.load(2)
-    await vi.advanceTimersByTimeAsync(4)
     expect(calls).toEqual([])
-    await vi.advanceTimersByTimeAsync(1)
+    await vi.advanceTimersByTimeAsync(0)
     expect(calls).toEqual([[1, 2]])
     await expect(Promise.all([a, b])).resolves.toEqual([1, 2])
-    // The next entry starts a new linger window.
+  })
+
+  it('lingers for more entries while a call is in flight', async () => {
+    vi.useFakeTimers()
+    const calls: number[][] = []
+    const held: Array<() => void> = []
+    const batcher = new MicroBatcher<number, number>({
+      maxBatchSize: 500,
+      lingerMs: 5,
+      execute: async (inputs) => {
+        calls.push([...inputs])
+        await new Promise<void>((resolve) => held.push(resolve))
+        return [...inputs]
+      },
+    })
+    const a = batcher.load(1)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(calls).toEqual([[1]])
+    // A call is in flight: the next entries wait for the linger.
+    const b = batcher.load(2)
     const c = batcher.load(3)
-    await vi.advanceTimersByTimeAsync(5)
-    await expect(c).resolves.toBe(3)
-    expect(calls).toEqual([[1, 2], [3]])
+    await vi.advanceTimersByTimeAsync(4)
+    expect(calls).toEqual([[1]])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(calls).toEqual([[1], [2, 3]])
+    for (const release of held) release()
+    await expect(Promise.all([a, b, c])).resolves.toEqual([1, 2, 3])
   })
 
   it('fails only the entries the batch function answered with an Error', async () => {

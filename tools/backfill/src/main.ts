@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { DEFAULTS, runBackfill, type BackfillInput, type BackfillReport } from './backfill.ts'
 import { BackfillRefusedError } from './errors.ts'
 import { InputFileError } from './file-rows.ts'
+import { DEFAULT_NICE, lowerPriority } from './process-priority.ts'
 import { createProgressReporter } from './progress.ts'
 import { KNOWN_FIELDS } from './row-mapping.ts'
 
@@ -61,6 +62,8 @@ Budget (live traffic first)
   --live-group <id>       consumer group of the live ingest (default ${DEFAULTS.liveGroup})
   --live-topic <name>     input topic of the live ingest (default ${DEFAULTS.liveTopic})
   --partitions <n>        partitions of the backfill's rows topic = enrichment parallelism (default ${DEFAULTS.partitions})
+  --nice <n>              run at this nice level, 0-19 (default ${DEFAULT_NICE}): the live services on the same
+                          machine get the CPU first; 0 leaves the priority as it is
 
 Progress
   A progress bar on a terminal, otherwise one JSON line every --progress-interval
@@ -108,6 +111,7 @@ try {
       'live-group': { type: 'string' },
       'live-topic': { type: 'string' },
       partitions: { type: 'string' },
+      nice: { type: 'string' },
       json: { type: 'boolean', default: false },
       'progress-interval': { type: 'string' },
       'shops-topic': { type: 'string' },
@@ -174,11 +178,17 @@ const resolved = resolveEnrichmentAuth(cfg)
 if ('problem' in resolved && !args['dry-run']) usage(`invalid configuration: ${resolved.problem}`)
 const auth = 'problem' in resolved ? { kind: 'basic' as const, user: '', password: '' } : resolved
 
+const nice = int('nice', args.nice, DEFAULT_NICE, 0)
+if (nice > 19) usage(`--nice must be from 0 to 19, got ${nice}`)
+// First, before any client or thread pool is busy: everything the backfill does runs below the live path.
+const priority = lowerPriority(nice)
 const apiRps = int('api-rps', args['api-rps'], API_RPS, 1)
 const apiConcurrency = int('api-concurrency', args['api-concurrency'], API_CONCURRENCY, 1)
 const sessionTimeoutMs = int('session-timeout', args['session-timeout'], 30, 6) * 1000
 const logger = createLogger({ name: 'backfill', level: cfg.LOG_LEVEL, destination: process.stderr })
 const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: `backfill-${process.pid}`, logLevel: 'warn' }, logger)
+if (priority.failed > 0) logger.warn({ ...priority }, 'could not lower the priority of every thread; the backfill runs all the same')
+else logger.info({ ...priority }, 'running at a lower priority')
 const tty = process.stdout.isTTY === true && !args.json
 const progress = createProgressReporter({ tty, intervalMs: int('progress-interval', args['progress-interval'], 5, 1) * 1000 })
 
@@ -251,7 +261,7 @@ try {
   process.exit(1)
 }
 
-process.stdout.write(`${JSON.stringify({ event: 'report', ...report })}\n`)
+process.stdout.write(`${JSON.stringify({ event: 'report', ...report, nice: priority.nice })}\n`)
 if (tty) {
   const r = report
   process.stdout.write(

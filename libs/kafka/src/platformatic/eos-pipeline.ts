@@ -15,7 +15,8 @@ import { PartitionPump } from './partition-pump.ts'
 import { EOS_DEFAULTS, resolveEosSettings } from './eos-options.ts'
 import { commitTransaction, transactionWrites } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
-import { newPartitionState, takeDone, type PartitionState, type Taken } from './partition-state.ts'
+import { newPartitionState, type PartitionState, type Taken } from './partition-state.ts'
+import { CommitCadence } from './commit-cadence.ts'
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
 import { readStableOffsets } from './stable-offsets.ts'
 import { TxnOffsetCommitter } from './txn-offset-commit.ts'
@@ -77,6 +78,16 @@ export function createPlatformaticPipeline(
     finished: () => commitWake.wake(),
     stream: () => current?.stream,
   })
+  const cadence = new CommitCadence(
+    {
+      parts,
+      isRunning: () => state === 'running',
+      inflight: () => pumps.inflight,
+      backlogged: () => current?.stream?.isPaused() === true || [...parts.values()].some((s) => s.queue.length > 0),
+    },
+    commitWake,
+    { maxPerTxn, lingerMs },
+  )
   const currentState = (): PipelineStatus['state'] => state
   let committing: Promise<void> | undefined // awaited before its consumer is replaced
   const recovery = new ConsumerRecovery({
@@ -217,15 +228,7 @@ export function createPlatformaticPipeline(
   // --- transactions: one at a time, over every partition ----------------------------------
 
   async function nextTaken(rotation: number): Promise<Taken[]> {
-    const doneCount = () => [...parts.values()].reduce((n, s) => n + s.done.length, 0)
-    const idle = () => state !== 'running' && pumps.inflight === 0
-    while (doneCount() === 0 && !idle()) await commitWake.wait()
-    if (doneCount() === 0) return []
-    if (lingerMs > 0 && state === 'running' && doneCount() < maxPerTxn) {
-      const deadline = Date.now() + lingerMs
-      while (state === 'running' && doneCount() < maxPerTxn && Date.now() < deadline) await commitWake.waitUntil(deadline)
-    }
-    const taken = takeDone([...parts.values()], maxPerTxn, rotation)
+    const taken = await cadence.next(rotation)
     for (const t of taken) pumps.pump(t.state)
     return taken
   }
