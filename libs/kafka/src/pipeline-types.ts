@@ -125,3 +125,14 @@ export interface PipelineStatus {
 export interface PipelineLoggerOption {
   logger?: KafkaLogger
 }
+
+/** A running exactly-once loop (createTransactionalPipeline). */
+export interface TransactionalPipeline {
+  /** Connects, subscribes and starts consuming; resolves once the consumer runs (not yet assigned). */
+  start(): Promise<void>
+  /** Stops fetching, lets the in-flight batch commit or abort, disconnects every client. Idempotent. */
+  stop(): Promise<void>
+  /** Resolves at the next partition assignment (or the current one if already assigned). */
+  whenAssigned(): Promise<TopicPartition[]>
+  status(): PipelineStatus
+}

@@ -1,17 +1,9 @@
 import { requireConnection } from './kafka-client.ts'
 import { createPlatformaticPipeline } from './platformatic/eos-pipeline.ts'
 import { validatePipelineOptions, type TransactionalPipelineOptions } from './pipeline-options.ts'
-import type { PipelineStatus, TopicPartition } from './pipeline-types.ts'
+import type { TransactionalPipeline } from './pipeline-types.ts'
 
-export interface TransactionalPipeline {
-  /** Connects, subscribes and starts consuming; resolves once the consumer runs (not yet assigned). */
-  start(): Promise<void>
-  /** Stops fetching, lets the in-flight batch commit or abort, disconnects every client. Idempotent. */
-  stop(): Promise<void>
-  /** Resolves at the next partition assignment (or the current one if already assigned). */
-  whenAssigned(): Promise<TopicPartition[]>
-  status(): PipelineStatus
-}
+export type { TransactionalPipeline } from './pipeline-types.ts'
 
 /**
  * A transactional consume-transform-produce loop (exactly-once within Kafka), on
