@@ -12,6 +12,8 @@ import type { AvroSnapshot, Snapshot } from './snapshot-table.ts'
 export interface SnapshotStore<T extends Snapshot> {
   readonly size: number
   readonly memoryBytes: number
+  /** Topic table shards (the compact table after a load by several processes); 1 for LMDB. */
+  readonly shards: number
   get(uid: string): T | undefined
   getAvro(uid: string): AvroSnapshot | undefined
   fetchedAtOf(uid: string): number | undefined
