@@ -10,6 +10,7 @@ import { processCpuIfAlive } from './cpu.ts'
 import { createTopic, processMemoryMb, waitForHttpOk, type BenchContext } from './harness.ts'
 import { PARTITIONS, type SimHandle } from './processors.ts'
 import { ingestTopics, startIngest } from './scenarios.ts'
+import { tableStoreLines } from './table-loc.ts'
 
 export interface MemoryResult {
   /** INGEST_TABLE_STORE of this run. */
@@ -262,7 +263,7 @@ export async function memoryByStore(
   compareAvsc: boolean,
   stores: readonly TableStoreKind[],
   rounds: number,
-): Promise<MemoryResult & { byStore: Partial<Record<TableStoreKind, MemoryResult[]>>; loadAverages: number[][] }> {
+): Promise<MemoryResult & { byStore: Partial<Record<TableStoreKind, MemoryResult[]>>; loadAverages: number[][]; linesOfCode: ReturnType<typeof tableStoreLines> }> {
   const byStore: Partial<Record<TableStoreKind, MemoryResult[]>> = {}
   const loadAverages: number[][] = []
   let first: MemoryResult | undefined
@@ -276,7 +277,7 @@ export async function memoryByStore(
       ;(byStore[store] ??= []).push(result)
       first ??= result
     }
-  return { ...first!, byStore, loadAverages }
+  return { ...first!, byStore, loadAverages, linesOfCode: tableStoreLines() }
 }
 
 /** The shop and merchant topics of the memory run, `shops` shops and shops/10 merchants; seeded once per run. */
