@@ -18,6 +18,8 @@ export interface BenchContext {
   runId: string
   logDir: string
   say(line: string): void
+  /** Environment of every ingest process the bench starts (the table store of `--table-store`). */
+  ingestEnv?: NodeJS.ProcessEnv
 }
 
 export function createSerde(registryUrl: string): AvroSerde {

@@ -1,17 +1,20 @@
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { createRecordProducer, createTransactionalWriter, OffsetReader } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
-import { CHECKPOINT_FILE } from '@tep/transaction-ingest'
+import { CHECKPOINT_FILE, LMDB_DIR, type TableStoreKind } from '@tep/transaction-ingest'
 import { SimDataset } from '@tep/sim-data'
 import { processCpuIfAlive } from './cpu.ts'
 import { createTopic, processMemoryMb, waitForHttpOk, type BenchContext } from './harness.ts'
 import { PARTITIONS, type SimHandle } from './processors.ts'
 import { ingestTopics, startIngest } from './scenarios.ts'
+import { tableStoreLines } from './table-loc.ts'
 
 export interface MemoryResult {
+  /** INGEST_TABLE_STORE of this run. */
+  store: TableStoreKind
   shops: number
   merchants: number
   /** RSS of the cold-loaded ingest once ready and settled, and its peak up to then. */
@@ -24,8 +27,18 @@ export interface MemoryResult {
   /** RSS of the warm-restarted ingest once ready and settled, and its peak. */
   warmRssMb: number
   warmPeakRssMb: number
-  /** Size of the checkpoint file. */
+  /** Size of the checkpoint file (compact) or of the LMDB data file (lmdb). */
   checkpointMb: number
+  /**
+   * RSS split as the kernel counts it (/proc/<pid>/status), once ready and settled:
+   * anonymous memory (heap, arena) and resident file-backed pages. LMDB's mapped
+   * pages are file-backed: counted in RSS while resident, but clean page cache
+   * the kernel can drop under pressure (read back from the file on the next lookup).
+   */
+  rssAnonMb: number
+  rssFileMb: number
+  warmRssAnonMb: number
+  warmRssFileMb: number
   /** Table records (shops + merchants) loaded per second, cold. */
   eventsPerSecond: number
   /** CPU of the ingest process and its table loader up to ready (cold), per table record loaded. */
@@ -130,26 +143,32 @@ export async function seedTables(ctx: BenchContext, name: string, data: SimDatas
  * topic): loaded cold, stopped cleanly (which leaves the table checkpoint in
  * INGEST_STATE_DIR), then started again on that checkpoint.
  */
-export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics, compareAvsc = true): Promise<MemoryResult> {
+export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics, compareAvsc = true, store: TableStoreKind = 'compact', name = 'memory'): Promise<MemoryResult> {
   const merchants = Math.max(1, Math.round(shops / 10))
   const records = shops + merchants
-  const topics = await ingestTopics(ctx, 'memory', undefined, tables)
+  const topics = await ingestTopics(ctx, name, undefined, tables)
   const stateDir = await mkdtemp(path.join(tmpdir(), 'tep-bench-ingest-state-'))
   try {
-    const env = { INGEST_STATE_DIR: stateDir }
+    const env = { INGEST_STATE_DIR: stateDir, INGEST_TABLE_STORE: store }
     // A long-lived cluster has its internal topics; the bench's fresh one creates them on first
     // use, which would land inside the first timed start (1.4 s of a 31 s cold load, measured).
-    await warmInternalTopics(ctx)
+    await warmInternalTopics(ctx, name)
     // First the old path (no checkpoint dir), then the default path, which leaves the checkpoint.
     const avsc = compareAvsc ? await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false' }) : undefined
     const cold = await runUntilReady(ctx, sim, topics, metricsPort, env)
-    const checkpointMb = Math.round(statSync(path.join(stateDir, CHECKPOINT_FILE)).size / 1024 / 102.4) / 10
+    const stored = store === 'lmdb' ? path.join(stateDir, LMDB_DIR, 'data.mdb') : path.join(stateDir, CHECKPOINT_FILE)
+    const checkpointMb = Math.round(statSync(stored).size / 1024 / 102.4) / 10
     const warm = await runUntilReady(ctx, sim, topics, metricsPort, env)
     if (!warm.fromCheckpoint) ctx.say('  the restarted ingest did not use the checkpoint (see its log)')
     return {
+      store,
       shops,
       merchants,
       rssMb: cold.rssMb,
+      rssAnonMb: cold.rssAnonMb,
+      rssFileMb: cold.rssFileMb,
+      warmRssAnonMb: warm.rssAnonMb,
+      warmRssFileMb: warm.rssFileMb,
       peakRssMb: cold.peakRssMb,
       coldLoadSeconds: cold.readySeconds,
       warmRestartSeconds: warm.readySeconds,
@@ -177,8 +196,9 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
  * transactional writer's first transaction, a group's committed offsets), as
  * any cluster that ran a transaction and a group before has them.
  */
-async function warmInternalTopics(ctx: BenchContext): Promise<void> {
-  const topic = await createTopic(ctx, `bench.${ctx.runId}.warm-up`, 1)
+async function warmInternalTopics(ctx: BenchContext, name: string): Promise<void> {
+  // Once per memory run of the bench (each store, each round): a name of its own.
+  const topic = await createTopic(ctx, `bench.${ctx.runId}.${name}.warm-up`, 1)
   const writer = createTransactionalWriter(ctx.kafka, { transactionalId: `bench-warm-${ctx.runId}` })
   const offsets = new OffsetReader(ctx.kafka)
   try {
@@ -204,12 +224,60 @@ async function runUntilReady(ctx: BenchContext, sim: SimHandle, topics: Awaited<
     const cpu = processCpuIfAlive(ingest.child.pid)
     // Settle: let the loader's garbage be collected before reading RSS.
     await new Promise((r) => setTimeout(r, 5_000))
-    const mem = processMemoryMb(ingest.child.pid!)
+    const mem = { ...processMemoryMb(ingest.child.pid!), ...rssSplitMb(ingest.child.pid!) }
     return { readySeconds, cpuUs: cpu === undefined ? Number.NaN : cpu.selfUs + cpu.childrenUs, ...mem, fromCheckpoint: log.includes('table restored from its checkpoint') }
   } finally {
     // A clean stop: the ingest writes (or finishes writing) its checkpoint before it exits.
     await ingest.kill('SIGTERM')
   }
+}
+
+/** RssAnon and RssFile of a process (see MemoryResult). */
+function rssSplitMb(pid: number): { rssAnonMb: number; rssFileMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN)
+  return { rssAnonMb: Math.round(kb('RssAnon') / 102.4) / 10, rssFileMb: Math.round(kb('RssFile') / 102.4) / 10 }
+}
+
+/**
+ * The environment that makes an ingest process use `store` (INGEST_TABLE_STORE);
+ * lmdb needs a state directory (each process of a row reuses it: a store of
+ * other topics is refused and emptied at start).
+ */
+export async function tableStoreEnv(store: TableStoreKind): Promise<NodeJS.ProcessEnv> {
+  if (store === 'compact') return {}
+  return { INGEST_TABLE_STORE: store, INGEST_STATE_DIR: await mkdtemp(path.join(tmpdir(), 'tep-bench-lmdb-')) }
+}
+
+/**
+ * The memory run of each table store, alternated `rounds` times on the same
+ * topics (compact, lmdb, compact, lmdb, ...: the machine drifts). The first
+ * store's first round is the row's figures; `byStore` lists every round.
+ */
+export async function memoryByStore(
+  ctx: BenchContext,
+  sim: SimHandle,
+  shops: number,
+  metricsPort: number,
+  tables: TableTopics,
+  compareAvsc: boolean,
+  stores: readonly TableStoreKind[],
+  rounds: number,
+): Promise<MemoryResult & { byStore: Partial<Record<TableStoreKind, MemoryResult[]>>; loadAverages: number[][]; linesOfCode: ReturnType<typeof tableStoreLines> }> {
+  const byStore: Partial<Record<TableStoreKind, MemoryResult[]>> = {}
+  const loadAverages: number[][] = []
+  let first: MemoryResult | undefined
+  for (let round = 0; round < rounds; round++)
+    for (const store of stores) {
+      ctx.say(`  memory: ${store} store, round ${round + 1}/${rounds} (load ${loadavg().map((l) => l.toFixed(1)).join(' ')})`)
+      loadAverages.push(loadavg().map((l) => Math.round(l * 10) / 10))
+      // The avsc comparison once, with the compact store's first round (it is about the load path, not the store).
+      const result = await memory(ctx, sim, shops, metricsPort, tables, compareAvsc && round === 0 && store === 'compact', store, `memory-${store}-${round + 1}`)
+      ctx.say(`    ${JSON.stringify(result)}`)
+      ;(byStore[store] ??= []).push(result)
+      first ??= result
+    }
+  return { ...first!, byStore, loadAverages, linesOfCode: tableStoreLines() }
 }
 
 /** The shop and merchant topics of the memory run, `shops` shops and shops/10 merchants; seeded once per run. */

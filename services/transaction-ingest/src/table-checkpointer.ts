@@ -91,11 +91,18 @@ export class TableCheckpointer {
     const started = this.#now()
     try {
       await this.#removeLeftovers()
-      const identity = await this.#describeUntilAnswered(signal)
+      // The cluster is asked who it is while the file is read: the two took turns before, and
+      // the describe (a connection, metadata, two offset lists) is a measurable part of a warm
+      // restart. A body read for a checkpoint then refused is only garbage (a cold load follows).
+      const identityAsked = this.#describeUntilAnswered(signal)
+      identityAsked.catch(() => {})
+      const found = await readCheckpointHeader(config.dir)
+      const bodyRead = found === undefined ? undefined : readCheckpointBody(config.dir, found.header)
+      bodyRead?.catch(() => {})
+      const identity = await identityAsked
       if (identity === undefined) return undefined
       this.#identity = identity
-      const found = await readCheckpointHeader(config.dir)
-      if (found === undefined) {
+      if (found === undefined || bodyRead === undefined) {
         logger?.info({ file: this.file }, 'no table checkpoint yet; loading the table from the topics')
         return undefined
       }
@@ -108,7 +115,7 @@ export class TableCheckpointer {
         maxAgeMs: config.maxAgeMs ?? DEFAULT_CHECKPOINT_MAX_AGE_MS,
       })
       if (reason !== undefined) throw new CheckpointRefused(reason)
-      const state = await readCheckpointBody(config.dir, found.header)
+      const state = await bodyRead
       try {
         // The buffers were allocated for these tables by the read: adopted, not copied.
         tables.restoreState(state, true)

@@ -29,6 +29,8 @@ import { MerchantDetails } from './merchant-details.ts'
 import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
 import { OutcomeTracker } from './outcome-tracker.ts'
 import { createMerchantTables, type MerchantTables } from './snapshot-table.ts'
+import { openLmdbMerchantTables, type LmdbMerchantTables } from './lmdb-store/lmdb-tables.ts'
+import type { DetailTables, TableStoreKind } from './snapshot-store.ts'
 import { TableReader, type TableLoaderConfig } from './table-reader.ts'
 import type { TableCheckpointConfig } from './table-checkpointer.ts'
 
@@ -104,6 +106,11 @@ export interface TransactionIngestOptions {
    */
   tableCheckpoint?: TableCheckpointConfig
   /**
+   * Store of the table (INGEST_TABLE_STORE): 'compact' (default) or 'lmdb',
+   * an LMDB database in `tableCheckpoint.dir` (required then).
+   */
+  tableStore?: TableStoreKind
+  /**
    * Records of the table's own schema go from their Avro bytes straight into
    * the table (default true); false: all through avsc objects (INGEST_TABLE_TRANSCODE).
    */
@@ -127,7 +134,7 @@ export interface TransactionIngest {
   readonly readiness: Readiness
   readonly metricsRegistry: Registry
   readonly metrics: IngestMetrics
-  readonly tables: MerchantTables
+  readonly tables: MerchantTables | LmdbMerchantTables
   readonly topics: IngestTopics
   /** Whether the table came from the checkpoint (tableCheckpoint) rather than a load of the whole topics. */
   readonly tableFromCheckpoint: boolean
@@ -174,7 +181,12 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     { field: 'merchant', schema: avroSchema('Merchant') },
   ])
 
-  const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
+  const tableOptions = { invalidationsEnabled: options.invalidationsEnabled ?? true, now }
+  let tables: MerchantTables | LmdbMerchantTables
+  if (options.tableStore === 'lmdb') {
+    if (options.tableCheckpoint === undefined) throw new TypeError('tableStore lmdb needs tableCheckpoint.dir (INGEST_STATE_DIR)')
+    tables = openLmdbMerchantTables(options.tableCheckpoint.dir, tableOptions)
+  } else tables = createMerchantTables(tableOptions)
   registerTableGauges(metricsRegistry, tables)
 
   // API calls of this instance stop waiting when stop() gives up on them.
@@ -397,7 +409,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   }
 }
 
-function registerTableGauges(registry: Registry, tables: MerchantTables): void {
+function registerTableGauges(registry: Registry, tables: DetailTables): void {
   new Gauge({
     name: 'ingest_table_entries',
     help: 'Entries in the local shop/merchant table',

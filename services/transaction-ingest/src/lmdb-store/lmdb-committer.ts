@@ -1,0 +1,44 @@
+import type { LmdbMerchantTables } from './lmdb-tables.ts'
+
+/** Commits queued before the table reader waits for the oldest: bounds the records held twice (pending and in LMDB's queue). */
+const MAX_COMMITS_IN_FLIGHT = 3
+
+/**
+ * The TableReader's side of the LMDB store: after each applied batch, the
+ * records it applied and the positions they bring the table to are
+ * committed (LmdbMerchantTables.commit), without waiting for each commit to
+ * be durable unless several are queued; at stop, the last one is waited for
+ * and the store closed.
+ */
+export class LmdbCommitter {
+  readonly #tables: LmdbMerchantTables
+  readonly #inFlight: Promise<void>[] = []
+
+  constructor(tables: LmdbMerchantTables) {
+    this.#tables = tables
+  }
+
+  /** After a batch: commit what was applied with `positions` (a snapshot is taken now). A failed commit throws here, soon after. */
+  async afterBatch(positions: ReadonlyMap<string, bigint>): Promise<void> {
+    const commit = this.#tables.commit([...positions])
+    // Observed now so that a failure is not unhandled; thrown by the await below.
+    commit.catch(() => {})
+    this.#inFlight.push(commit)
+    while (this.#inFlight.length > MAX_COMMITS_IN_FLIGHT) await this.#inFlight.shift()
+  }
+
+  /** Commits everything applied (and stamps the positions as current); resolves once durable. */
+  async flush(positions: ReadonlyMap<string, bigint>): Promise<void> {
+    const last = this.#tables.commit([...positions])
+    const earlier = this.#inFlight.splice(0)
+    await Promise.all([...earlier, last])
+  }
+
+  async close(positions: ReadonlyMap<string, bigint> | undefined): Promise<void> {
+    try {
+      if (positions !== undefined) await this.flush(positions)
+    } finally {
+      await this.#tables.close()
+    }
+  }
+}
