@@ -17,7 +17,7 @@ import {
   HttpStatusError,
   type RequestContext,
 } from './errors.ts'
-import { buildQueryString, redactUrl, redactedQuery, type QueryParams } from './query-string.ts'
+import { buildQueryString, encodeQuery, redactUrl, type QueryParams } from './query-string.ts'
 import { createRequestLimiter, type RequestLimiter } from './rate-limits.ts'
 import {
   buildResponse,
@@ -28,7 +28,7 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from './request-response.ts'
-import { BodyTooLargeError, readBody } from './response-body.ts'
+import { BodyTooLargeError, collectResponse, type CollectLimits } from './response-body.ts'
 import { backoffDelayMs, parseRetryAfterMs, resolveRetryPolicy, type RetryPolicy } from './retry-policy.ts'
 import { DEFAULT_TIMEOUTS, resolveTimeouts, type Timeouts } from './timeouts.ts'
 import { MIN_TLS_VERSION, assertSecureUrl } from './transport-policy.ts'
@@ -39,6 +39,8 @@ const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD', 'PUT
 const PLAIN_PATH = /^(?:\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})+)+\/?$/
 /** `.` and `..` segments, which the URL parser would resolve. */
 const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)|%2e/i
+/** Plain request paths remembered with their joined pathname (two regex tests per request saved). */
+const PLAIN_PATH_CACHE_LIMIT = 256
 
 interface Target {
   origin: string
@@ -65,14 +67,15 @@ export class HttpClient {
   readonly #ownsLimiter: boolean
   readonly #hooks: HttpHooks
   readonly #headers: Record<string, string>
-  readonly #maxResponseBytes: number
-  readonly #maxErrorBodyBytes: number
+  readonly #bodyLimits: CollectLimits
   readonly #logger: HttpLogger | undefined
   readonly #clock: HttpClock
   readonly #random: () => number
   /** baseUrl's origin and path without trailing slashes, precomputed for the request path. */
   readonly #origin: string
   readonly #basePath: string
+  /** Request paths found plain (PLAIN_PATH), with the pathname they join to. */
+  readonly #plainPaths = new Map<string, string>()
   #closed = false
 
   constructor(options: HttpClientOptions) {
@@ -97,8 +100,10 @@ export class HttpClient {
       this.limiter = createRequestLimiter(limiter)
       this.#ownsLimiter = true
     }
-    this.#maxResponseBytes = positiveOption('maxResponseBytes', options.maxResponseBytes, 32 * 1024 * 1024)
-    this.#maxErrorBodyBytes = positiveOption('maxErrorBodyBytes', options.maxErrorBodyBytes, 64 * 1024)
+    this.#bodyLimits = {
+      okBytes: positiveOption('maxResponseBytes', options.maxResponseBytes, 32 * 1024 * 1024),
+      errorBytes: positiveOption('maxErrorBodyBytes', options.maxErrorBodyBytes, 64 * 1024),
+    }
     if (options.dispatcher !== undefined) {
       this.#dispatcher = options.dispatcher
       this.#ownsDispatcher = false
@@ -162,10 +167,19 @@ export class HttpClient {
     if (req.headers !== undefined)
       for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value
     if (contentType !== undefined) headers['content-type'] = contentType
-    const sent = { targetBytes: Buffer.byteLength(target.path), bodyBytes: body === undefined ? 0 : Buffer.byteLength(body) }
+    const sent = {
+      targetBytes: Buffer.byteLength(target.path),
+      bodyBytes: body === undefined ? 0 : Buffer.byteLength(body),
+    }
 
     for (let attempt = 1; ; attempt++) {
-      const context: RequestContext = { operation: req.operation, method: req.method, url: safeUrl, attempt, sent }
+      const context: RequestContext = {
+        operation: req.operation,
+        method: req.method,
+        url: safeUrl,
+        attempt,
+        sent,
+      }
       if (req.signal?.aborted) throw new HttpAbortedError(context, req.signal.reason)
       // A retry has already waited out its own Retry-After; a new request honours
       // the credential-wide pause another request was told about.
@@ -178,7 +192,10 @@ export class HttpClient {
         const exchange = await this.#scheduled(req.signal, context, () =>
           this.#exchange(target, req, headers, body, context),
         )
-        if ((exchange.status >= 200 && exchange.status < 300) || req.accept?.(exchange.status, exchange.text) === true) {
+        if (
+          (exchange.status >= 200 && exchange.status < 300) ||
+          req.accept?.(exchange.status, exchange.text) === true
+        ) {
           return buildResponse(exchange, attempt, context)
         }
         retryAfterMs = policy.honorRetryAfter
@@ -277,13 +294,19 @@ export class HttpClient {
    * the client's own CPU time.
    */
   #target(path: string, query: QueryParams | undefined): Target {
-    if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) {
-      const pathname = `${this.#basePath}${path}`
-      const qs = buildQueryString(query)
+    let pathname = this.#plainPaths.get(path)
+    if (pathname === undefined && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) {
+      pathname = `${this.#basePath}${path}`
+      // API clients send a handful of fixed routes; ids in paths would grow it: bounded.
+      if (this.#plainPaths.size >= PLAIN_PATH_CACHE_LIMIT) this.#plainPaths.clear()
+      this.#plainPaths.set(path, pathname)
+    }
+    if (pathname !== undefined) {
+      const { query: qs, redacted } = encodeQuery(query)
       return {
         origin: this.#origin,
         path: qs === '' ? pathname : `${pathname}?${qs}`,
-        safeUrl: `${this.#origin}${pathname}${redactedQuery(query)}`,
+        safeUrl: `${this.#origin}${pathname}${redacted}`,
       }
     }
     const url = this.resolveUrl(path, query)
@@ -300,32 +323,30 @@ export class HttpClient {
     if (this.#hooks.onRequest !== undefined)
       this.#callHook('onRequest', () => this.#hooks.onRequest?.({ ...context }))
     const started = performance.now()
-    let status: number | undefined
-    try {
-      const res = await this.#dispatcher.request({
+    const collector = collectResponse(
+      this.#dispatcher,
+      {
         origin: target.origin,
         path: target.path,
         method: req.method,
         headers,
         body,
-        signal: req.signal,
         headersTimeout: this.timeouts.headersMs,
         bodyTimeout: this.timeouts.bodyMs,
-      })
-      status = res.statusCode
-      const ok = status >= 200 && status < 300
-      const text = await readBody(
-        res,
-        req.method === 'HEAD',
-        ok ? this.#maxResponseBytes : this.#maxErrorBodyBytes,
-        !ok,
-      )
+      },
+      req.signal,
+      this.#bodyLimits,
+    )
+    try {
+      const exchange = await collector.done
       if (this.#hooks.onResponse !== undefined) {
         const durationMs = performance.now() - started
+        const status = exchange.status
         this.#callHook('onResponse', () => this.#hooks.onResponse?.({ ...context, status, durationMs }))
       }
-      return { status: res.statusCode, headers: res.headers, text }
+      return exchange
     } catch (err) {
+      const status = collector.status === 0 ? undefined : collector.status
       const error =
         err instanceof BodyTooLargeError
           ? new HttpResponseFormatError(context, { status: status ?? 0, reason: err.message, cause: err })

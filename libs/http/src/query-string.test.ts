@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { buildQueryString, encodePathSegment, redactUrl } from './query-string.ts'
+import {
+  buildQueryString,
+  encodePathSegment,
+  encodeQuery,
+  encodeQueryComponent,
+  redactUrl,
+} from './query-string.ts'
 
 describe('buildQueryString', () => {
   it('omits undefined and sends null and "" as present-but-empty', () => {
@@ -54,5 +60,31 @@ describe('redactUrl', () => {
       'https://api.example.com/v5/shops/findByCardTransaction?merchantId=*&cardBin=*&mcc=*',
     )
     expect(redactUrl(new URL('http://127.0.0.1:1/x'))).toBe('http://127.0.0.1:1/x')
+  })
+})
+
+describe('encodeQuery', () => {
+  it('gives the query and its redacted form of the same parameters, absent ones left out of both', () => {
+    expect(
+      encodeQuery({ merchantId: 'M-1.x_y~z', terminalId: undefined, description: 'A B', mcc: null, n: 5 }),
+    ).toEqual({
+      query: 'merchantId=M-1.x_y~z&description=A%20B&mcc=&n=5',
+      redacted: '?merchantId=*&description=*&mcc=*&n=*',
+    })
+    expect(encodeQuery({ a: undefined })).toEqual({ query: '', redacted: '' })
+    expect(encodeQuery(undefined)).toEqual({ query: '', redacted: '' })
+  })
+
+  it('encodes every ASCII character and some others as encodeURIComponent plus the sub-delimiters', () => {
+    const chars = [...Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)), 'é', 'Ď', '€', '😀']
+    for (const c of chars) {
+      const value = `a${c}b`
+      const expected = encodeURIComponent(value).replace(
+        /[!'()*]/g,
+        (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`,
+      )
+      expect(encodeQueryComponent(value)).toBe(expected)
+      expect(encodeQuery({ v: value }).query).toBe(`v=${expected}`)
+    }
   })
 })

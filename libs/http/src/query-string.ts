@@ -13,15 +13,42 @@ export type QueryParams = Readonly<Record<string, QueryValue>>
  * Order follows the object's key order, which keeps URLs stable for logs and tests.
  */
 export function buildQueryString(params: QueryParams | undefined): string {
-  if (params === undefined) return ''
+  return encodeQuery(params).query
+}
+
+/** A query string and its redacted form (`?name=*&...`), made in one pass over the parameters. */
+export interface EncodedQuery {
+  /** Without the leading `?`; "" when no parameter is present. */
+  query: string
+  /** With the leading `?` (values hidden); "" when no parameter is present. */
+  redacted: string
+}
+
+const NO_QUERY: EncodedQuery = Object.freeze({ query: '', redacted: '' })
+
+/**
+ * buildQueryString and redactedQuery at once: the request path needs both for
+ * every request, and each was a walk over a parameter object whose shape varies
+ * from request to request (which members are absent).
+ */
+export function encodeQuery(params: QueryParams | undefined): EncodedQuery {
+  if (params === undefined) return NO_QUERY
   let query = ''
+  let redacted = ''
   for (const name of Object.keys(params)) {
     const value = params[name]
     if (value === undefined) continue
-    const pair = `${encodedName(name)}=${value === null ? '' : encodeQueryComponent(String(value))}`
-    query = query === '' ? pair : `${query}&${pair}`
+    const encodedName = encodedNameOf(name)
+    const text = value === null ? '' : typeof value === 'string' ? value : String(value)
+    if (query === '') {
+      query = `${encodedName}=${encodeQueryComponent(text)}`
+      redacted = `?${encodedName}=*`
+    } else {
+      query = `${query}&${encodedName}=${encodeQueryComponent(text)}`
+      redacted = `${redacted}&${encodedName}=*`
+    }
   }
-  return query
+  return query === '' ? NO_QUERY : { query, redacted }
 }
 
 /**
@@ -32,7 +59,7 @@ export function buildQueryString(params: QueryParams | undefined): string {
 const NAME_CACHE_LIMIT = 1_000
 const encodedNames = new Map<string, string>()
 
-function encodedName(name: string): string {
+function encodedNameOf(name: string): string {
   let encoded = encodedNames.get(name)
   if (encoded === undefined) {
     encoded = encodeQueryComponent(name)
@@ -44,6 +71,9 @@ function encodedName(name: string): string {
 
 /** encodeURIComponent plus the RFC 3986 sub-delimiters it leaves alone, so values round-trip through any parser. */
 export function encodeQueryComponent(value: string): string {
+  // Most values (ids, codes, amounts) are all unreserved characters: returned as
+  // they are, without the new string encodeURIComponent always makes.
+  if (isUnreserved(value)) return value
   const encoded = encodeURIComponent(value)
   // Most values hold none of these; testing first skips the replace callback machinery.
   if (!SUB_DELIMS.test(encoded)) return encoded
@@ -51,6 +81,24 @@ export function encodeQueryComponent(value: string): string {
 }
 
 const SUB_DELIMS = /[!'()*]/
+
+/** Only RFC 3986 unreserved characters (A-Z a-z 0-9 - . _ ~): nothing to encode. */
+function isUnreserved(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (!(
+      (c >= 97 && c <= 122) || // a-z
+      (c >= 65 && c <= 90) || // A-Z
+      (c >= 48 && c <= 57) || // 0-9
+      c === 45 || // -
+      c === 46 || // .
+      c === 95 || // _
+      c === 126 // ~
+    ))
+      return false
+  }
+  return true
+}
 
 /** Encodes one path segment (an id that may hold `/`, `@`, spaces...). */
 export function encodePathSegment(value: string): string {
@@ -73,11 +121,5 @@ export function redactUrl(url: URL): string {
  * gives for that URL, without parsing one.
  */
 export function redactedQuery(params: QueryParams | undefined): string {
-  if (params === undefined) return ''
-  let query = ''
-  for (const name of Object.keys(params)) {
-    if (params[name] === undefined) continue
-    query += `${query === '' ? '?' : '&'}${encodedName(name)}=*`
-  }
-  return query
+  return encodeQuery(params).redacted
 }
