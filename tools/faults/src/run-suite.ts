@@ -150,6 +150,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   }
   const notes = [
     ...injected.notes,
+    ...(injected.killedAt ?? []).map((at, i) => `output growth after kill ${i + 1} (s after the kill:+records): ${monitor.growthTimeline(at, at + 45_000)}`),
     `raw checked ${summary.raw.inWindow}; their DLQ records by code ${JSON.stringify(summary.dlq.byCode)}`,
     `bank clock advanced ${bankTicks} day(s) during the row`,
     ...(extra ? [`fuzz: ${extra.summary()}`] : []),
