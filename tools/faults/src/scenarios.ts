@@ -24,6 +24,8 @@ export interface InjectResult {
   notes: string[]
   /** When each broker kill was sent: the row reports how long after each the output flowed again. */
   killedAt?: number[]
+  /** For each kill, when the killed broker answered again (same order as killedAt). */
+  backAt?: number[]
 }
 
 export interface Scenario {
