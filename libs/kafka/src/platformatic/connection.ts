@@ -67,7 +67,9 @@ export function retriesCovering(ms: number): number {
  * its consumer, gave up every partition, waited up to 5 s to leave the group through
  * the dead coordinator, rejoined and redid its work. Each retry refreshes the
  * metadata, so once the controller has moved the partitions the fetch goes to the
- * new leader and the stream never notices.
+ * new leader. (Once the dead broker is fenced and leaves the metadata, @platformatic/kafka
+ * 2.12.1 fails a fetch still aimed at it without a retry, "Cannot find broker with node
+ * id": the consumer recovery takes over then; DECISIONS.md.)
  */
 export const FAILOVER_RETRIES = retriesCovering(BROKER_FAILOVER_MS)
 
