@@ -196,7 +196,8 @@ export class FaultSystem {
 
   /** Kafka node `nodeId` killed (SIGKILL) or stopped cleanly (SIGTERM), down for `downMs`, started again on its data. */
   async restartBrokerNode(nodeId: number, signal: 'SIGKILL' | 'SIGTERM', downMs = 0): Promise<number> {
-    const report = await restartStackProcess(this.stack.stateDir, 'kafka', { signal, nodeId, downMs })
+    // Five minutes for the restarted node to answer, as for the start: 120 s was missed under load.
+    const report = await restartStackProcess(this.stack.stateDir, 'kafka', { signal, nodeId, downMs, startTimeoutMs: 300_000 })
     return report.outageMs
   }
 
