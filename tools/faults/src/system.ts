@@ -75,7 +75,9 @@ export class FaultSystem {
 
   async start(): Promise<void> {
     mkdirSync(this.logDir, { recursive: true })
-    this.stack = await startStack({ stateDir: path.join(this.runDir, 'stack'), cacheDir: path.join(this.repoRoot, '.cache'), brokers: this.brokerCount })
+    // Five minutes rather than the stack's two: three JVMs and the registry starting at once on a
+    // shared 2-core machine under load missed two minutes (2026-11-28, load average 36-57).
+    this.stack = await startStack({ stateDir: path.join(this.runDir, 'stack'), cacheDir: path.join(this.repoRoot, '.cache'), brokers: this.brokerCount, startTimeoutMs: 300_000 })
     this.say(`stack: Kafka ${this.stack.brokers.join(',')} (replication factor ${this.stack.replication.replicationFactor}, min ISR ${this.stack.replication.minInsyncReplicas}), registry ${this.stack.registryUrl}`)
     this.probe = new ClusterProbe(this.stack.brokers)
     this.kafka = createKafka({ brokers: this.stack.brokers, clientId: 'tep-faults' })
@@ -194,7 +196,8 @@ export class FaultSystem {
 
   /** Kafka node `nodeId` killed (SIGKILL) or stopped cleanly (SIGTERM), down for `downMs`, started again on its data. */
   async restartBrokerNode(nodeId: number, signal: 'SIGKILL' | 'SIGTERM', downMs = 0): Promise<number> {
-    const report = await restartStackProcess(this.stack.stateDir, 'kafka', { signal, nodeId, downMs })
+    // Five minutes for the restarted node to answer, as for the start: 120 s was missed under load.
+    const report = await restartStackProcess(this.stack.stateDir, 'kafka', { signal, nodeId, downMs, startTimeoutMs: 300_000 })
     return report.outageMs
   }
 
