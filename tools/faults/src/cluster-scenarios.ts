@@ -1,3 +1,4 @@
+import { BROKER_LOST_DOWN_MS, coordinator, killBroker, mostImportantBroker, pauseRawLeader, rawLeader, type BrokerTarget } from './broker-faults.ts'
 import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
 
 /**
@@ -6,16 +7,15 @@ import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
  * transaction and group coordinators move between brokers. Every broker fault
  * hits the broker that matters most at that moment (found with Metadata and
  * FindCoordinator), and every row waits for the full ISR before the next fault,
- * as an operator would.
+ * as an operator would. The faults themselves are in broker-faults.ts (the soak
+ * draws from the same ones).
  */
-
-/** The ingest's transactional id in the fault system (prefix + stable instance id). */
-const INGEST_TRANSACTIONAL_ID = 'transaction-ingest-transaction-ingest-0'
-const INGEST_GROUP = 'transaction-ingest'
-const RAW_TOPIC = 'transactions.raw.v1'
 
 /** Longest pause a row may show while two of three brokers stay up (the issue's bound). */
 export const CLUSTER_MAX_PAUSE_SECONDS = 60
+
+/** Longest a row with a broker kept down may wait, from the kill, before output flows again (issue 35). */
+export const BROKER_LOST_MAX_RESUME_SECONDS = 20
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
@@ -28,31 +28,24 @@ function moments(ctx: InjectContext, n: number, lo = 0.05, hi = 0.8): number[] {
  * Kills (SIGKILL) the broker `target` picks, keeps it down for `downMs`, starts it
  * again and waits for the full ISR; `times` times at random moments.
  */
-async function brokerKills(
-  ctx: InjectContext,
-  times: number,
-  downMs: number,
-  target: () => Promise<{ nodeId: number; why: string }>,
-): Promise<InjectResult> {
+async function brokerKills(ctx: InjectContext, times: number, downMs: number, target: () => Promise<BrokerTarget>): Promise<InjectResult> {
   const at = moments(ctx, times)
   const notes: string[] = []
+  const killedAt: number[] = []
   let last = Date.now()
   for (let i = 0; i < times; i++) {
     await sleep(at[i]! - Date.now())
-    const { nodeId, why } = await target()
-    ctx.say(`  kill -9 of broker ${nodeId} (${why}), down ${downMs / 1000} s (${i + 1}/${times})`)
-    const outage = await ctx.system.restartBrokerNode(nodeId, 'SIGKILL', downMs)
-    const isrMs = await ctx.system.probe.waitFullIsr()
-    last = Date.now()
-    notes.push(`broker ${nodeId} (${why}): answering ${(outage / 1000).toFixed(1)} s after the kill, full ISR ${(isrMs / 1000).toFixed(1)} s later`)
-    ctx.say(`  broker ${nodeId} back after ${(outage / 1000).toFixed(1)} s, full ISR after ${(isrMs / 1000).toFixed(1)} s more`)
+    ctx.say(`  kill ${i + 1}/${times}:`)
+    const outcome = await killBroker(ctx, await target(), downMs)
+    killedAt.push(outcome.killedAt)
+    last = outcome.healedAt
+    notes.push(outcome.description)
   }
-  return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes }
+  return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes, killedAt }
 }
 
 /** kill -9 of the broker coordinating the ingest's transactional id or consumer group (FindCoordinator), down 15 s; twice. */
-function coordinatorKill(kind: 'transaction' | 'group', key: string, weight: number): Scenario {
-  const what = kind === 'transaction' ? `transaction coordinator of ${key}` : `group coordinator of ${key}`
+function coordinatorKill(kind: 'transaction' | 'group', weight: number): Scenario {
   return {
     name: kind === 'transaction' ? 'txn-coordinator-kill' : 'group-coordinator-kill',
     weight,
@@ -62,11 +55,7 @@ function coordinatorKill(kind: 'transaction' | 'group', key: string, weight: num
       kind === 'transaction'
         ? "kill -9 of the transaction coordinator of the ingest's transactional id while transactions are open, down 15 s; twice"
         : "kill -9 of the ingest's consumer group coordinator, down 15 s; twice",
-    inject: (ctx) =>
-      brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, async () => ({
-        nodeId: await ctx.system.probe.coordinatorOf(kind, key),
-        why: what,
-      })),
+    inject: (ctx) => brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, () => coordinator(ctx, kind)),
   }
 }
 
@@ -78,13 +67,26 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
     describe: 'kill -9 of the broker leading most partitions of transactions.raw.v1, down 20 s, restarted; 3 times',
     inject: (ctx) =>
-      brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, async () => {
-        const l = await ctx.system.probe.leaderOfMostPartitions(RAW_TOPIC)
-        return { nodeId: l.nodeId, why: `leader of ${l.partitions}/${l.of} raw partitions` }
-      }),
+      brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, () => rawLeader(ctx)),
   },
-  coordinatorKill('transaction', INGEST_TRANSACTIONAL_ID, 0.15),
-  coordinatorKill('group', INGEST_GROUP, 0.15),
+  coordinatorKill('transaction', 0.15),
+  coordinatorKill('group', 0.15),
+  {
+    name: 'broker-lost',
+    weight: 0.2,
+    topology: 'cluster',
+    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    maxResumeSeconds: BROKER_LOST_MAX_RESUME_SECONDS,
+    // Full traffic for the whole outage, not a trickle: 20 s before the kill, 3 minutes down, 40 s after.
+    minTrafficSeconds: 20 + BROKER_LOST_DOWN_MS / 1000 + 40,
+    describe:
+      'kill -9 of the broker that matters most (leader of most raw partitions, transaction or group coordinator), kept down 3 minutes under full traffic: output must flow again within 20 s of the kill; then started again until the full ISR',
+    async inject(ctx) {
+      await sleep(ctx.startedAt + (ctx.quick ? 10_000 : 20_000) - Date.now())
+      const outcome = await killBroker(ctx, await mostImportantBroker(ctx), ctx.quick ? 60_000 : BROKER_LOST_DOWN_MS)
+      return { faultsInjected: 1, lastFaultEndedAt: outcome.healedAt, failures: [], notes: [outcome.description], killedAt: [outcome.killedAt] }
+    },
+  },
   {
     name: 'rolling-restart',
     weight: 0.2,
@@ -115,13 +117,8 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     describe: 'the raw topic\'s main leader frozen (SIGSTOP) for 20 s, longer than its session timeout (9 s), then continued (SIGCONT): a zombie leader',
     async inject(ctx) {
       await sleep(ctx.startedAt + ctx.plannedMs * 0.2 - Date.now())
-      const l = await ctx.system.probe.leaderOfMostPartitions(RAW_TOPIC)
-      const ms = ctx.quick ? 14_000 : 20_000
-      ctx.say(`  broker ${l.nodeId} (leader of ${l.partitions}/${l.of} raw partitions) frozen for ${ms / 1000} s`)
-      await ctx.system.pauseBroker(l.nodeId, ms)
-      const isrMs = await ctx.system.probe.waitFullIsr()
-      ctx.say(`  broker ${l.nodeId} continued; full ISR after ${(isrMs / 1000).toFixed(1)} s`)
-      return { faultsInjected: 1, lastFaultEndedAt: Date.now(), failures: [], notes: [`broker ${l.nodeId} frozen ${ms / 1000} s; full ISR ${(isrMs / 1000).toFixed(1)} s after SIGCONT`] }
+      const outcome = await pauseRawLeader(ctx, ctx.quick ? 14_000 : 20_000)
+      return { faultsInjected: 1, lastFaultEndedAt: outcome.healedAt, failures: [], notes: [outcome.description] }
     },
   },
   {

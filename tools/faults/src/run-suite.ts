@@ -19,6 +19,8 @@ export interface RowResult {
   duplicated: number
   dlqFromFaults: number
   maxPauseSeconds: number
+  /** For each broker kill of the row: seconds from the kill until the output flowed again (null: it did not within the row). */
+  resumedAfterKillSeconds: Array<number | null>
   recoverySeconds: number | null
   passed: boolean
   /** Why a row failed, and what else is worth knowing. */
@@ -133,6 +135,11 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   const maxPauseSeconds = monitor.maxPauseSeconds(from, drainedAt ?? Date.now())
   if (scenario.maxPauseSeconds !== undefined && maxPauseSeconds > scenario.maxPauseSeconds)
     failures.push(`output paused ${maxPauseSeconds} s, more than the ${scenario.maxPauseSeconds} s this row allows`)
+  const resumedAfterKillSeconds = (injected.killedAt ?? []).map((at) => monitor.resumedAfterSeconds(at, drainedAt ?? Date.now()))
+  if (scenario.maxResumeSeconds !== undefined)
+    for (const [i, s] of resumedAfterKillSeconds.entries())
+      if (s === null || s > scenario.maxResumeSeconds)
+        failures.push(`output flowed again ${s === null ? 'never' : `${s} s`} after kill ${i + 1}, later than the ${scenario.maxResumeSeconds} s this row allows`)
   if (scenario.name !== 'bank-api-chaos') {
     // Only the customer or time may end a consent; a fault that does is a failure of this row.
     const ended = await system.endedConsents()
@@ -157,6 +164,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
     duplicated: summary.duplicated,
     dlqFromFaults: summary.dlqFromFaults,
     maxPauseSeconds,
+    resumedAfterKillSeconds,
     recoverySeconds: drainedAt === undefined ? null : Math.max(0, Math.round((drainedAt - Math.max(injected.lastFaultEndedAt, to)) / 100) / 10),
     passed: failures.length === 0,
     failures,
@@ -194,6 +202,7 @@ async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line
     duplicated: summary.duplicated,
     dlqFromFaults: summary.dlqFromFaults,
     maxPauseSeconds: 0,
+    resumedAfterKillSeconds: [],
     recoverySeconds: 0,
     passed: failures.length === 0,
     failures,
@@ -202,12 +211,13 @@ async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line
 }
 
 function securityRow(name: string, brokers: number, result: SecurityResult): RowResult {
-  return { scenario: name, brokers, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
+  return { scenario: name, brokers, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, resumedAfterKillSeconds: [], recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
 }
 
 export function renderTable(rows: RowResult[]): string {
-  const head = ['scenario', 'brokers', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'recovery s', 'passed']
-  const body = rows.map((r) => [r.scenario, String(r.brokers), String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
+  const head = ['scenario', 'brokers', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'resumed s after kill', 'recovery s', 'passed']
+  const resumed = (r: RowResult) => (r.resumedAfterKillSeconds.length === 0 ? '—' : r.resumedAfterKillSeconds.map((s) => (s === null ? 'never' : String(s))).join(', '))
+  const body = rows.map((r) => [r.scenario, String(r.brokers), String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), resumed(r), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
   return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...body.map(line)].join('\n')
@@ -230,7 +240,7 @@ export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
     monitor = new FlowMonitor(system.kafka)
     await monitor.start()
     for (const scenario of chosen) {
-      const events = Math.max(100, Math.round((options.events * scenario.weight) / totalWeight))
+      const events = Math.max(100, Math.round((options.events * scenario.weight) / totalWeight), options.quick ? 0 : Math.round((scenario.minTrafficSeconds ?? 0) * options.ratePerSecond))
       rows.push(await runScenario(system, monitor, scenario, events, options, random))
     }
     if (chosen.length > 0) rows.push(await wholeRunRow(system, monitor, say))

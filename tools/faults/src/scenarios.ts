@@ -22,6 +22,8 @@ export interface InjectResult {
   lastFaultEndedAt: number
   failures: string[]
   notes: string[]
+  /** When each broker kill was sent: the row reports how long after each the output flowed again. */
+  killedAt?: number[]
 }
 
 export interface Scenario {
@@ -30,6 +32,10 @@ export interface Scenario {
   topology?: 'single' | 'cluster' | 'any'
   /** A row whose longest output pause exceeds this fails (cluster rows: 60 s while two brokers stay up). */
   maxPauseSeconds?: number
+  /** A row whose output flows again later than this after a kill (InjectResult.killedAt) fails. */
+  maxResumeSeconds?: number
+  /** Seconds of full-rate traffic the row needs at least (a long outage under full traffic), whatever its weight; not with --quick. */
+  minTrafficSeconds?: number
   /** Share of the suite's raw events this row produces. */
   weight: number
   describe: string
