@@ -6,6 +6,7 @@ import { distinctPortPicker, kafkaNodesOf, readRecord, restartStackProcess, star
 import { createKafka, ensureTopics, TOPIC_CATALOG, type Kafka } from '@tep/kafka'
 import { ClusterProbe } from './cluster-probe.ts'
 import type { ClusterNetwork } from './network/cluster-network.ts'
+import { forwardLoopback } from './network/loopback-forward.ts'
 import { grantConsent } from './consent-grant.ts'
 import { SupervisedProcess } from './supervised-process.ts'
 import { Traffic } from './traffic.ts'
@@ -124,20 +125,22 @@ export class FaultSystem {
     const bankClientId = 'tep-faults-bank-client'
     await this.add('bank-sim', 'simulators/bank-sim/src/main.ts', ['--port', String(bankPort), ...simHost], { ...base, SIM_BANK_REDIRECT_URI: redirectUri, SIM_BANK_CLIENT_ID: bankClientId, SIM_BANK_CLIENT_SECRET: this.secrets.bankClientSecret }, `${this.bankUrl}/__admin/stats`)
 
-    // What a namespaced service reaches in the root namespace: the bridge's address instead of loopback.
-    const fromNamespace = (url: string) => (network === undefined ? url : url.replace('127.0.0.1', network.rootAddress))
-    const enrichmentEnv = { ENRICHMENT_API_URL: fromNamespace(this.enrichmentUrl), ENRICHMENT_CLIENT_ID: clientId, ENRICHMENT_CLIENT_SECRET: this.secrets.enrichmentClientSecret }
-    const namespaced = { ...base, SCHEMA_REGISTRY_URL: fromNamespace(this.stack.registryUrl) }
+    // A namespaced service reaches the enrichment simulator and the registry at the same loopback URLs as
+    // one on the host: its namespace forwards those ports to the bridge's address (loopback-forward.ts).
+    if (network !== undefined)
+      for (const party of ['refresher', 'invalidation-poller', 'transaction-ingest'])
+        forwardLoopback(network.host(party), [enrichmentPort, this.stack.ports.registry], network.rootAddress)
+    const enrichmentEnv = { ENRICHMENT_API_URL: this.enrichmentUrl, ENRICHMENT_CLIENT_ID: clientId, ENRICHMENT_CLIENT_SECRET: this.secrets.enrichmentClientSecret }
     const metrics = async () => String(await freePort())
     let port = await metrics()
-    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...namespaced, ...enrichmentEnv, METRICS_PORT: port }, `http://${this.addressOf('refresher')}:${port}/healthz`, 'refresher')
+    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port }, `http://${this.addressOf('refresher')}:${port}/healthz`, 'refresher')
     port = await metrics()
-    await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...namespaced, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://${this.addressOf('invalidation-poller')}:${port}/healthz`, 'invalidation-poller')
+    await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://${this.addressOf('invalidation-poller')}:${port}/healthz`, 'invalidation-poller')
     port = await metrics()
     // A shorter session than the default 30 s: a killed instance's partitions move on sooner.
     // A stable instance id, as a pod keeps its name across container restarts: the restarted
     // ingest's transactional producer aborts its predecessor's open transaction at once.
-    this.serviceEnv['transaction-ingest'] = { ...namespaced, ...enrichmentEnv, INGEST_SESSION_TIMEOUT: '10s' }
+    this.serviceEnv['transaction-ingest'] = { ...base, ...enrichmentEnv, INGEST_SESSION_TIMEOUT: '10s' }
     // INGEST_STATE_DIR: a restart after a kill reads the table checkpoint instead of the whole topics (one directory per instance).
     await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: port, INGEST_INSTANCE_ID: 'transaction-ingest-0', INGEST_STATE_DIR: path.join(this.runDir, 'ingest-state') }, `http://${this.addressOf('transaction-ingest')}:${port}/healthz`, 'transaction-ingest')
     port = await metrics()

@@ -9,13 +9,14 @@ function installed(command: string, args: string[]): boolean {
 
 /**
  * What this machine lacks for the cluster's private network, in words, or
- * undefined when it has everything: root, `ip` (iproute2) and, for the
- * partitions themselves, `iptables` with the `statistic` match (random loss).
+ * undefined when it has everything: root, `ip` (iproute2) and `iptables` (the
+ * loopback forwards of loopback-forward.ts, and the partitions themselves, with
+ * the `statistic` match for random loss). `partitions` only changes the wording.
  */
 export function networkUnavailableReason(options: { partitions: boolean }): string | undefined {
   if (process.getuid?.() !== 0) return 'network namespaces and firewall rules need root (this run is not root)'
   if (!installed('ip', ['-V'])) return `the ip command (Debian package iproute2) is not installed; install it ${INSTALL_HINT.replace('iptables', 'iproute2')}`
-  if (options.partitions && !installed('iptables', ['--version'])) return `iptables is not installed; install it ${INSTALL_HINT}`
+  if (!installed('iptables', ['--version'])) return `iptables is not installed${options.partitions ? '' : ' (the cluster network forwards loopback ports with it)'}; install it ${INSTALL_HINT}`
   return undefined
 }
 
