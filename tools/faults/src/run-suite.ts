@@ -8,6 +8,7 @@ import { CLUSTER_SCENARIOS } from './cluster-scenarios.ts'
 import { ClusterNetwork } from './network/cluster-network.ts'
 import { networkUnavailableReason } from './network/requirements.ts'
 import { PARTITION_SCENARIOS } from './partition-scenarios.ts'
+import { resumedAfterHealSeconds as resumedAfterHeal } from './resume-after-heal.ts'
 import { SCENARIOS, advanceBankClock, type Scenario } from './scenarios.ts'
 import { checkBank401First, checkOAuthState, scanLogsForSecrets, type SecurityResult } from './security.ts'
 import { FaultSystem } from './system.ts'
@@ -153,7 +154,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
     for (const [i, s] of resumedAfterKillSeconds.entries())
       if (s === null || s > scenario.maxResumeSeconds)
         failures.push(`output flowed again ${s === null ? 'never' : `${s} s`} after kill ${i + 1}, later than the ${scenario.maxResumeSeconds} s this row allows`)
-  const resumedAfterHealSeconds = (injected.healedAt ?? []).map((at) => monitor.resumedAfterSeconds(at, drainedAt ?? Date.now()))
+  const resumedAfterHealSeconds = (injected.healedAt ?? []).map((at) => resumedAfterHeal(monitor.samples, at, drainedAt ?? Date.now(), (s) => monitor.drained(s)))
   if (scenario.maxResumeAfterHealSeconds !== undefined)
     for (const [i, s] of resumedAfterHealSeconds.entries())
       if (s === null || s > scenario.maxResumeAfterHealSeconds)
