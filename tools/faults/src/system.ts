@@ -43,6 +43,12 @@ export class FaultSystem {
   /** Customer of every consent the run started (reads of a consent need its customer's token). */
   readonly customerOf = new Map<string, string>()
   private consentRound = 0
+  /**
+   * Bank days the simulator's clock moved since the sample consents were granted. An
+   * accounts consent lasts 90 days, and the rows move the bank's clock a day every 10 s:
+   * a run whose rows add up to 15 minutes would see its consents expire by time.
+   */
+  bankDaysSinceConsent = 0
   readonly secrets: RunSecrets = {
     enrichmentClientSecret: `enr-secret-${randomBytes(12).toString('hex')}`,
     bankClientSecret: `bank-secret-${randomBytes(12).toString('hex')}`,
@@ -185,6 +191,7 @@ export class FaultSystem {
   /** Two bank customers give consent through the gateway; their accounts' transactions flow into enrichment. */
   async grantSampleConsents(): Promise<void> {
     const round = this.consentRound++
+    this.bankDaysSinceConsent = 0
     this.consentIds = []
     for (const username of ['user1', 'user2'])
       this.consentIds.push((await grantConsent(this, username, `faults-${username}-${round}`)).consentId)
