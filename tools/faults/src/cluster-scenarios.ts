@@ -32,16 +32,18 @@ async function brokerKills(ctx: InjectContext, times: number, downMs: number, ta
   const at = moments(ctx, times)
   const notes: string[] = []
   const killedAt: number[] = []
+  const backAt: number[] = []
   let last = Date.now()
   for (let i = 0; i < times; i++) {
     await sleep(at[i]! - Date.now())
     ctx.say(`  kill ${i + 1}/${times}:`)
     const outcome = await killBroker(ctx, await target(), downMs)
     killedAt.push(outcome.killedAt)
+    backAt.push(outcome.killedAt + outcome.outageMs)
     last = outcome.healedAt
     notes.push(outcome.description)
   }
-  return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes, killedAt }
+  return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes, killedAt, backAt }
 }
 
 /** kill -9 of the broker coordinating the ingest's transactional id or consumer group (FindCoordinator), down 15 s; twice. */
@@ -84,7 +86,7 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     async inject(ctx) {
       await sleep(ctx.startedAt + (ctx.quick ? 10_000 : 20_000) - Date.now())
       const outcome = await killBroker(ctx, await mostImportantBroker(ctx), ctx.quick ? 60_000 : BROKER_LOST_DOWN_MS)
-      return { faultsInjected: 1, lastFaultEndedAt: outcome.healedAt, failures: [], notes: [outcome.description], killedAt: [outcome.killedAt] }
+      return { faultsInjected: 1, lastFaultEndedAt: outcome.healedAt, failures: [], notes: [outcome.description], killedAt: [outcome.killedAt], backAt: [outcome.killedAt + outcome.outageMs] }
     },
   },
   {

@@ -113,6 +113,23 @@ export class FlowMonitor {
     return resumedAfterSeconds(this.samples, killedAt, to, (s) => s.lag === undefined || !this.drained(s), graceMs)
   }
 
+  /**
+   * The output's growth per sample from `from` to `to`, as "<seconds after from>:+<records>"
+   * ("?" when Kafka did not answer): the timeline behind a pause, for the row's notes.
+   */
+  growthTimeline(from: number, to: number): string {
+    let last = this.samples.filter((s) => s.at <= from && s.output !== undefined).at(-1)?.output
+    const out: string[] = []
+    for (const s of this.samples) {
+      if (s.at <= from || s.at > to) continue
+      const t = ((s.at - from) / 1000).toFixed(1)
+      if (s.output === undefined || last === undefined) out.push(`${t}:?`)
+      else out.push(`${t}:+${s.output - last}`)
+      if (s.output !== undefined) last = s.output
+    }
+    return out.join(' ')
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     await this.offsets.close()

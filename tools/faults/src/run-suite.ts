@@ -27,6 +27,8 @@ export interface RowResult {
   resumedAfterKillSeconds: Array<number | null>
   /** For each network partition of the row: seconds from the heal until the output flowed again (null: it did not within the row). */
   resumedAfterHealSeconds?: Array<number | null>
+  /** For each broker kill of the row: seconds from the kill until the killed broker answered again. */
+  brokerBackAfterKillSeconds: number[]
   recoverySeconds: number | null
   passed: boolean
   /** Why a row failed, and what else is worth knowing. */
@@ -157,10 +159,13 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   if (scenario.maxPauseSeconds !== undefined && maxPauseSeconds > scenario.maxPauseSeconds)
     failures.push(`output paused ${maxPauseSeconds} s, more than the ${scenario.maxPauseSeconds} s this row allows`)
   const resumedAfterKillSeconds = (injected.killedAt ?? []).map((at) => monitor.resumedAfterSeconds(at, drainedAt ?? Date.now()))
+  const brokerBackAfterKillSeconds = (injected.killedAt ?? []).map((at, i) => Math.round(((injected.backAt?.[i] ?? at) - at) / 100) / 10)
   if (scenario.maxResumeSeconds !== undefined)
     for (const [i, s] of resumedAfterKillSeconds.entries())
       if (s === null || s > scenario.maxResumeSeconds)
         failures.push(`output flowed again ${s === null ? 'never' : `${s} s`} after kill ${i + 1}, later than the ${scenario.maxResumeSeconds} s this row allows`)
+      else if (s >= brokerBackAfterKillSeconds[i]!)
+        failures.push(`output flowed again only ${s} s after kill ${i + 1}, once the killed broker was back (${brokerBackAfterKillSeconds[i]} s): it waited for the dead broker`)
   const resumedAfterHealSeconds = (injected.healedAt ?? []).map((at) => resumedAfterHeal(monitor.samples, at, drainedAt ?? Date.now(), (s) => monitor.drained(s)))
   if (scenario.maxResumeAfterHealSeconds !== undefined)
     for (const [i, s] of resumedAfterHealSeconds.entries())
@@ -176,6 +181,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   }
   const notes = [
     ...injected.notes,
+    ...(injected.killedAt ?? []).map((at, i) => `output growth after kill ${i + 1} (s after the kill:+records): ${monitor.growthTimeline(at, at + 45_000)}`),
     `raw checked ${summary.raw.inWindow}; their DLQ records by code ${JSON.stringify(summary.dlq.byCode)}`,
     `bank clock advanced ${bankTicks} day(s) during the row`,
     ...(extra ? [`fuzz: ${extra.summary()}`] : []),
@@ -192,6 +198,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
     maxPauseSeconds,
     resumedAfterKillSeconds,
     ...(resumedAfterHealSeconds.length > 0 ? { resumedAfterHealSeconds } : {}),
+    brokerBackAfterKillSeconds,
     recoverySeconds: drainedAt === undefined ? null : Math.max(0, Math.round((drainedAt - Math.max(injected.lastFaultEndedAt, to)) / 100) / 10),
     passed: failures.length === 0,
     failures,
@@ -230,6 +237,7 @@ async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line
     dlqFromFaults: summary.dlqFromFaults,
     maxPauseSeconds: 0,
     resumedAfterKillSeconds: [],
+    brokerBackAfterKillSeconds: [],
     recoverySeconds: 0,
     passed: failures.length === 0,
     failures,
@@ -238,7 +246,7 @@ async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line
 }
 
 function securityRow(name: string, brokers: number, result: SecurityResult): RowResult {
-  return { scenario: name, brokers, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, resumedAfterKillSeconds: [], recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
+  return { scenario: name, brokers, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, resumedAfterKillSeconds: [], brokerBackAfterKillSeconds: [], recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
 }
 
 export function renderTable(rows: RowResult[]): string {

@@ -26,6 +26,8 @@ export interface InjectResult {
   killedAt?: number[]
   /** When each network partition was healed (rules removed): the row reports how long after each the output flowed again. */
   healedAt?: number[]
+  /** For each kill, when the killed broker answered again (same order as killedAt). */
+  backAt?: number[]
 }
 
 export interface Scenario {

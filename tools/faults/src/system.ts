@@ -96,6 +96,9 @@ export class FaultSystem {
       stateDir: path.join(this.runDir, 'stack'),
       cacheDir: path.join(this.repoRoot, '.cache'),
       brokers: this.brokerCount,
+      // Five minutes rather than the stack's two: three JVMs and the registry starting at once on a
+      // shared 2-core machine under load missed two minutes (2026-11-28, load average 36-57).
+      startTimeoutMs: 300_000,
       // Each node in its own namespace; the registry on every interface, so the namespaced services reach it through the bridge.
       ...(network === undefined
         ? {}
