@@ -65,7 +65,7 @@ export class FlowMonitor {
    * transactionally and are never "consumed", so a drained group can show a lag
    * of up to one or two records per partition.
    */
-  private drained(s: FlowSample): boolean {
+  drained(s: FlowSample): boolean {
     return s.lag !== undefined && s.lag <= 2 * Math.max(1, this.partitions)
   }
 
