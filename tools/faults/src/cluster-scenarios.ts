@@ -1,4 +1,7 @@
 import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
+import { killBroker } from './single-faults/broker-kill.ts'
+import { pauseLeader } from './single-faults/broker-pause.ts'
+import { findBroker, type BrokerRole, type BrokerTarget } from './single-faults/broker-targets.ts'
 
 /**
  * Rows that need a replicated cluster (`npm run faults -- --brokers 3`): the
@@ -8,11 +11,6 @@ import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
  * FindCoordinator), and every row waits for the full ISR before the next fault,
  * as an operator would.
  */
-
-/** The ingest's transactional id in the fault system (prefix + stable instance id). */
-const INGEST_TRANSACTIONAL_ID = 'transaction-ingest-transaction-ingest-0'
-const INGEST_GROUP = 'transaction-ingest'
-const RAW_TOPIC = 'transactions.raw.v1'
 
 /** Longest pause a row may show while two of three brokers stay up (the issue's bound). */
 export const CLUSTER_MAX_PAUSE_SECONDS = 60
@@ -28,45 +26,32 @@ function moments(ctx: InjectContext, n: number, lo = 0.05, hi = 0.8): number[] {
  * Kills (SIGKILL) the broker `target` picks, keeps it down for `downMs`, starts it
  * again and waits for the full ISR; `times` times at random moments.
  */
-async function brokerKills(
-  ctx: InjectContext,
-  times: number,
-  downMs: number,
-  target: () => Promise<{ nodeId: number; why: string }>,
-): Promise<InjectResult> {
+async function brokerKills(ctx: InjectContext, times: number, downMs: number, target: () => Promise<BrokerTarget>): Promise<InjectResult> {
   const at = moments(ctx, times)
   const notes: string[] = []
   let last = Date.now()
   for (let i = 0; i < times; i++) {
     await sleep(at[i]! - Date.now())
-    const { nodeId, why } = await target()
-    ctx.say(`  kill -9 of broker ${nodeId} (${why}), down ${downMs / 1000} s (${i + 1}/${times})`)
-    const outage = await ctx.system.restartBrokerNode(nodeId, 'SIGKILL', downMs)
-    const isrMs = await ctx.system.probe.waitFullIsr()
+    const t = await target()
+    const outcome = await killBroker(ctx, t, downMs, { label: ` (${i + 1}/${times})` })
     last = Date.now()
-    notes.push(`broker ${nodeId} (${why}): answering ${(outage / 1000).toFixed(1)} s after the kill, full ISR ${(isrMs / 1000).toFixed(1)} s later`)
-    ctx.say(`  broker ${nodeId} back after ${(outage / 1000).toFixed(1)} s, full ISR after ${(isrMs / 1000).toFixed(1)} s more`)
+    notes.push(`broker ${t.nodeId} (${t.why}): answering ${(outcome.outageMs / 1000).toFixed(1)} s after the kill, full ISR ${(outcome.isrMs / 1000).toFixed(1)} s later`)
   }
   return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes }
 }
 
 /** kill -9 of the broker coordinating the ingest's transactional id or consumer group (FindCoordinator), down 15 s; twice. */
-function coordinatorKill(kind: 'transaction' | 'group', key: string, weight: number): Scenario {
-  const what = kind === 'transaction' ? `transaction coordinator of ${key}` : `group coordinator of ${key}`
+function coordinatorKill(role: Exclude<BrokerRole, 'leader'>, weight: number): Scenario {
   return {
-    name: kind === 'transaction' ? 'txn-coordinator-kill' : 'group-coordinator-kill',
+    name: role === 'txn-coordinator' ? 'txn-coordinator-kill' : 'group-coordinator-kill',
     weight,
     topology: 'cluster',
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
     describe:
-      kind === 'transaction'
+      role === 'txn-coordinator'
         ? "kill -9 of the transaction coordinator of the ingest's transactional id while transactions are open, down 15 s; twice"
         : "kill -9 of the ingest's consumer group coordinator, down 15 s; twice",
-    inject: (ctx) =>
-      brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, async () => ({
-        nodeId: await ctx.system.probe.coordinatorOf(kind, key),
-        why: what,
-      })),
+    inject: (ctx) => brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, () => findBroker(ctx.system, role)),
   }
 }
 
@@ -77,14 +62,10 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     topology: 'cluster',
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
     describe: 'kill -9 of the broker leading most partitions of transactions.raw.v1, down 20 s, restarted; 3 times',
-    inject: (ctx) =>
-      brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, async () => {
-        const l = await ctx.system.probe.leaderOfMostPartitions(RAW_TOPIC)
-        return { nodeId: l.nodeId, why: `leader of ${l.partitions}/${l.of} raw partitions` }
-      }),
+    inject: (ctx) => brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, () => findBroker(ctx.system, 'leader')),
   },
-  coordinatorKill('transaction', INGEST_TRANSACTIONAL_ID, 0.15),
-  coordinatorKill('group', INGEST_GROUP, 0.15),
+  coordinatorKill('txn-coordinator', 0.15),
+  coordinatorKill('group-coordinator', 0.15),
   {
     name: 'rolling-restart',
     weight: 0.2,
@@ -97,11 +78,9 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
       await sleep(ctx.startedAt + ctx.plannedMs * 0.05 - Date.now())
       for (let round = 1; round <= rounds; round++) {
         for (let nodeId = 1; nodeId <= ctx.system.brokerCount; nodeId++) {
-          const outage = await ctx.system.restartBrokerNode(nodeId, 'SIGTERM')
-          const isrMs = await ctx.system.probe.waitFullIsr()
+          const outcome = await killBroker(ctx, { nodeId, why: `rolling restart ${round}/${rounds}` }, 0, { signal: 'SIGTERM' })
           restarts++
-          notes.push(`round ${round}, broker ${nodeId}: down ${(outage / 1000).toFixed(1)} s, full ISR ${(isrMs / 1000).toFixed(1)} s later`)
-          ctx.say(`  rolling restart ${round}/${rounds}: broker ${nodeId} back after ${(outage / 1000).toFixed(1)} s, full ISR after ${(isrMs / 1000).toFixed(1)} s`)
+          notes.push(`round ${round}, broker ${nodeId}: down ${(outcome.outageMs / 1000).toFixed(1)} s, full ISR ${(outcome.isrMs / 1000).toFixed(1)} s later`)
         }
       }
       return { faultsInjected: restarts, lastFaultEndedAt: Date.now(), failures: [], notes }
@@ -115,13 +94,8 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     describe: 'the raw topic\'s main leader frozen (SIGSTOP) for 20 s, longer than its session timeout (9 s), then continued (SIGCONT): a zombie leader',
     async inject(ctx) {
       await sleep(ctx.startedAt + ctx.plannedMs * 0.2 - Date.now())
-      const l = await ctx.system.probe.leaderOfMostPartitions(RAW_TOPIC)
-      const ms = ctx.quick ? 14_000 : 20_000
-      ctx.say(`  broker ${l.nodeId} (leader of ${l.partitions}/${l.of} raw partitions) frozen for ${ms / 1000} s`)
-      await ctx.system.pauseBroker(l.nodeId, ms)
-      const isrMs = await ctx.system.probe.waitFullIsr()
-      ctx.say(`  broker ${l.nodeId} continued; full ISR after ${(isrMs / 1000).toFixed(1)} s`)
-      return { faultsInjected: 1, lastFaultEndedAt: Date.now(), failures: [], notes: [`broker ${l.nodeId} frozen ${ms / 1000} s; full ISR ${(isrMs / 1000).toFixed(1)} s after SIGCONT`] }
+      const outcome = await pauseLeader(ctx, ctx.quick ? 14_000 : 20_000)
+      return { faultsInjected: 1, lastFaultEndedAt: Date.now(), failures: [], notes: [outcome.description] }
     },
   },
   {
