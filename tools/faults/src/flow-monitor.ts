@@ -100,6 +100,26 @@ export class FlowMonitor {
     return Math.round(longest / 100) / 10
   }
 
+  /**
+   * When the output first moved again at or after `at` (a sample whose output
+   * grew over the last one known, or a drained group: nothing waited), or
+   * undefined when no sample since shows it. The soak measures each fault's
+   * resume time from its heal with this.
+   */
+  firstProgressAfter(at: number): number | undefined {
+    let lastOutput: number | undefined
+    for (const s of this.samples) {
+      if (s.at < at) {
+        if (s.output !== undefined) lastOutput = s.output
+        continue
+      }
+      if (this.drained(s)) return s.at
+      if (s.output !== undefined && lastOutput !== undefined && s.output > lastOutput) return s.at
+      if (s.output !== undefined) lastOutput = s.output
+    }
+    return undefined
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     await this.offsets.close()
