@@ -23,16 +23,21 @@ export class ClusterProbe {
     }
   }
 
-  /** The node leading the most partitions of `topic` (ties: the lowest id). */
-  leaderOfMostPartitions(topic: string): Promise<{ nodeId: number; partitions: number; of: number }> {
+  /** The leader of each partition of `topic`, by partition index (-1: none). */
+  leadersOf(topic: string): Promise<number[]> {
     return this.#withAdmin(async (admin) => {
       const metadata = await admin.metadata({ topics: [topic], forceUpdate: true })
-      const partitions = metadata.topics.get(topic)?.partitions ?? []
-      const counts = new Map<number, number>()
-      for (const p of partitions) counts.set(p.leader, (counts.get(p.leader) ?? 0) + 1)
-      const [nodeId, n] = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0] ?? [-1, 0]
-      return { nodeId, partitions: n, of: partitions.length }
+      return (metadata.topics.get(topic)?.partitions ?? []).map((p) => p.leader)
     })
+  }
+
+  /** The node leading the most partitions of `topic` (ties: the lowest id). */
+  async leaderOfMostPartitions(topic: string): Promise<{ nodeId: number; partitions: number; of: number }> {
+    const leaders = await this.leadersOf(topic)
+    const counts = new Map<number, number>()
+    for (const leader of leaders) counts.set(leader, (counts.get(leader) ?? 0) + 1)
+    const [nodeId, n] = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0] ?? [-1, 0]
+    return { nodeId, partitions: n, of: leaders.length }
   }
 
   /** The node coordinating a transactional id or a consumer group (FindCoordinator). */

@@ -1,7 +1,5 @@
+import { BROKER_LOST_DOWN_MS, coordinator, killBroker, mostImportantBroker, pauseRawLeader, rawLeader, type BrokerTarget } from './broker-faults.ts'
 import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
-import { killBroker } from './single-faults/broker-kill.ts'
-import { pauseLeader } from './single-faults/broker-pause.ts'
-import { findBroker, type BrokerRole, type BrokerTarget } from './single-faults/broker-targets.ts'
 
 /**
  * Rows that need a replicated cluster (`npm run faults -- --brokers 3`): the
@@ -9,11 +7,15 @@ import { findBroker, type BrokerRole, type BrokerTarget } from './single-faults/
  * transaction and group coordinators move between brokers. Every broker fault
  * hits the broker that matters most at that moment (found with Metadata and
  * FindCoordinator), and every row waits for the full ISR before the next fault,
- * as an operator would.
+ * as an operator would. The faults themselves are in broker-faults.ts (the soak
+ * draws from the same ones).
  */
 
 /** Longest pause a row may show while two of three brokers stay up (the issue's bound). */
 export const CLUSTER_MAX_PAUSE_SECONDS = 60
+
+/** Longest a row with a broker kept down may wait, from the kill, before output flows again (issue 35). */
+export const BROKER_LOST_MAX_RESUME_SECONDS = 20
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
@@ -29,29 +31,33 @@ function moments(ctx: InjectContext, n: number, lo = 0.05, hi = 0.8): number[] {
 async function brokerKills(ctx: InjectContext, times: number, downMs: number, target: () => Promise<BrokerTarget>): Promise<InjectResult> {
   const at = moments(ctx, times)
   const notes: string[] = []
+  const killedAt: number[] = []
+  const backAt: number[] = []
   let last = Date.now()
   for (let i = 0; i < times; i++) {
     await sleep(at[i]! - Date.now())
-    const t = await target()
-    const outcome = await killBroker(ctx, t, downMs, { label: ` (${i + 1}/${times})` })
-    last = Date.now()
-    notes.push(`broker ${t.nodeId} (${t.why}): answering ${(outcome.outageMs / 1000).toFixed(1)} s after the kill, full ISR ${(outcome.isrMs / 1000).toFixed(1)} s later`)
+    ctx.say(`  kill ${i + 1}/${times}:`)
+    const outcome = await killBroker(ctx, await target(), downMs)
+    killedAt.push(outcome.killedAt)
+    backAt.push(outcome.killedAt + outcome.outageMs)
+    last = outcome.healedAt
+    notes.push(outcome.description)
   }
-  return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes }
+  return { faultsInjected: times, lastFaultEndedAt: last, failures: [], notes, killedAt, backAt }
 }
 
 /** kill -9 of the broker coordinating the ingest's transactional id or consumer group (FindCoordinator), down 15 s; twice. */
-function coordinatorKill(role: Exclude<BrokerRole, 'leader'>, weight: number): Scenario {
+function coordinatorKill(kind: 'transaction' | 'group', weight: number): Scenario {
   return {
-    name: role === 'txn-coordinator' ? 'txn-coordinator-kill' : 'group-coordinator-kill',
+    name: kind === 'transaction' ? 'txn-coordinator-kill' : 'group-coordinator-kill',
     weight,
     topology: 'cluster',
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
     describe:
-      role === 'txn-coordinator'
+      kind === 'transaction'
         ? "kill -9 of the transaction coordinator of the ingest's transactional id while transactions are open, down 15 s; twice"
         : "kill -9 of the ingest's consumer group coordinator, down 15 s; twice",
-    inject: (ctx) => brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, () => findBroker(ctx.system, role)),
+    inject: (ctx) => brokerKills(ctx, ctx.quick ? 1 : 2, ctx.quick ? 10_000 : 15_000, () => coordinator(ctx, kind)),
   }
 }
 
@@ -62,10 +68,27 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     topology: 'cluster',
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
     describe: 'kill -9 of the broker leading most partitions of transactions.raw.v1, down 20 s, restarted; 3 times',
-    inject: (ctx) => brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, () => findBroker(ctx.system, 'leader')),
+    inject: (ctx) =>
+      brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, () => rawLeader(ctx)),
   },
-  coordinatorKill('txn-coordinator', 0.15),
-  coordinatorKill('group-coordinator', 0.15),
+  coordinatorKill('transaction', 0.15),
+  coordinatorKill('group', 0.15),
+  {
+    name: 'broker-lost',
+    weight: 0.2,
+    topology: 'cluster',
+    maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    maxResumeSeconds: BROKER_LOST_MAX_RESUME_SECONDS,
+    // Full traffic for the whole outage, not a trickle: 20 s before the kill, 3 minutes down, 40 s after.
+    minTrafficSeconds: 20 + BROKER_LOST_DOWN_MS / 1000 + 40,
+    describe:
+      'kill -9 of the broker that matters most (leader of most raw partitions, transaction or group coordinator), kept down 3 minutes under full traffic: output must flow again within 20 s of the kill; then started again until the full ISR',
+    async inject(ctx) {
+      await sleep(ctx.startedAt + (ctx.quick ? 10_000 : 20_000) - Date.now())
+      const outcome = await killBroker(ctx, await mostImportantBroker(ctx), ctx.quick ? 60_000 : BROKER_LOST_DOWN_MS)
+      return { faultsInjected: 1, lastFaultEndedAt: outcome.healedAt, failures: [], notes: [outcome.description], killedAt: [outcome.killedAt], backAt: [outcome.killedAt + outcome.outageMs] }
+    },
+  },
   {
     name: 'rolling-restart',
     weight: 0.2,
@@ -78,9 +101,11 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
       await sleep(ctx.startedAt + ctx.plannedMs * 0.05 - Date.now())
       for (let round = 1; round <= rounds; round++) {
         for (let nodeId = 1; nodeId <= ctx.system.brokerCount; nodeId++) {
-          const outcome = await killBroker(ctx, { nodeId, why: `rolling restart ${round}/${rounds}` }, 0, { signal: 'SIGTERM' })
+          const outage = await ctx.system.restartBrokerNode(nodeId, 'SIGTERM')
+          const isrMs = await ctx.system.probe.waitFullIsr()
           restarts++
-          notes.push(`round ${round}, broker ${nodeId}: down ${(outcome.outageMs / 1000).toFixed(1)} s, full ISR ${(outcome.isrMs / 1000).toFixed(1)} s later`)
+          notes.push(`round ${round}, broker ${nodeId}: down ${(outage / 1000).toFixed(1)} s, full ISR ${(isrMs / 1000).toFixed(1)} s later`)
+          ctx.say(`  rolling restart ${round}/${rounds}: broker ${nodeId} back after ${(outage / 1000).toFixed(1)} s, full ISR after ${(isrMs / 1000).toFixed(1)} s`)
         }
       }
       return { faultsInjected: restarts, lastFaultEndedAt: Date.now(), failures: [], notes }
@@ -94,8 +119,8 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     describe: 'the raw topic\'s main leader frozen (SIGSTOP) for 20 s, longer than its session timeout (9 s), then continued (SIGCONT): a zombie leader',
     async inject(ctx) {
       await sleep(ctx.startedAt + ctx.plannedMs * 0.2 - Date.now())
-      const outcome = await pauseLeader(ctx, ctx.quick ? 14_000 : 20_000)
-      return { faultsInjected: 1, lastFaultEndedAt: Date.now(), failures: [], notes: [outcome.description] }
+      const outcome = await pauseRawLeader(ctx, ctx.quick ? 14_000 : 20_000)
+      return { faultsInjected: 1, lastFaultEndedAt: outcome.healedAt, failures: [], notes: [outcome.description] }
     },
   },
   {

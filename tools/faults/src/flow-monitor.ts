@@ -32,7 +32,7 @@ export class FlowMonitor {
   }
 
   async sample(): Promise<FlowSample> {
-    const at = Date.now()
+    let at = Date.now()
     let lag: number | undefined
     let output: number | undefined
     if (this.busy) return { at, lag, output }
@@ -47,6 +47,9 @@ export class FlowMonitor {
       this.partitions = ends.length
       lag = ends.reduce((sum, p) => sum + Math.max(0, Number(p.high - (done.get(p.partition) ?? 0n))), 0)
       output = [...enriched, ...dlq].reduce((sum, p) => sum + Number(p.high), 0)
+      // Stamped when the figures were read: a sample that waited for a dead broker must not date
+      // its output back to when it was asked for (that would shorten the pauses it measures).
+      at = Date.now()
     } catch {
       // broker down: a sample without figures, which counts as "no progress"
     } finally {
@@ -120,8 +123,62 @@ export class FlowMonitor {
     return undefined
   }
 
+  /**
+   * Seconds from a broker kill at `killedAt` until the output flowed again: the start of
+   * the first run of three samples with growing output after the pause the kill caused.
+   * 0 when no pause began within `graceMs` of the kill (the output never stopped),
+   * null when it did not flow again before `to`.
+   */
+  resumedAfterSeconds(killedAt: number, to: number, graceMs = 10_000): number | null {
+    return resumedAfterSeconds(this.samples, killedAt, to, (s) => s.lag === undefined || !this.drained(s), graceMs)
+  }
+
+  /**
+   * The output's growth per sample from `from` to `to`, as "<seconds after from>:+<records>"
+   * ("?" when Kafka did not answer): the timeline behind a pause, for the row's notes.
+   */
+  growthTimeline(from: number, to: number): string {
+    let last = this.samples.filter((s) => s.at <= from && s.output !== undefined).at(-1)?.output
+    const out: string[] = []
+    for (const s of this.samples) {
+      if (s.at <= from || s.at > to) continue
+      const t = ((s.at - from) / 1000).toFixed(1)
+      if (s.output === undefined || last === undefined) out.push(`${t}:?`)
+      else out.push(`${t}:+${s.output - last}`)
+      if (s.output !== undefined) last = s.output
+    }
+    return out.join(' ')
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     await this.offsets.close()
   }
+}
+
+/** Growing samples in a row that count as the output flowing again (one may be a transaction that was already committing). */
+const FLOWING_SAMPLES = 3
+
+/** FlowMonitor.resumedAfterSeconds over `samples` (in time order); `waiting(s)`: work was waiting at `s`. */
+export function resumedAfterSeconds(samples: FlowSample[], killedAt: number, to: number, waiting: (s: FlowSample) => boolean, graceMs = 10_000): number | null {
+  let lastOutput = samples.filter((s) => s.at <= killedAt && s.output !== undefined).at(-1)?.output
+  let paused = false
+  let runStart: number | undefined
+  let run = 0
+  for (const s of samples) {
+    if (s.at <= killedAt || s.at > to) continue
+    const grew = s.output !== undefined && lastOutput !== undefined && s.output > lastOutput
+    if (s.output !== undefined) lastOutput = s.output
+    if (grew) {
+      runStart ??= s.at
+      run++
+      if (paused && run >= FLOWING_SAMPLES) return Math.round((runStart - killedAt) / 100) / 10
+    } else if (waiting(s)) {
+      paused = true
+      runStart = undefined
+      run = 0
+    }
+    if (!paused && s.at - killedAt >= graceMs) return 0
+  }
+  return null
 }

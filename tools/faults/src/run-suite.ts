@@ -19,6 +19,10 @@ export interface RowResult {
   duplicated: number
   dlqFromFaults: number
   maxPauseSeconds: number
+  /** For each broker kill of the row: seconds from the kill until the output flowed again (null: it did not within the row). */
+  resumedAfterKillSeconds: Array<number | null>
+  /** For each broker kill of the row: seconds from the kill until the killed broker answered again. */
+  brokerBackAfterKillSeconds: number[]
   recoverySeconds: number | null
   passed: boolean
   /** Why a row failed, and what else is worth knowing. */
@@ -109,6 +113,14 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   const maxPauseSeconds = monitor.maxPauseSeconds(from, drainedAt ?? Date.now())
   if (scenario.maxPauseSeconds !== undefined && maxPauseSeconds > scenario.maxPauseSeconds)
     failures.push(`output paused ${maxPauseSeconds} s, more than the ${scenario.maxPauseSeconds} s this row allows`)
+  const resumedAfterKillSeconds = (injected.killedAt ?? []).map((at) => monitor.resumedAfterSeconds(at, drainedAt ?? Date.now()))
+  const brokerBackAfterKillSeconds = (injected.killedAt ?? []).map((at, i) => Math.round(((injected.backAt?.[i] ?? at) - at) / 100) / 10)
+  if (scenario.maxResumeSeconds !== undefined)
+    for (const [i, s] of resumedAfterKillSeconds.entries())
+      if (s === null || s > scenario.maxResumeSeconds)
+        failures.push(`output flowed again ${s === null ? 'never' : `${s} s`} after kill ${i + 1}, later than the ${scenario.maxResumeSeconds} s this row allows`)
+      else if (s >= brokerBackAfterKillSeconds[i]!)
+        failures.push(`output flowed again only ${s} s after kill ${i + 1}, once the killed broker was back (${brokerBackAfterKillSeconds[i]} s): it waited for the dead broker`)
   if (scenario.name !== 'bank-api-chaos') {
     // Only the customer or time may end a consent; a fault that does is a failure of this row.
     const ended = await system.endedConsents()
@@ -119,6 +131,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   }
   const notes = [
     ...injected.notes,
+    ...(injected.killedAt ?? []).map((at, i) => `output growth after kill ${i + 1} (s after the kill:+records): ${monitor.growthTimeline(at, at + 45_000)}`),
     `raw checked ${summary.raw.inWindow}; their DLQ records by code ${JSON.stringify(summary.dlq.byCode)}`,
     `bank clock advanced ${bankTicks} day(s) during the row`,
     ...(extra ? [`fuzz: ${extra.summary()}`] : []),
@@ -133,6 +146,8 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
     duplicated: summary.duplicated,
     dlqFromFaults: summary.dlqFromFaults,
     maxPauseSeconds,
+    resumedAfterKillSeconds,
+    brokerBackAfterKillSeconds,
     recoverySeconds: drainedAt === undefined ? null : Math.max(0, Math.round((drainedAt - Math.max(injected.lastFaultEndedAt, to)) / 100) / 10),
     passed: failures.length === 0,
     failures,
@@ -170,6 +185,8 @@ export async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say
     duplicated: summary.duplicated,
     dlqFromFaults: summary.dlqFromFaults,
     maxPauseSeconds: 0,
+    resumedAfterKillSeconds: [],
+    brokerBackAfterKillSeconds: [],
     recoverySeconds: 0,
     passed: failures.length === 0,
     failures,
@@ -178,12 +195,13 @@ export async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say
 }
 
 function securityRow(name: string, brokers: number, result: SecurityResult): RowResult {
-  return { scenario: name, brokers, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
+  return { scenario: name, brokers, events: 0, faultsInjected: result.checks, lost: 0, duplicated: 0, dlqFromFaults: 0, maxPauseSeconds: 0, resumedAfterKillSeconds: [], brokerBackAfterKillSeconds: [], recoverySeconds: 0, passed: result.passed, failures: result.failures, notes: result.notes }
 }
 
 export function renderTable(rows: RowResult[]): string {
-  const head = ['scenario', 'brokers', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'recovery s', 'passed']
-  const body = rows.map((r) => [r.scenario, String(r.brokers), String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
+  const head = ['scenario', 'brokers', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'resumed s after kill', 'recovery s', 'passed']
+  const resumed = (r: RowResult) => (r.resumedAfterKillSeconds.length === 0 ? '—' : r.resumedAfterKillSeconds.map((s) => (s === null ? 'never' : String(s))).join(', '))
+  const body = rows.map((r) => [r.scenario, String(r.brokers), String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), resumed(r), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
   return [line(head), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...body.map(line)].join('\n')
@@ -206,7 +224,7 @@ export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
     monitor = new FlowMonitor(system.kafka)
     await monitor.start()
     for (const scenario of chosen) {
-      const events = Math.max(100, Math.round((options.events * scenario.weight) / totalWeight))
+      const events = Math.max(100, Math.round((options.events * scenario.weight) / totalWeight), options.quick ? 0 : Math.round((scenario.minTrafficSeconds ?? 0) * options.ratePerSecond))
       rows.push(await runScenario(system, monitor, scenario, events, options, random))
     }
     if (chosen.length > 0) rows.push(await wholeRunRow(system, monitor, say))

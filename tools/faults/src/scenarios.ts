@@ -26,6 +26,10 @@ export interface InjectResult {
   lastFaultEndedAt: number
   failures: string[]
   notes: string[]
+  /** When each broker kill was sent: the row reports how long after each the output flowed again. */
+  killedAt?: number[]
+  /** For each kill, when the killed broker answered again (same order as killedAt). */
+  backAt?: number[]
 }
 
 export interface Scenario {
@@ -34,6 +38,10 @@ export interface Scenario {
   topology?: 'single' | 'cluster' | 'any'
   /** A row whose longest output pause exceeds this fails (cluster rows: 60 s while two brokers stay up). */
   maxPauseSeconds?: number
+  /** A row whose output flows again later than this after a kill (InjectResult.killedAt) fails. */
+  maxResumeSeconds?: number
+  /** Seconds of full-rate traffic the row needs at least (a long outage under full traffic), whatever its weight; not with --quick. */
+  minTrafficSeconds?: number
   /** Share of the suite's raw events this row produces. */
   weight: number
   describe: string

@@ -42,6 +42,35 @@ export function retryDelay(_client: unknown, _operation: string, attempt: number
 /** Retries of one request: with `retryDelay` about 5 s in all before the error surfaces. */
 export const REQUEST_RETRIES = 10
 
+/**
+ * How long a replicated cluster takes to replace a broker that died: the controller
+ * fences it after `broker.session.timeout.ms` (9 s by default), elects new leaders for
+ * its partitions (and so new transaction and group coordinators) at once, and a
+ * client learns them from its next metadata request. 20 s leaves room for a loaded
+ * controller. Measured in docs/DECISIONS.md ("Failover without the dead broker").
+ */
+export const BROKER_FAILOVER_MS = 20_000
+
+/** Retries whose `retryDelay`s add up to at least `ms` (the first retry is attempt 1). */
+export function retriesCovering(ms: number): number {
+  let total = 0
+  let retries = 0
+  while (total < ms) total += retryDelay(undefined, 'any', ++retries)
+  return retries
+}
+
+/**
+ * Retries of a request of the exactly-once loop's consumer (its fetches above all):
+ * enough to outlast a broker failover. With REQUEST_RETRIES a fetch from a killed
+ * leader gave up after about 5 s, before its partitions had a new leader, and the
+ * client failed the whole stream (`fetch failed 11 times`): the loop then re-created
+ * its consumer, gave up every partition, waited up to 5 s to leave the group through
+ * the dead coordinator, rejoined and redid its work. Each retry refreshes the
+ * metadata, so once the controller has moved the partitions the fetch goes to the
+ * new leader and the stream never notices.
+ */
+export const FAILOVER_RETRIES = retriesCovering(BROKER_FAILOVER_MS)
+
 /** Base options of every @platformatic/kafka client this library creates. */
 export function baseOptions(connection: KafkaConnection, clientIdSuffix = ''): BaseOptions {
   const options: BaseOptions = {

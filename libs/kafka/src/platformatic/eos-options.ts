@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { FetchIsolationLevels, type ConsumerOptions } from '@platformatic/kafka'
 import { KafkaConfigError } from '../errors.ts'
 import type { TransactionalPipelineOptions } from '../pipeline-options.ts'
-import { baseOptions, type KafkaConnection } from './connection.ts'
+import { baseOptions, FAILOVER_RETRIES, type KafkaConnection } from './connection.ts'
 
 /** Documented defaults of the @platformatic/kafka loop (see libs/kafka/README.md). */
 export const EOS_DEFAULTS = {
@@ -73,6 +73,8 @@ export function eosConsumerOptions(
 ): ConsumerOptions<Buffer, Buffer, Buffer, Buffer> {
   return {
     ...baseOptions(connection, '-consumer'),
+    // A fetch from a dead leader waits for the new one instead of failing the stream (connection.ts).
+    retries: FAILOVER_RETRIES,
     groupId,
     sessionTimeout: c.sessionTimeout ?? 30_000,
     heartbeatInterval: c.heartbeatInterval ?? 3_000,

@@ -61,12 +61,15 @@ export class TxnOffsetCommitter {
           break
         } catch (err) {
           const broken = isNetworkError(err)
-          const moved = hasProtocolError(err, 'NOT_COORDINATOR', 'COORDINATOR_NOT_AVAILABLE')
+          const moved = hasProtocolError(err, 'NOT_COORDINATOR', 'COORDINATOR_NOT_AVAILABLE') || err instanceof CoordinatorGoneError
           if (broken || moved) await this.close()
-          if (attempt + 1 >= ATTEMPTS || !(broken || hasProtocolError(err, ...RETRIABLE))) throw err
+          if (attempt + 1 >= ATTEMPTS || !(broken || moved || hasProtocolError(err, ...RETRIABLE))) throw err
           await new Promise((resolve) => setTimeout(resolve, retryDelay(undefined, 'txnOffsetCommit', attempt)))
-          // The records name the coordinator of their fetch; after a move, ask the group.
-          if (moved) coordinatorId = await consumer.findGroupCoordinator()
+          // The records name the coordinator of their fetch. After a move, or when that broker
+          // does not answer (killed: its successor takes over once the controller fences it),
+          // ask the consumer, whose heartbeats rediscover the coordinator; retrying the dead
+          // broker only failed the transaction, and the redo named the same broker again.
+          if (broken || moved) coordinatorId = await consumer.findGroupCoordinator()
         }
       }
     }
@@ -82,7 +85,7 @@ export class TxnOffsetCommitter {
   async #coordinator(consumer: Consumer, coordinatorId: number): Promise<Connection> {
     const metadata = await consumer.metadata({ topics: [] })
     const broker = metadata.brokers.get(coordinatorId)
-    if (broker === undefined) throw new Error(`group coordinator ${coordinatorId} is not in the cluster metadata`)
+    if (broker === undefined) throw new CoordinatorGoneError(`group coordinator ${coordinatorId} is not in the cluster metadata`)
     const address = `${broker.host}:${broker.port}`
     if (this.#conn !== undefined && this.#address === address && this.#conn.isConnected()) return this.#conn
     await this.close()
@@ -93,6 +96,9 @@ export class TxnOffsetCommitter {
     return conn
   }
 }
+
+/** The coordinator the records name has left the cluster metadata (a dead broker, fenced by the controller). */
+class CoordinatorGoneError extends Error {}
 
 function byGeneration(lastRecords: InputMessage[]): Generation[] {
   const groups = new Map<string, Generation>()

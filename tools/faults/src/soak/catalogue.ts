@@ -1,6 +1,6 @@
+import { BROKER_FAULTS } from '../broker-faults.ts'
 import { API_CHAOS_FAULTS } from '../single-faults/api-chaos.ts'
-import { BROKER_KILL_FAULTS } from '../single-faults/broker-kill.ts'
-import { BROKER_PAUSE_FAULT } from '../single-faults/broker-pause.ts'
+import { ONLY_BROKER_FAULTS } from '../single-faults/broker-kill.ts'
 import { REGISTRY_OUTAGE_FAULT } from '../single-faults/registry-outage.ts'
 import { SERVICE_KILL_FAULTS } from '../single-faults/service-kill.ts'
 import type { SingleFault } from '../single-fault.ts'
@@ -10,9 +10,20 @@ import type { SingleFault } from '../single-fault.ts'
  * of each service, broker kills, clean restarts and pauses of the leader and the
  * coordinators, the registry outage, enrichment and bank API chaos) plus the
  * network partitions and the lost broker. A fault is named `<kind>:<target>`
- * (`kill-service:refresher`) or just `<kind>` when it has one target.
+ * (`kill-service:refresher`), or by its own name (the rows' names: `leader-kill`,
+ * `partition-bridge`), its kind then given by KIND_OF_NAME.
  */
-export const CORE_FAULTS: readonly SingleFault[] = [...SERVICE_KILL_FAULTS, ...BROKER_KILL_FAULTS, BROKER_PAUSE_FAULT, REGISTRY_OUTAGE_FAULT, ...API_CHAOS_FAULTS]
+export const CORE_FAULTS: readonly SingleFault[] = [...SERVICE_KILL_FAULTS, ...ONLY_BROKER_FAULTS, ...BROKER_FAULTS, REGISTRY_OUTAGE_FAULT, ...API_CHAOS_FAULTS]
+
+/**
+ * Kinds of the faults named like rows: the plan draws a kind, then a target, so
+ * four broker kills and five partitions weigh as one kind each, like the four
+ * service kills and the nine API bursts.
+ */
+const KIND_OF_NAME: Array<[RegExp, string]> = [
+  [/^(broker-lost|leader-kill|txn-coordinator-kill|group-coordinator-kill)$/, 'broker-kill'],
+  [/^(partition-.+|lossy-link)$/, 'partition'],
+]
 
 export interface Catalogue {
   /** The faults this topology can run, in catalogue order. */
@@ -21,8 +32,16 @@ export interface Catalogue {
   skipped: Array<{ name: string; why: string }>
 }
 
-export const kindOf = (name: string): string => name.split(':')[0]!
-export const targetOf = (name: string): string => name.split(':').slice(1).join(':')
+export function kindOf(name: string): string {
+  if (name.includes(':')) return name.split(':')[0]!
+  return KIND_OF_NAME.find(([re]) => re.test(name))?.[1] ?? name
+}
+
+/** The target within the kind: after the colon, or the fault's own name when its kind is a group of named faults; '' when the kind has one fault. */
+export function targetOf(name: string): string {
+  if (name.includes(':')) return name.split(':').slice(1).join(':')
+  return kindOf(name) === name ? '' : name
+}
 
 /** Why `fault` cannot run on `brokers` nodes, or undefined when it can. */
 export function topologyProblem(fault: SingleFault, brokers: number): string | undefined {

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { resumedAfterSeconds, type FlowSample } from './flow-monitor.ts'
+
+const KILL = 100_000
+/** One sample a second from 5 s before the kill: output per second as given (undefined: Kafka did not answer). */
+function samples(outputs: Array<number | undefined>): FlowSample[] {
+  let total = 1_000
+  return outputs.map((o, i) => {
+    if (o !== undefined) total += o
+    return { at: KILL - 5_000 + i * 1_000, lag: 500, output: o === undefined ? undefined : total }
+  })
+}
+const waiting = () => true
+const flowing = (n: number) => Array<number>(n).fill(200)
+const stalled = (n: number) => Array<number>(n).fill(0)
+
+describe('resumedAfterSeconds', () => {
+  it('measures from the kill to the first of three growing samples after the pause', () => {
+    // Kill at index 5; output grows twice more (transactions already committing), stalls, flows from index 25 (20 s after the kill).
+    const s = samples([...flowing(7), ...stalled(18), ...flowing(10)])
+    expect(resumedAfterSeconds(s, KILL, Infinity, waiting)).toBe(20)
+  })
+
+  it('does not count one transaction slipping through the pause as the output flowing again', () => {
+    const s = samples([...flowing(6), ...stalled(8), 200, ...stalled(10), ...flowing(10)])
+    expect(resumedAfterSeconds(s, KILL, Infinity, waiting)).toBe(20)
+  })
+
+  it('counts samples that Kafka did not answer as part of the pause', () => {
+    const s = samples([...flowing(6), undefined, undefined, ...stalled(5), ...flowing(5)])
+    expect(resumedAfterSeconds(s, KILL, Infinity, waiting)).toBe(8)
+  })
+
+  it('is 0 when the output never stopped and null when it never came back', () => {
+    expect(resumedAfterSeconds(samples(flowing(30)), KILL, Infinity, waiting)).toBe(0)
+    expect(resumedAfterSeconds(samples([...flowing(6), ...stalled(30)]), KILL, Infinity, waiting)).toBeNull()
+  })
+
+  it('is no pause while nothing waits (a drained pipeline is idle, not stalled)', () => {
+    const s = samples([...flowing(6), ...stalled(15), ...flowing(5)])
+    expect(resumedAfterSeconds(s, KILL, Infinity, () => false)).toBe(0)
+  })
+})
