@@ -19,6 +19,11 @@
  *    apt this only says so: that test then reports itself as not run, with the reason.
  *    Also podman-compose 1.3.0 (Debian's package, scripts/image/podman-compose.ts) for the
  *    compose test there.
+ * 6. iptables (Debian's package) for the network partition test in test/faults: the fault
+ *    suite runs each Kafka node and service in its own network namespace and cuts links
+ *    with iptables rules there (tools/faults/src/network/). Installed with apt-get when
+ *    missing and running as root; without root this only says so (namespaces need root
+ *    too, and the test then fails naming what is missing).
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
@@ -184,8 +189,27 @@ async function preparePodman(): Promise<void> {
   }
 }
 
+function prepareIptables(): void {
+  if (spawnSync('iptables', ['--version'], { stdio: 'ignore' }).status === 0) {
+    say('iptables: installed')
+    return
+  }
+  const root = process.getuid?.() === 0
+  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
+  if (!root || !hasApt) {
+    say(`iptables: not installed and ${root ? 'no apt-get' : 'not root'}; the network partition test in test/faults needs root and iptables (apt-get install -y iptables)`)
+    return
+  }
+  say('iptables: not found; installing Debian\'s iptables package with apt-get (running as root)')
+  run('apt-get', ['update'])
+  run('apt-get', ['install', '-y', '--no-install-recommends', 'iptables'])
+  if (spawnSync('iptables', ['--version'], { stdio: 'ignore' }).status !== 0) fail('apt-get installed iptables, but iptables still does not run')
+  say('iptables: installed')
+}
+
 await prepareKafkaRuntime()
 prepareChromium()
 preparePrometheus()
 preparePostgres()
 await preparePodman()
+prepareIptables()

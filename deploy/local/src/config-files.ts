@@ -16,8 +16,14 @@ export interface BrokerConfigInput {
   kafkaPort: number
   controllerPort: number
   dataDir: string
-  /** Every node of the cluster (this one included): id and controller port. Default: this node alone. */
-  voters?: Array<{ nodeId: number; controllerPort: number }>
+  /** Every node of the cluster (this one included): id, controller port and address (default 127.0.0.1). Default: this node alone. */
+  voters?: Array<{ nodeId: number; controllerPort: number; host?: string }>
+  /**
+   * The address this node listens on and advertises. Default 127.0.0.1. The fault
+   * suite gives every node its own address in its own network namespace, so that
+   * a partition between two parties can be made with firewall rules.
+   */
+  host?: string
 }
 
 /** Replication settings the local cluster uses for `brokerCount` nodes. */
@@ -26,17 +32,17 @@ export function replicationFor(brokerCount: number): { replicationFactor: number
   return { replicationFactor, minInsyncReplicas: replicationFactor >= 3 ? 2 : 1 }
 }
 
-export function serverProperties({ nodeId = 1, kafkaPort, controllerPort, dataDir, voters }: BrokerConfigInput): string {
-  const quorum = voters ?? [{ nodeId, controllerPort }]
+export function serverProperties({ nodeId = 1, kafkaPort, controllerPort, dataDir, voters, host = '127.0.0.1' }: BrokerConfigInput): string {
+  const quorum = voters ?? [{ nodeId, controllerPort, host }]
   const { replicationFactor, minInsyncReplicas } = replicationFor(quorum.length)
   const clustered = quorum.length > 1
   return [
     'process.roles=broker,controller',
     `node.id=${nodeId}`,
-    `controller.quorum.voters=${quorum.map((v) => `${v.nodeId}@127.0.0.1:${v.controllerPort}`).join(',')}`,
-    `listeners=PLAINTEXT://127.0.0.1:${kafkaPort},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `controller.quorum.voters=${quorum.map((v) => `${v.nodeId}@${v.host ?? '127.0.0.1'}:${v.controllerPort}`).join(',')}`,
+    `listeners=PLAINTEXT://${host}:${kafkaPort},CONTROLLER://${host}:${controllerPort}`,
     // 127.0.0.1, not localhost: localhost may resolve to ::1 first, where nothing listens.
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${kafkaPort}`,
+    `advertised.listeners=PLAINTEXT://${host}:${kafkaPort}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
     'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',

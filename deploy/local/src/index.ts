@@ -1,7 +1,7 @@
 export { fetchRuntime, isRuntimeCached } from './fetch-runtime.ts'
 export type { FetchRuntimeOptions, FetchReport } from './fetch-runtime.ts'
 export { startStack } from './stack.ts'
-export type { StartStackOptions, RunningStack, RunningKafkaNode } from './stack.ts'
+export type { StartStackOptions, RunningStack, RunningKafkaNode, NodePlacement } from './stack.ts'
 export { replicationFor } from './config-files.ts'
 export { stopRecordedStack, reapOrphanedStacks, readRecord, isOurProcess, kafkaNodesOf } from './stack-record.ts'
 export type { StackRecord, StopReport, KafkaNodeRecord } from './stack-record.ts'

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, openSync, readFileSync, readlinkSync } from 'node:fs'
 import path from 'node:path'
 import { LocalStackError } from './errors.ts'
@@ -59,6 +59,11 @@ export async function restartStackProcess(
       .map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
   )
   const cwd = readlinkSync(`/proc/${oldPid}/cwd`)
+  // A node placed in a named network namespace (the fault suite's partitions) comes
+  // back in the same one, on the same address: read before the signal, as the
+  // command line is (the namespace's name is not in /proc/<pid>/cmdline).
+  const netns = namedNetworkNamespaceOf(oldPid)
+  const command = netns === undefined ? argv : ['ip', 'netns', 'exec', netns, ...argv]
 
   const signalledAt = Date.now()
   process.kill(oldPid, options.signal ?? 'SIGKILL')
@@ -72,7 +77,7 @@ export async function restartStackProcess(
   const fd = openSync(logFile, 'a')
   let child
   try {
-    child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', fd, fd], detached: record.ownerPid === null })
+    child = spawn(command[0]!, command.slice(1), { cwd, env, stdio: ['ignore', fd, fd], detached: record.ownerPid === null })
     child.on('error', () => {})
   } finally {
     closeSync(fd)
@@ -102,7 +107,7 @@ export async function restartStackProcess(
     const nodeBroker = record.kafkaNodes?.find((n) => n.nodeId === nodeId)
     const answers =
       role === 'kafka'
-        ? await brokerAnswers(nodeBroker === undefined ? record.brokers : [`127.0.0.1:${nodeBroker.port}`], 3_000, nodes.length)
+        ? await brokerAnswers(nodeBroker === undefined ? record.brokers : [`${nodeBroker.host ?? '127.0.0.1'}:${nodeBroker.port}`], 3_000, nodes.length)
         : await registryAnswers(record.registryUrl)
     if (answers) break
     if (Date.now() > deadline)
@@ -110,4 +115,16 @@ export async function restartStackProcess(
     await new Promise((r) => setTimeout(r, 250))
   }
   return { role, nodeId, oldPid, newPid, outageMs: Date.now() - signalledAt }
+}
+
+/**
+ * The name `ip netns` knows `pid`'s network namespace by, or undefined when the
+ * process shares this one's (or no `ip` is installed): `ip netns identify`
+ * compares /proc/<pid>/ns/net with the names under /run/netns.
+ */
+export function namedNetworkNamespaceOf(pid: number): string | undefined {
+  const result = spawnSync('ip', ['netns', 'identify', String(pid)], { encoding: 'utf8' })
+  if (result.status !== 0) return undefined
+  const name = result.stdout.trim().split('\n')[0]?.trim()
+  return name === undefined || name === '' ? undefined : name
 }

@@ -31,6 +31,8 @@ export interface KafkaNodeRecord {
   /** The node's client (PLAINTEXT) port. */
   port: number
   controllerPort: number
+  /** The address it listens on and advertises; absent means 127.0.0.1. */
+  host?: string
   /** Its own log file and server.properties inside the state dir. */
   logFile: string
   propertiesFile: string

@@ -67,13 +67,29 @@ export interface StartStackOptions {
   brokers?: number
   /** Client ports of nodes 2..n (e.g. `[9093, 9094]`); free ports when absent. */
   extraKafkaPorts?: number[]
+  /**
+   * Where each Kafka node runs, node 1 first: the address it listens on and
+   * advertises, and a command its JVM is started under (e.g.
+   * `['ip', 'netns', 'exec', 'ns1']`, which execs, so the pid is the JVM's).
+   * Default: every node on 127.0.0.1, started directly. The fault suite's
+   * network partitions put each node in its own network namespace this way.
+   */
+  nodePlacement?: NodePlacement[]
+  /** Interface the registry listens on. Default 127.0.0.1; `0.0.0.0` lets processes in other network namespaces reach it. */
+  registryHost?: string
+}
+
+export interface NodePlacement {
+  host: string
+  commandPrefix?: string[]
 }
 
 /** One Kafka node of a running stack. */
 export interface RunningKafkaNode {
   nodeId: number
-  /** `127.0.0.1:<port>` */
+  /** `<host>:<port>` (127.0.0.1 unless placed elsewhere) */
   broker: string
+  host: string
   port: number
   controllerPort: number
   pid: number
@@ -166,8 +182,11 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     const nodeId = i + 1
     // Node 1 keeps the file names of a single-broker stack.
     const suffix = nodeId === 1 ? '' : `-${nodeId}`
+    const placement = options.nodePlacement?.[i]
     return {
       nodeId,
+      host: placement?.host ?? '127.0.0.1',
+      commandPrefix: placement?.commandPrefix ?? [],
       port: p.kafka,
       controllerPort: p.controller,
       dataDir: path.join(stateDir, `data${suffix}`),
@@ -182,7 +201,10 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   }
   const secure =
     options.secureListener === undefined ? undefined : await prepareSecureListener(stateDir, options.secureListener)
-  const voters = nodeSpecs.map((n) => ({ nodeId: n.nodeId, controllerPort: n.controllerPort }))
+  if (options.nodePlacement !== undefined && options.nodePlacement.length !== brokerCount) {
+    throw new LocalStackError(`nodePlacement names ${options.nodePlacement.length} nodes, the stack has ${brokerCount}`, { code: 'INVALID_OPTION' })
+  }
+  const voters = nodeSpecs.map((n) => ({ nodeId: n.nodeId, controllerPort: n.controllerPort, host: n.host }))
   for (const node of nodeSpecs) {
     await mkdir(node.dataDir, { recursive: true })
     const properties = serverProperties({
@@ -191,6 +213,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       controllerPort: node.controllerPort,
       dataDir: node.dataDir,
       voters,
+      host: node.host,
     })
     await writeFile(node.propertiesFile, secure === undefined ? properties : withSecureListener(properties, secure))
   }
@@ -222,7 +245,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
         '--ignore-formatted',
         ...(secure === undefined ? [] : scramFormatArgs(secure)),
       ],
-      { cwd: stateDir, logFile: node.formatLog, detached: false },
+      { cwd: stateDir, logFile: node.formatLog, detached: false, commandPrefix: node.commandPrefix },
     )
     const formatCode = await new Promise<number | null>((resolve) => format.once('exit', resolve))
     if (formatCode !== 0) {
@@ -240,6 +263,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       cwd: stateDir,
       logFile: node.logFile,
       detached,
+      commandPrefix: node.commandPrefix,
     }),
   }))
   const kafka = kafkaNodes[0]!.child
@@ -252,7 +276,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       logFile: files.registryLog,
       detached,
       env: {
-        QUARKUS_HTTP_HOST: '127.0.0.1',
+        QUARKUS_HTTP_HOST: options.registryHost ?? '127.0.0.1',
         QUARKUS_HTTP_PORT: String(ports.registry),
         QUARKUS_MANAGEMENT_HOST: '127.0.0.1',
         QUARKUS_MANAGEMENT_PORT: String(ports.registryManagement),
@@ -264,12 +288,13 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     },
   )
 
-  const brokers = kafkaNodes.map((n) => `127.0.0.1:${n.port}`)
+  const brokers = kafkaNodes.map((n) => `${n.host}:${n.port}`)
   const nodeRecords: KafkaNodeRecord[] = kafkaNodes.map((n) => ({
     nodeId: n.nodeId,
     pid: n.child.pid ?? -1,
     port: n.port,
     controllerPort: n.controllerPort,
+    host: n.host,
     logFile: n.logFile,
     propertiesFile: n.propertiesFile,
   }))
@@ -315,10 +340,10 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
           const exited = exitCheck(node.child)
           await waitForLogLine(node.logFile, KAFKA_STARTED_LINE, deadline, exited)
           // Every node registered: a client bootstrapped now sees the whole cluster.
-          await waitForBroker([`127.0.0.1:${node.port}`], deadline, exited, kafkaNodes.length)
+          await waitForBroker([`${node.host}:${node.port}`], deadline, exited, kafkaNodes.length)
           timings.kafkaReadyMs = Math.max(timings.kafkaReadyMs, Date.now() - spawnedAt)
         })().catch(async (err) => {
-          throw await notReady(err, `Kafka broker ${node.nodeId} (127.0.0.1:${node.port})`, node.logFile, timeoutMs, node.child)
+          throw await notReady(err, `Kafka broker ${node.nodeId} (${node.host}:${node.port})`, node.logFile, timeoutMs, node.child)
         }),
       ),
       (async () => {
@@ -347,7 +372,8 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     pids: { kafka: record.kafkaPid, registry: record.registryPid },
     nodes: nodeRecords.map((n) => ({
       nodeId: n.nodeId,
-      broker: `127.0.0.1:${n.port}`,
+      broker: `${n.host ?? '127.0.0.1'}:${n.port}`,
+      host: n.host ?? '127.0.0.1',
       port: n.port,
       controllerPort: n.controllerPort,
       pid: n.pid,
@@ -399,13 +425,16 @@ interface LaunchOptions {
   logFile: string
   detached: boolean
   env?: Record<string, string>
+  /** A command `java` runs under (`ip netns exec <ns>`); it must exec, so the child's pid stays the JVM's. */
+  commandPrefix?: string[]
 }
 
 /** Spawns `java` with stdout and stderr appended to `logFile` (files, not pipes, so a detached JVM never blocks on a dead reader). */
 function launch(java: string, args: string[], options: LaunchOptions): ChildProcess {
   const fd = openSync(options.logFile, 'a')
   try {
-    const child = spawn(java, args, {
+    const [command, ...rest] = [...(options.commandPrefix ?? []), java, ...args]
+    const child = spawn(command!, rest, {
       cwd: options.cwd,
       detached: options.detached,
       stdio: ['ignore', fd, fd],

@@ -26,6 +26,20 @@ describe('compareTopics', () => {
     expect(stray).toMatchObject({ passed: false, lost: 1, unexpected: 1, dlq: { keysFromSource: 0 } })
   })
 
+  it('expects an outcome for every raw record of a checked key, also one published again after the window (a re-enrichment)', () => {
+    // 'a' is checked (raw at 1,000, in the window) and re-published at 9,000 by the refresher's re-enrichment: two outcomes are right.
+    const rawRecords = [
+      { key: 'a', timestamp: 1_000 },
+      { key: 'b', timestamp: 1_001 },
+      { key: 'a', timestamp: 9_000 },
+    ]
+    const s = compareTopics({ raw: rawRecords, enriched: out('a', 'b', 'a'), dlq: [], window: { from: 500, to: 2_000 } })
+    expect(s).toMatchObject({ passed: true, lost: 0, duplicated: 0, raw: { inWindow: 2 } })
+    // Its second raw record without an outcome is a loss, as any other.
+    const missing = compareTopics({ raw: rawRecords, enriched: out('a', 'b'), dlq: [], window: { from: 500, to: 2_000 } })
+    expect(missing).toMatchObject({ passed: false, lost: 1, duplicated: 0 })
+  })
+
   it('reports one loss and one duplicate by key', () => {
     const s = compareTopics({ raw: raw('a', 'b', 'c'), enriched: out('a', 'a', 'c'), dlq: [] })
     expect(s).toMatchObject({ passed: false, lost: 1, duplicated: 1 })

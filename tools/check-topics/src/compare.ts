@@ -146,8 +146,9 @@ export function compareTopics(original: CompareInput): CompareSummary {
   const input = { ...original, dlq: keyedBySource.dlq }
   const recordSpecific = new Set(input.recordSpecificCodes ?? RECORD_SPECIFIC_DLQ_CODES)
   const sampleSize = input.sampleSize ?? 20
-  const expected = new Map<string, number>() // raw occurrences in the window
+  const expected = new Map<string, number>() // keys with a raw record in the window -> all their raw records
   const known = new Set<string>() // every raw key, window or not
+  const occurrences = new Map<string, number>() // raw records of each key, window or not (re-drives of a DLQ record excluded)
   // A raw event that was dead-lettered and re-driven is one event: raw -> DLQ record -> re-driven raw -> outcome.
   // The DLQ record it names is superseded (not an outcome) and the re-driven record is not a new event, so the
   // event still needs exactly one final outcome, in or out of the window of its first occurrence.
@@ -170,10 +171,16 @@ export function compareTopics(original: CompareInput): CompareSummary {
       }
       untraced++
     }
+    occurrences.set(k, (occurrences.get(k) ?? 0) + 1)
     if (!inWindow(r.timestamp, input.window)) continue
     inWindowCount++
     expected.set(k, (expected.get(k) ?? 0) + 1)
   }
+  // Outcomes are counted for a checked key wherever they are, so its raw records must be too: a key
+  // checked in the window that was published again after it (the refresher re-enriching an
+  // invalidated handle, REENRICH_HANDLES) has two raw records and rightly two outcomes. Counting
+  // only the copy in the window reported the second outcome as a duplicate.
+  for (const k of expected.keys()) expected.set(k, occurrences.get(k) ?? 0)
   const outcomes = new Map<string, number>()
   const unexpected: string[] = []
   const count = (key: string | null) => {

@@ -65,7 +65,7 @@ export class FlowMonitor {
    * transactionally and are never "consumed", so a drained group can show a lag
    * of up to one or two records per partition.
    */
-  private drained(s: FlowSample): boolean {
+  drained(s: FlowSample): boolean {
     return s.lag !== undefined && s.lag <= 2 * Math.max(1, this.partitions)
   }
 
@@ -101,26 +101,6 @@ export class FlowMonitor {
       if (s.output !== undefined) lastOutput = s.output
     }
     return Math.round(longest / 100) / 10
-  }
-
-  /**
-   * When the output first moved again at or after `at` (a sample whose output
-   * grew over the last one known, or a drained group: nothing waited), or
-   * undefined when no sample since shows it. The soak measures each fault's
-   * resume time from its heal with this.
-   */
-  firstProgressAfter(at: number): number | undefined {
-    let lastOutput: number | undefined
-    for (const s of this.samples) {
-      if (s.at < at) {
-        if (s.output !== undefined) lastOutput = s.output
-        continue
-      }
-      if (this.drained(s)) return s.at
-      if (s.output !== undefined && lastOutput !== undefined && s.output > lastOutput) return s.at
-      if (s.output !== undefined) lastOutput = s.output
-    }
-    return undefined
   }
 
   /**

@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ALL_ROWS, ALL_SCENARIOS, defaultRows, renderTable, runSuite, topologyProblem } from './run-suite.ts'
+import { ALL_ROWS, ALL_SCENARIOS, defaultRows, networkProblem, renderTable, runSuite, topologyProblem } from './run-suite.ts'
 import { parseDuration, parseInterval } from './soak/duration.ts'
 import { runSoak } from './soak/run-soak.ts'
 
@@ -22,7 +22,9 @@ and DLQ topics are read with read_committed by the independent checker
 fault-results/latest.json. Exit status 0 when every row passed.
 
 rows (--scenarios, comma-separated; default: every row of the chosen topology;
-[cluster] rows need --brokers 3, [single] rows --brokers 1):
+[cluster] rows need --brokers 3, [single] rows --brokers 1; the partition rows also
+need root and iptables: every Kafka node and service then runs in its own network
+namespace, and the partitions are iptables rules there):
 ${ALL_SCENARIOS.map((s) => `  ${s.name.padEnd(24)}${s.topology === 'cluster' ? '[cluster] ' : s.topology === 'single' ? '[single] ' : ''}${s.describe}`).join('\n')}
   ${'oauth-state'.padEnd(24)}the consent gateway refuses a replayed, expired or forged state; error=access_denied
   ${'bank-401-first'.padEnd(24)}bank API calls without a valid token get 401 before any other check
@@ -81,6 +83,11 @@ async function main(): Promise<number> {
   const misplaced = scenarios.map((s) => topologyProblem(s, brokers)).filter((p) => p !== undefined)
   if (misplaced.length > 0) {
     process.stderr.write(`faults: ${misplaced.join('; ')}\n`)
+    return 2
+  }
+  const missing = networkProblem(scenarios)
+  if (missing !== undefined) {
+    process.stderr.write(`faults: ${missing}\n`)
     return 2
   }
   const events = Number(values.events ?? '200000')

@@ -3,6 +3,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { FlowMonitor } from './flow-monitor.ts'
 import { CLUSTER_SCENARIOS } from './cluster-scenarios.ts'
+import { ClusterNetwork } from './network/cluster-network.ts'
+import { networkUnavailableReason } from './network/requirements.ts'
+import { PARTITION_SCENARIOS } from './partition-scenarios.ts'
+import { resumedAfterHealSeconds as resumedAfterHeal } from './resume-after-heal.ts'
 import { SCENARIOS, advanceBankClock, type Scenario } from './scenarios.ts'
 import { mulberry32 } from './seeded-random.ts'
 import { checkBank401First, checkOAuthState, scanLogsForSecrets, type SecurityResult } from './security.ts'
@@ -23,6 +27,8 @@ export interface RowResult {
   resumedAfterKillSeconds: Array<number | null>
   /** For each broker kill of the row: seconds from the kill until the killed broker answered again. */
   brokerBackAfterKillSeconds: number[]
+  /** For each network partition of the row: seconds from the heal until the output flowed again (null: it did not within the row). */
+  resumedAfterHealSeconds?: Array<number | null>
   recoverySeconds: number | null
   passed: boolean
   /** Why a row failed, and what else is worth knowing. */
@@ -46,13 +52,21 @@ export interface SuiteOptions {
 
 export const SECURITY_ROWS = ['secrets-not-logged', 'oauth-state', 'bank-401-first'] as const
 /** Every fault row, single-broker and cluster ones. */
-export const ALL_SCENARIOS: Scenario[] = [...SCENARIOS, ...CLUSTER_SCENARIOS]
+export const ALL_SCENARIOS: Scenario[] = [...SCENARIOS, ...CLUSTER_SCENARIOS, ...PARTITION_SCENARIOS]
 export const ALL_ROWS = [...ALL_SCENARIOS.map((s) => s.name), ...SECURITY_ROWS]
 
 /** The rows a run with `brokers` nodes does by default: the single-broker suite, or the cluster rows. */
 export function defaultRows(brokers: number): string[] {
   if (brokers === 1) return [...SCENARIOS.map((s) => s.name), ...SECURITY_ROWS]
-  return CLUSTER_SCENARIOS.map((s) => s.name)
+  return [...CLUSTER_SCENARIOS, ...PARTITION_SCENARIOS].map((s) => s.name)
+}
+
+/** Why the chosen rows cannot run here (a partition row without root or iptables), or undefined. */
+export function networkProblem(names: string[]): string | undefined {
+  const needing = ALL_SCENARIOS.filter((s) => s.needsNetwork && names.includes(s.name)).map((s) => s.name)
+  if (needing.length === 0) return undefined
+  const reason = networkUnavailableReason({ partitions: true })
+  return reason === undefined ? undefined : `${needing.join(', ')} need every party on its own network address, but ${reason}`
 }
 
 /** Why `name` cannot run on `brokers` nodes, or undefined when it can. */
@@ -121,6 +135,11 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
         failures.push(`output flowed again ${s === null ? 'never' : `${s} s`} after kill ${i + 1}, later than the ${scenario.maxResumeSeconds} s this row allows`)
       else if (s >= brokerBackAfterKillSeconds[i]!)
         failures.push(`output flowed again only ${s} s after kill ${i + 1}, once the killed broker was back (${brokerBackAfterKillSeconds[i]} s): it waited for the dead broker`)
+  const resumedAfterHealSeconds = (injected.healedAt ?? []).map((at) => resumedAfterHeal(monitor.samples, at, drainedAt ?? Date.now(), (s) => monitor.drained(s)))
+  if (scenario.maxResumeAfterHealSeconds !== undefined)
+    for (const [i, s] of resumedAfterHealSeconds.entries())
+      if (s === null || s > scenario.maxResumeAfterHealSeconds)
+        failures.push(`output flowed again ${s === null ? 'never' : `${s} s`} after heal ${i + 1}, later than the ${scenario.maxResumeAfterHealSeconds} s this row allows`)
   if (scenario.name !== 'bank-api-chaos') {
     // Only the customer or time may end a consent; a fault that does is a failure of this row.
     const ended = await system.endedConsents()
@@ -148,6 +167,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
     maxPauseSeconds,
     resumedAfterKillSeconds,
     brokerBackAfterKillSeconds,
+    ...(resumedAfterHealSeconds.length > 0 ? { resumedAfterHealSeconds } : {}),
     recoverySeconds: drainedAt === undefined ? null : Math.max(0, Math.round((drainedAt - Math.max(injected.lastFaultEndedAt, to)) / 100) / 10),
     passed: failures.length === 0,
     failures,
@@ -200,7 +220,10 @@ function securityRow(name: string, brokers: number, result: SecurityResult): Row
 
 export function renderTable(rows: RowResult[]): string {
   const head = ['scenario', 'brokers', 'events', 'faults', 'lost', 'dup', 'dlq from faults', 'max pause s', 'resumed s after kill', 'recovery s', 'passed']
-  const resumed = (r: RowResult) => (r.resumedAfterKillSeconds.length === 0 ? '—' : r.resumedAfterKillSeconds.map((s) => (s === null ? 'never' : String(s))).join(', '))
+  const figures = (list: Array<number | null>) => list.map((s) => (s === null ? 'never' : String(s))).join(', ')
+  // A partition row's figure is from the heal, marked so: "heal 12.3".
+  const resumed = (r: RowResult) =>
+    r.resumedAfterHealSeconds?.length ? `heal ${figures(r.resumedAfterHealSeconds)}` : r.resumedAfterKillSeconds.length === 0 ? '—' : figures(r.resumedAfterKillSeconds)
   const body = rows.map((r) => [r.scenario, String(r.brokers), String(r.events), String(r.faultsInjected), String(r.lost), String(r.duplicated), String(r.dlqFromFaults), String(r.maxPauseSeconds), resumed(r), r.recoverySeconds === null ? '—' : String(r.recoverySeconds), r.passed ? 'yes' : 'NO'])
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`
@@ -211,10 +234,18 @@ export function renderTable(rows: RowResult[]): string {
 export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
   const { say } = options
   const runDir = path.join(options.repoRoot, '.local', 'faults', `run-${Date.now().toString(36)}`)
-  const system = new FaultSystem({ repoRoot: options.repoRoot, runDir, say, brokers: options.brokers ?? 1 })
+  const chosen = ALL_SCENARIOS.filter((s) => options.scenarios.includes(s.name))
+  // On a cluster every Kafka node and the namespaced services get their own address when this machine
+  // allows it (root, iproute2); the partition rows need it (and iptables), the other rows run either way.
+  const brokers = options.brokers ?? 1
+  const wantsNetwork = brokers > 1 && networkUnavailableReason({ partitions: chosen.some((s) => s.needsNetwork) }) === undefined
+  if (brokers > 1 && !wantsNetwork) say(`network: every party on 127.0.0.1 (${networkUnavailableReason({ partitions: false }) ?? 'iptables missing'})`)
+  const network = wantsNetwork
+    ? ClusterNetwork.create([...Array.from({ length: brokers }, (_, i) => `kafka-${i + 1}`), 'transaction-ingest', 'refresher', 'invalidation-poller'], { partitions: chosen.some((s) => s.needsNetwork), say })
+    : undefined
+  const system = new FaultSystem({ repoRoot: options.repoRoot, runDir, say, brokers, ...(network === undefined ? {} : { network }) })
   const rows: RowResult[] = []
   const random = mulberry32(options.seed)
-  const chosen = ALL_SCENARIOS.filter((s) => options.scenarios.includes(s.name))
   const totalWeight = chosen.reduce((s, c) => s + c.weight, 0)
   const startedAt = new Date()
   let monitor: FlowMonitor | undefined

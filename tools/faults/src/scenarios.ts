@@ -30,6 +30,8 @@ export interface InjectResult {
   killedAt?: number[]
   /** For each kill, when the killed broker answered again (same order as killedAt). */
   backAt?: number[]
+  /** When each network partition was healed (rules removed): the row reports how long after each the output flowed again. */
+  healedAt?: number[]
 }
 
 export interface Scenario {
@@ -40,6 +42,10 @@ export interface Scenario {
   maxPauseSeconds?: number
   /** A row whose output flows again later than this after a kill (InjectResult.killedAt) fails. */
   maxResumeSeconds?: number
+  /** A row whose output flows again later than this after a heal (InjectResult.healedAt) fails. */
+  maxResumeAfterHealSeconds?: number
+  /** Needs every party on its own address (the cluster network: root, iproute2, iptables). */
+  needsNetwork?: boolean
   /** Seconds of full-rate traffic the row needs at least (a long outage under full traffic), whatever its weight; not with --quick. */
   minTrafficSeconds?: number
   /** Share of the suite's raw events this row produces. */

@@ -11,6 +11,12 @@ export interface ProcessSpec {
   logFile: string
   /** URL that answers 200 once the process is up (its /healthz). */
   healthUrl: string
+  /**
+   * A command node is started under, e.g. `['ip', 'netns', 'exec', '<ns>']` for its
+   * own network namespace. It must exec (as `ip netns exec` does), so that the
+   * child's pid, which kills and signals hit, is node's.
+   */
+  commandPrefix?: string[]
 }
 
 /**
@@ -34,7 +40,8 @@ export class SupervisedProcess {
   }
 
   async start(timeoutMs = 120_000): Promise<void> {
-    const child = spawn(process.execPath, [this.spec.script, ...(this.spec.args ?? [])], { cwd: this.spec.cwd, env: this.spec.env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const [command, ...args] = [...(this.spec.commandPrefix ?? []), process.execPath, this.spec.script, ...(this.spec.args ?? [])]
+    const child = spawn(command!, args, { cwd: this.spec.cwd, env: this.spec.env, stdio: ['ignore', 'pipe', 'pipe'] })
     this.child = child
     this.starts++
     child.stdout?.pipe(this.log, { end: false })

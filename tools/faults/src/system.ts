@@ -5,6 +5,8 @@ import { mintCustomerToken } from '@tep/bank-sync'
 import { distinctPortPicker, kafkaNodesOf, readRecord, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
 import { createKafka, ensureTopics, TOPIC_CATALOG, type Kafka } from '@tep/kafka'
 import { ClusterProbe } from './cluster-probe.ts'
+import type { ClusterNetwork } from './network/cluster-network.ts'
+import { forwardLoopback } from './network/loopback-forward.ts'
 import { grantConsent } from './consent-grant.ts'
 import { SupervisedProcess } from './supervised-process.ts'
 import { Traffic } from './traffic.ts'
@@ -59,7 +61,15 @@ export class FaultSystem {
   private serviceEnv: Record<string, NodeJS.ProcessEnv> = {}
   private pickPort!: (preferred?: number) => Promise<number>
 
-  constructor(options: { repoRoot: string; runDir: string; say: (line: string) => void; brokers?: number }) {
+  /**
+   * Every Kafka node and the namespaced services (`kafka-<n>`, `transaction-ingest`,
+   * `refresher`, `invalidation-poller`) on their own address, when the run has the
+   * cluster network (network/cluster-network.ts); undefined: everything on 127.0.0.1.
+   */
+  readonly network: ClusterNetwork | undefined
+
+  constructor(options: { repoRoot: string; runDir: string; say: (line: string) => void; brokers?: number; network?: ClusterNetwork }) {
+    this.network = options.network
     this.repoRoot = options.repoRoot
     this.runDir = options.runDir
     this.logDir = path.join(options.runDir, 'logs')
@@ -75,7 +85,22 @@ export class FaultSystem {
 
   async start(): Promise<void> {
     mkdirSync(this.logDir, { recursive: true })
-    this.stack = await startStack({ stateDir: path.join(this.runDir, 'stack'), cacheDir: path.join(this.repoRoot, '.cache'), brokers: this.brokerCount })
+    const network = this.network
+    this.stack = await startStack({
+      stateDir: path.join(this.runDir, 'stack'),
+      cacheDir: path.join(this.repoRoot, '.cache'),
+      brokers: this.brokerCount,
+      // Each node in its own namespace; the registry on every interface, so the namespaced services reach it through the bridge.
+      ...(network === undefined
+        ? {}
+        : {
+            nodePlacement: Array.from({ length: this.brokerCount }, (_, i) => {
+              const host = network.host(`kafka-${i + 1}`)
+              return { host: host.address, commandPrefix: host.commandPrefix }
+            }),
+            registryHost: '0.0.0.0',
+          }),
+    })
     this.say(`stack: Kafka ${this.stack.brokers.join(',')} (replication factor ${this.stack.replication.replicationFactor}, min ISR ${this.stack.replication.minInsyncReplicas}), registry ${this.stack.registryUrl}`)
     this.probe = new ClusterProbe(this.stack.brokers)
     this.kafka = createKafka({ brokers: this.stack.brokers, clientId: 'tep-faults' })
@@ -88,7 +113,9 @@ export class FaultSystem {
     this.pickPort = freePort
     const enrichmentPort = await freePort()
     this.enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
-    await this.add('enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(enrichmentPort), '--mutations', '30'], { ...base, SIM_CLIENT_ID: clientId, SIM_CLIENT_SECRET: this.secrets.enrichmentClientSecret }, `${this.enrichmentUrl}/__admin/stats`)
+    // With the cluster network the simulators listen on every interface: the namespaced services reach them at the bridge's address.
+    const simHost = network === undefined ? [] : ['--host', '0.0.0.0']
+    await this.add('enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(enrichmentPort), '--mutations', '30', ...simHost], { ...base, SIM_CLIENT_ID: clientId, SIM_CLIENT_SECRET: this.secrets.enrichmentClientSecret }, `${this.enrichmentUrl}/__admin/stats`)
 
     const gatewayPort = await freePort()
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`
@@ -96,21 +123,26 @@ export class FaultSystem {
     const bankPort = await freePort()
     this.bankUrl = `http://127.0.0.1:${bankPort}`
     const bankClientId = 'tep-faults-bank-client'
-    await this.add('bank-sim', 'simulators/bank-sim/src/main.ts', ['--port', String(bankPort)], { ...base, SIM_BANK_REDIRECT_URI: redirectUri, SIM_BANK_CLIENT_ID: bankClientId, SIM_BANK_CLIENT_SECRET: this.secrets.bankClientSecret }, `${this.bankUrl}/__admin/stats`)
+    await this.add('bank-sim', 'simulators/bank-sim/src/main.ts', ['--port', String(bankPort), ...simHost], { ...base, SIM_BANK_REDIRECT_URI: redirectUri, SIM_BANK_CLIENT_ID: bankClientId, SIM_BANK_CLIENT_SECRET: this.secrets.bankClientSecret }, `${this.bankUrl}/__admin/stats`)
 
+    // A namespaced service reaches the enrichment simulator and the registry at the same loopback URLs as
+    // one on the host: its namespace forwards those ports to the bridge's address (loopback-forward.ts).
+    if (network !== undefined)
+      for (const party of ['refresher', 'invalidation-poller', 'transaction-ingest'])
+        forwardLoopback(network.host(party), [enrichmentPort, this.stack.ports.registry], network.rootAddress)
     const enrichmentEnv = { ENRICHMENT_API_URL: this.enrichmentUrl, ENRICHMENT_CLIENT_ID: clientId, ENRICHMENT_CLIENT_SECRET: this.secrets.enrichmentClientSecret }
     const metrics = async () => String(await freePort())
     let port = await metrics()
-    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port }, `http://127.0.0.1:${port}/healthz`)
+    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port }, `http://${this.addressOf('refresher')}:${port}/healthz`, 'refresher')
     port = await metrics()
-    await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://127.0.0.1:${port}/healthz`)
+    await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://${this.addressOf('invalidation-poller')}:${port}/healthz`, 'invalidation-poller')
     port = await metrics()
     // A shorter session than the default 30 s: a killed instance's partitions move on sooner.
     // A stable instance id, as a pod keeps its name across container restarts: the restarted
     // ingest's transactional producer aborts its predecessor's open transaction at once.
     this.serviceEnv['transaction-ingest'] = { ...base, ...enrichmentEnv, INGEST_SESSION_TIMEOUT: '10s' }
     // INGEST_STATE_DIR: a restart after a kill reads the table checkpoint instead of the whole topics (one directory per instance).
-    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: port, INGEST_INSTANCE_ID: 'transaction-ingest-0', INGEST_STATE_DIR: path.join(this.runDir, 'ingest-state') }, `http://127.0.0.1:${port}/healthz`)
+    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: port, INGEST_INSTANCE_ID: 'transaction-ingest-0', INGEST_STATE_DIR: path.join(this.runDir, 'ingest-state') }, `http://${this.addressOf('transaction-ingest')}:${port}/healthz`, 'transaction-ingest')
     port = await metrics()
     this.serviceEnv['bank-sync'] = {
       ...base,
@@ -170,7 +202,8 @@ export class FaultSystem {
     const name = `${service}-${n}`
     const metricsPort = String(await this.pickPort())
     if (service === 'transaction-ingest') {
-      await this.add(name, 'services/transaction-ingest/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, INGEST_INSTANCE_ID: name, INGEST_STATE_DIR: path.join(this.runDir, `ingest-state-${n}`) }, `http://127.0.0.1:${metricsPort}/healthz`)
+      // Scale-out instances share the first one's namespace: a partition of "the ingest" cuts them all.
+      await this.add(name, 'services/transaction-ingest/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, INGEST_INSTANCE_ID: name, INGEST_STATE_DIR: path.join(this.runDir, `ingest-state-${n}`) }, `http://${this.addressOf('transaction-ingest')}:${metricsPort}/healthz`, 'transaction-ingest')
     } else {
       const gatewayPort = await this.pickPort()
       await this.add(name, 'services/bank-sync/src/main.ts', [], { ...env, METRICS_PORT: metricsPort, CONSENT_GATEWAY_PORT: String(gatewayPort), BANK_SYNC_INSTANCE_ID: name }, `http://127.0.0.1:${gatewayPort}/healthz`)
@@ -209,8 +242,22 @@ export class FaultSystem {
     }
   }
 
-  private async add(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, healthUrl: string): Promise<void> {
-    const p = new SupervisedProcess({ name, script: path.join(this.repoRoot, script), args, env, cwd: this.repoRoot, logFile: path.join(this.logDir, `${name}.log`), healthUrl })
+  /** Where a service listens as seen from here: its namespace's address, or loopback without the cluster network. */
+  addressOf(party: string): string {
+    return this.network?.has(party) ? this.network.host(party).address : '127.0.0.1'
+  }
+
+  /** A service's /metrics as text (the one METRICS_PORT of its health URL). */
+  async metricsText(name: string): Promise<string> {
+    const url = this.service(name).spec.healthUrl.replace(/\/healthz$/, '/metrics')
+    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) })
+    return res.text()
+  }
+
+  /** `party`: the namespace it runs in (network/cluster-network.ts), when the run has one. */
+  private async add(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, healthUrl: string, party?: string): Promise<void> {
+    const commandPrefix = party !== undefined && this.network?.has(party) ? this.network.host(party).commandPrefix : undefined
+    const p = new SupervisedProcess({ name, script: path.join(this.repoRoot, script), args, env, cwd: this.repoRoot, logFile: path.join(this.logDir, `${name}.log`), healthUrl, ...(commandPrefix === undefined ? {} : { commandPrefix }) })
     this.processes.set(name, p)
     await p.start()
     this.say(`${name} started`)
@@ -260,5 +307,6 @@ export class FaultSystem {
     await this.traffic?.close()
     for (const p of [...this.processes.values()].reverse()) await p.stop().catch(() => {})
     await this.stack?.stop().catch(() => {})
+    this.network?.teardown()
   }
 }

@@ -1,4 +1,5 @@
 import { BROKER_FAULTS } from '../broker-faults.ts'
+import { PARTITION_FAULTS } from '../network/partition-faults.ts'
 import { API_CHAOS_FAULTS } from '../single-faults/api-chaos.ts'
 import { ONLY_BROKER_FAULTS } from '../single-faults/broker-kill.ts'
 import { REGISTRY_OUTAGE_FAULT } from '../single-faults/registry-outage.ts'
@@ -13,7 +14,10 @@ import type { SingleFault } from '../single-fault.ts'
  * (`kill-service:refresher`), or by its own name (the rows' names: `leader-kill`,
  * `partition-bridge`), its kind then given by KIND_OF_NAME.
  */
-export const CORE_FAULTS: readonly SingleFault[] = [...SERVICE_KILL_FAULTS, ...ONLY_BROKER_FAULTS, ...BROKER_FAULTS, REGISTRY_OUTAGE_FAULT, ...API_CHAOS_FAULTS]
+export const CORE_FAULTS: readonly SingleFault[] = [...SERVICE_KILL_FAULTS, ...ONLY_BROKER_FAULTS, ...BROKER_FAULTS, REGISTRY_OUTAGE_FAULT, ...API_CHAOS_FAULTS, ...PARTITION_FAULTS]
+
+/** Faults that need the cluster network (every party in its own namespace: root, iproute2, iptables). */
+const NEEDS_NETWORK = new Set(PARTITION_FAULTS.map((f) => f.name))
 
 /**
  * Kinds of the faults named like rows: the plan draws a kind, then a target, so
@@ -50,15 +54,20 @@ export function topologyProblem(fault: SingleFault, brokers: number): string | u
   return undefined
 }
 
-/** The catalogue for `brokers` nodes: `extra` faults after the core ones, a name seen twice kept once (the first). */
-export function soakCatalogue(brokers: number, extra: readonly SingleFault[] = []): Catalogue {
+/**
+ * The catalogue for `brokers` nodes: `extra` faults after the core ones, a name
+ * seen twice kept once (the first). `networkProblem`: why this run has no
+ * cluster network (the partitions are then skipped with that reason).
+ */
+export function soakCatalogue(brokers: number, options: { extra?: readonly SingleFault[]; networkProblem?: string } = {}): Catalogue {
+  const extra = options.extra ?? []
   const faults: SingleFault[] = []
   const skipped: Catalogue['skipped'] = []
   const seen = new Set<string>()
   for (const fault of [...CORE_FAULTS, ...extra]) {
     if (seen.has(fault.name)) continue
     seen.add(fault.name)
-    const why = topologyProblem(fault, brokers)
+    const why = topologyProblem(fault, brokers) ?? (NEEDS_NETWORK.has(fault.name) && options.networkProblem !== undefined ? `needs the cluster network: ${options.networkProblem}` : undefined)
     if (why === undefined) faults.push(fault)
     else skipped.push({ name: fault.name, why })
   }

@@ -7,7 +7,7 @@ const MB = 2 ** 20
 const MIN = 60_000
 
 describe('memory trends of the soak', () => {
-  it('reports the last window growth of each life, not the fall at a restart', () => {
+  it('reports the last window growth of each life after its warm-up, not the fall at a restart', () => {
     // 30 minutes, a sample a minute; +1 MB a minute; killed at minute 20 and back 100 MB lower.
     const samples: MemorySample[] = Array.from({ length: 31 }, (_, i) => ({
       process: 'refresher',
@@ -20,10 +20,23 @@ describe('memory trends of the soak', () => {
     expect(t).toMatchObject({ process: 'refresher', samples: 31, lives: 2, rssFirstMb: 200, rssLastMb: 130, rssMaxMb: 219 })
     expect(t!.rssSlopeMbPerHour).toBeCloseTo(60, 5)
     expect(t!.heapSlopeMbPerHour).toBeCloseTo(30, 5)
-    // Last 15 minutes: minutes 15-19 of the first life (+4 MB) and 20-30 of the second (+10 MB).
-    expect(t!.rssGrowthLastWindowMb).toBeCloseTo(14, 5)
+    // Last 15 minutes: minutes 15-19 of the first life (+4 MB) and, after its 2-minute warm-up, 22-30 of the second (+8 MB).
+    expect(t!.rssGrowthLastWindowMb).toBeCloseTo(12, 5)
     expect(t!.rssSlopeLastWindowMbPerHour).toBeCloseTo(60, 5)
     expect(t!.heapLastMb).toBe(65)
+  })
+
+  it("leaves a restart's warm-up out: a fresh process climbing to its working size is not a leak", () => {
+    // Killed at minute 10; the new life climbs 100 MB in its first 2 minutes, then stays flat.
+    const samples: MemorySample[] = Array.from({ length: 20 }, (_, i) => ({
+      process: 'transaction-ingest',
+      at: i * MIN,
+      pid: i < 10 ? 1 : 2,
+      rssBytes: (i < 10 ? 250 : i === 10 ? 150 : i === 11 ? 200 : 250) * MB,
+    }))
+    const [t] = memoryTrends(samples)
+    expect(t!.rssGrowthLastWindowMb).toBe(0)
+    expect(t!.rssSlopeMbPerHour).toBe(0)
   })
 
   it('reads prom-client heap use from /metrics text', () => {

@@ -12,11 +12,11 @@ export interface MemoryTrend {
   rssFirstMb: number
   rssLastMb: number
   rssMaxMb: number
-  /** Least-squares slope over the whole soak, one intercept per life; null with too few samples. */
+  /** Least-squares slope over the whole soak, one intercept per life, each life's warm-up left out; null with too few samples. */
   rssSlopeMbPerHour: number | null
   /** The same over the last window (default 15 minutes). */
   rssSlopeLastWindowMbPerHour: number | null
-  /** Last minus first RSS of each life within the last window, summed. */
+  /** Last minus first RSS of each life (after its warm-up) within the last window, summed. */
   rssGrowthLastWindowMb: number | null
   heapLastMb: number | null
   heapSlopeMbPerHour: number | null
@@ -40,29 +40,38 @@ function lives(samples: readonly MemorySample[], value: (s: MemorySample) => num
   return out
 }
 
+/**
+ * A process's first minutes after a (re)start are its warm-up (the ingest loads
+ * its table, V8 compiles and grows its heap): left out of the slopes and of the
+ * growth, or every restart the soak causes would read as a leak.
+ */
+export const WARMUP_MS = 2 * 60_000
+
+const settled = (life: Point[]): Point[] => (life.length === 0 ? life : life.filter((p) => p.at >= life[0]!.at + WARMUP_MS))
+
 export function memoryTrends(samples: readonly MemorySample[], windowMs = 15 * 60_000): MemoryTrend[] {
   const byProcess = new Map<string, MemorySample[]>()
   for (const s of samples) byProcess.set(s.process, [...(byProcess.get(s.process) ?? []), s])
   return [...byProcess].map(([process, all]) => {
     const sorted = [...all].sort((a, b) => a.at - b.at)
     const end = sorted[sorted.length - 1]!.at
-    const recent = sorted.filter((s) => s.at >= end - windowMs)
-    const rss = (s: MemorySample) => s.rssBytes
-    const heap = (s: MemorySample) => s.heapUsedBytes
+    const inWindow = (life: Point[]) => life.filter((p) => p.at >= end - windowMs)
+    const rssLives = lives(sorted, (s) => s.rssBytes).map(settled)
+    const heapLives = lives(sorted, (s) => s.heapUsedBytes).map(settled)
     const heapLast = [...sorted].reverse().find((s) => s.heapUsedBytes !== undefined)?.heapUsedBytes
     return {
       process,
       samples: sorted.length,
-      lives: lives(sorted, rss).length,
+      lives: rssLives.length,
       rssFirstMb: round1(sorted[0]!.rssBytes / MB)!,
       rssLastMb: round1(sorted[sorted.length - 1]!.rssBytes / MB)!,
       rssMaxMb: round1(Math.max(...sorted.map((s) => s.rssBytes)) / MB)!,
-      rssSlopeMbPerHour: round1(pooledSlope(lives(sorted, rss))),
-      rssSlopeLastWindowMbPerHour: round1(pooledSlope(lives(recent, rss))),
-      rssGrowthLastWindowMb: round1(growthWithinSegments(lives(recent, rss))),
+      rssSlopeMbPerHour: round1(pooledSlope(rssLives)),
+      rssSlopeLastWindowMbPerHour: round1(pooledSlope(rssLives.map(inWindow))),
+      rssGrowthLastWindowMb: round1(growthWithinSegments(rssLives.map(inWindow))),
       heapLastMb: round1(heapLast === undefined ? undefined : heapLast / MB),
-      heapSlopeMbPerHour: round1(pooledSlope(lives(sorted, heap))),
-      heapSlopeLastWindowMbPerHour: round1(pooledSlope(lives(recent, heap))),
+      heapSlopeMbPerHour: round1(pooledSlope(heapLives)),
+      heapSlopeLastWindowMbPerHour: round1(pooledSlope(heapLives.map(inWindow))),
     }
   })
 }

@@ -2,6 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { FlowMonitor } from '../flow-monitor.ts'
+import { ClusterNetwork } from '../network/cluster-network.ts'
+import { networkUnavailableReason } from '../network/requirements.ts'
+import { resumedAfterHealSeconds } from '../resume-after-heal.ts'
 import { machineLine, wholeRunRow } from '../run-suite.ts'
 import { advanceBankClock, type InjectContext } from '../scenarios.ts'
 import { mulberry32 } from '../seeded-random.ts'
@@ -56,8 +59,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const { say } = options
   const bounds = options.bounds ?? DEFAULT_BOUNDS
   const runDir = path.join(options.repoRoot, '.local', 'faults', `soak-${Date.now().toString(36)}`)
-  const system = new FaultSystem({ repoRoot: options.repoRoot, runDir, say, brokers: options.brokers })
-  const catalogue = soakCatalogue(options.brokers, options.extraFaults)
+  // On a cluster every Kafka node and the namespaced services get their own address when this machine allows it
+  // (root, iproute2, iptables), as in the suite: the partitions need it; without it they are left out of the draw.
+  const networkProblem = options.brokers > 1 ? networkUnavailableReason({ partitions: true }) : 'one broker'
+  const catalogue = soakCatalogue(options.brokers, { ...(options.extraFaults ? { extra: options.extraFaults } : {}), ...(networkProblem === undefined ? {} : { networkProblem }) })
+  const partitionsDrawn = options.brokers > 1 && networkProblem === undefined
+  const network = partitionsDrawn ? ClusterNetwork.create([...Array.from({ length: options.brokers }, (_, i) => `kafka-${i + 1}`), 'transaction-ingest', 'refresher', 'invalidation-poller'], { partitions: true, say }) : undefined
+  const system = new FaultSystem({ repoRoot: options.repoRoot, runDir, say, brokers: options.brokers, ...(network === undefined ? {} : { network }) })
   const byName = new Map(catalogue.faults.map((f) => [f.name, f]))
   const plan = planFaults({ seed: options.seed, durationMs: options.durationMs, intervalMs: options.intervalMs, faults: catalogue.faults.map((f) => f.name) })
   say(`catalogue (${catalogue.faults.length}): ${catalogue.faults.map((f) => f.name).join(', ')}`)
@@ -106,8 +114,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       let record: FaultRecord
       try {
         const outcome = await fault.inject(ctx)
-        const resumedAt = await waitResumed(monitor, outcome.healedAt, bounds.resumeSeconds * 1000)
-        const resumeSeconds = resumedAt === undefined ? null : Math.round(Math.max(0, resumedAt - outcome.healedAt) / 100) / 10
+        const resumeSeconds = await waitResumed(monitor, outcome.healedAt, bounds.resumeSeconds * 1000)
+        const resumedAt = resumeSeconds === null ? undefined : outcome.healedAt + resumeSeconds * 1000
         record = {
           index: planned.index,
           fault: planned.fault,
@@ -180,15 +188,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 }
 
 /**
- * Waits until the output moved after `healedAt` (FlowMonitor's samples), or
- * `boundMs` passed: returns when it moved, or undefined. The next fault waits
- * for this, so each fault's resume time is its own.
+ * Waits until the output moved after `healedAt` (resume-after-heal.ts over the
+ * FlowMonitor's samples, the partition rows' measure), or `boundMs` passed:
+ * returns the seconds from the heal, or null. The next fault waits for this, so
+ * each fault's resume time is its own.
  */
-async function waitResumed(monitor: FlowMonitor, healedAt: number, boundMs: number): Promise<number | undefined> {
+async function waitResumed(monitor: FlowMonitor, healedAt: number, boundMs: number): Promise<number | null> {
   for (;;) {
-    const at = monitor.firstProgressAfter(healedAt)
-    if (at !== undefined) return at
-    if (Date.now() > healedAt + boundMs + 2_000) return undefined
+    const seconds = resumedAfterHealSeconds(monitor.samples, healedAt, Date.now(), (s) => monitor.drained(s))
+    if (seconds !== null) return seconds
+    if (Date.now() > healedAt + boundMs + 2_000) return null
     await sleep(1_000)
   }
 }

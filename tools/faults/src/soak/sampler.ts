@@ -59,10 +59,12 @@ export class MemorySampler {
         const rssBytes = await readRss(pid)
         if (rssBytes === undefined) return undefined
         const port = p.spec.env.METRICS_PORT
+        // The metrics port on the host the health check reaches (a service in its own network namespace has its own address).
+        const host = new URL(p.spec.healthUrl).hostname
         const heapUsedBytes =
           port === undefined
             ? undefined
-            : await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })
+            : await fetch(`http://${host}:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })
                 .then(async (r) => (r.ok ? heapUsedFromMetrics(await r.text()) : undefined))
                 .catch(() => undefined)
         return { process: name, at, pid, rssBytes, ...(heapUsedBytes === undefined ? {} : { heapUsedBytes }) }

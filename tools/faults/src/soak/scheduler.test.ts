@@ -63,14 +63,22 @@ describe('the soak catalogue', () => {
     expect(cluster.faults.map((f) => f.name)).toEqual(expect.arrayContaining(['kill-service:transaction-ingest', 'leader-kill', 'txn-coordinator-kill', 'group-coordinator-kill', 'broker-lost', 'broker-pause', 'registry-outage', 'enrichment-api:latency', 'bank-api:429']))
   })
 
+  it('draws the partitions only when the run has the cluster network', () => {
+    expect(soakCatalogue(3).faults.map((f) => f.name)).toEqual(expect.arrayContaining(['partition-bridge', 'lossy-link', 'partition-service-from-cluster']))
+    const without = soakCatalogue(3, { networkProblem: 'not root' })
+    expect(without.faults.some((f) => kindOf(f.name) === 'partition')).toBe(false)
+    expect(without.skipped.find((s) => s.name === 'partition-bridge')?.why).toContain('not root')
+    expect(soakCatalogue(1).skipped.map((s) => s.name)).toContain('lossy-link')
+  })
+
   it('takes extra faults and keeps a name once', () => {
     const extra = { name: 'partition-bridge', topology: 'cluster' as const, inject: () => Promise.reject(new Error('not here')) }
     const dup = { name: 'registry-outage', topology: 'any' as const, inject: () => Promise.reject(new Error('not here')) }
-    const c = soakCatalogue(3, [extra, dup])
+    const c = soakCatalogue(3, { extra: [extra, dup] })
     expect(kindOf('partition-bridge')).toBe('partition')
     expect(kindOf('leader-kill')).toBe('broker-kill')
     expect(c.faults.filter((f) => f.name === 'registry-outage')).toHaveLength(1)
     expect(c.faults.map((f) => f.name)).toContain('partition-bridge')
-    expect(soakCatalogue(1, [extra]).skipped.map((s) => s.name)).toContain('partition-bridge')
+    expect(soakCatalogue(1, { extra: [extra] }).skipped.map((s) => s.name)).toContain('partition-bridge')
   })
 })
