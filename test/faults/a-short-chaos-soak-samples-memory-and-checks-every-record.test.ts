@@ -52,7 +52,7 @@ interface Report {
 describe('npm run faults -- --soak (short, one broker)', () => {
   it('injects planned faults, samples every service and checks every record', { timeout: 900_000 }, async () => {
     const out = path.join(dir, 'soak.json')
-    const args = ['tools/faults/src/main.ts', '--soak', '150s', '--interval', '15s-25s', '--sample-every', '10s', '--rate', '100', '--seed', '3', '--out', out]
+    const args = ['tools/faults/src/main.ts', '--soak', '150s', '--interval', '15s-25s', '--sample-every', '10s', '--rate', '100', '--seed', '7', '--out', out]
     const child = run(process.execPath, args, { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 })
     // Exit status 1 means a check failed (the report says which); anything else is a harness error.
     const { exit, stdout } = await child.then(
@@ -70,12 +70,15 @@ describe('npm run faults -- --soak (short, one broker)', () => {
     expect(soak.catalogue.filter((f) => f.startsWith('broker-kill:') && f !== 'broker-kill:only')).toEqual([])
     expect(soak.plan.length).toBeGreaterThanOrEqual(3)
     expect(soak.faults.length).toBeGreaterThanOrEqual(2)
+    // Seed 7 on one broker: a bank-sync kill, the registry outage and two kills of the only broker.
+    expect(soak.plan.map((p) => p.fault)).toEqual(['kill-service:bank-sync', 'registry-outage', 'broker-kill:only', 'broker-kill:only'])
     for (const f of soak.faults) {
       expect(f.error, `#${f.index} ${f.fault}`).toBeUndefined()
-      expect(soak.plan.map((p) => p.fault)).toContain(f.fault)
+      expect(soak.plan[f.index - 1]!.fault).toBe(f.fault)
       expect(f.description.length).toBeGreaterThan(0)
-      // The output moved again after every heal (the 60 s bound itself is the soak's verdict, below).
-      expect(f.resumeSeconds, `#${f.index} ${f.fault}`).not.toBeNull()
+      expect(f.durationSeconds).toBeGreaterThan(0)
+      // Each fault's verdict is its resume time against the 60 s bound (the figure is the machine's; the rule is checked).
+      expect(f.passed, `#${f.index} ${f.fault}`).toBe(f.resumeSeconds !== null && f.resumeSeconds <= 60)
     }
 
     // Every service was sampled through its lives, RSS from /proc and heap from its /metrics.
@@ -98,6 +101,7 @@ describe('npm run faults -- --soak (short, one broker)', () => {
     const checks = new Map(soak.checks.map((c) => [c.name, c]))
     expect([...checks.keys()].sort()).toEqual(['consents-kept', 'faults-injected', 'faults-resume', 'no-exit-loop', 'rss-growth', 'whole-run'])
     for (const name of ['faults-injected', 'whole-run', 'no-exit-loop', 'consents-kept']) expect(checks.get(name), checks.get(name)?.detail).toMatchObject({ passed: true })
+    expect(checks.get('faults-resume')!.passed).toBe(soak.faults.every((f) => f.passed))
     expect(report.passed).toBe(soak.checks.every((c) => c.passed))
     expect(exit).toBe(report.passed ? 0 : 1)
     expect(stdout).toContain('RSS growth last 15 min MB')
