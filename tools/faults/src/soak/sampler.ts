@@ -8,15 +8,25 @@ export interface MemorySample {
   pid: number
   /** VmRSS of /proc/<pid>/status, bytes. */
   rssBytes: number
+  /** Its anonymous and file-backed parts (RssAnon, RssFile): a memory-mapped store grows RssFile, a leak RssAnon. */
+  rssAnonBytes?: number
+  rssFileBytes?: number
   /** prom-client's nodejs_heap_size_used_bytes from the process's /metrics, when it has one and answered. */
   heapUsedBytes?: number
 }
 
-/** VmRSS of a process in bytes, or undefined when it is gone. */
-export async function readRss(pid: number): Promise<number | undefined> {
+/** VmRSS (and RssAnon, RssFile) of a process in bytes, or undefined when it is gone. */
+export async function readRss(pid: number): Promise<{ rss: number; anon?: number; file?: number } | undefined> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined)
-  const m = status === undefined ? null : /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)
-  return m === null ? undefined : Number(m[1]) * 1024
+  const field = (name: string) => {
+    const m = status === undefined ? null : new RegExp(`^${name}:\\s+(\\d+)\\s+kB$`, 'm').exec(status)
+    return m === null ? undefined : Number(m[1]) * 1024
+  }
+  const rss = field('VmRSS')
+  if (rss === undefined) return undefined
+  const anon = field('RssAnon')
+  const file = field('RssFile')
+  return { rss, ...(anon === undefined ? {} : { anon }), ...(file === undefined ? {} : { file }) }
 }
 
 /** nodejs_heap_size_used_bytes in a Prometheus text exposition, or undefined. */
@@ -56,8 +66,8 @@ export class MemorySampler {
       [...this.#system.processes].map(async ([name, p]): Promise<MemorySample | undefined> => {
         const pid = p.child?.pid
         if (pid === undefined) return undefined
-        const rssBytes = await readRss(pid)
-        if (rssBytes === undefined) return undefined
+        const rss = await readRss(pid)
+        if (rss === undefined) return undefined
         const port = p.spec.env.METRICS_PORT
         // The metrics port on the host the health check reaches (a service in its own network namespace has its own address).
         const host = new URL(p.spec.healthUrl).hostname
@@ -67,7 +77,7 @@ export class MemorySampler {
             : await fetch(`http://${host}:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })
                 .then(async (r) => (r.ok ? heapUsedFromMetrics(await r.text()) : undefined))
                 .catch(() => undefined)
-        return { process: name, at, pid, rssBytes, ...(heapUsedBytes === undefined ? {} : { heapUsedBytes }) }
+        return { process: name, at, pid, rssBytes: rss.rss, ...(rss.anon === undefined ? {} : { rssAnonBytes: rss.anon }), ...(rss.file === undefined ? {} : { rssFileBytes: rss.file }), ...(heapUsedBytes === undefined ? {} : { heapUsedBytes }) }
       }),
     )
     const taken = round.filter((s) => s !== undefined)
