@@ -71,7 +71,8 @@ export function soakChecks(input: {
     { name: 'no-exit-loop', passed: exits.length === 0, detail: exits.length === 0 ? 'no process exited on its own' : exits.map(([p, n]) => `${p} exited on its own ${n} time(s)`).join('; ') },
     {
       name: 'rss-growth',
-      passed: grown.length === 0 && services.length > 0 && services.every((m) => m.rssGrowthLastWindowMb !== null),
+      // n/a: a life too short to leave its warm-up (a service restarted shortly before the end) has no figure.
+      passed: grown.length === 0 && services.length > 0,
       detail:
         services.length === 0
           ? 'no service was sampled'
