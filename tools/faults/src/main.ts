@@ -6,6 +6,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { ALL_ROWS, ALL_SCENARIOS, defaultRows, networkProblem, renderTable, runSuite, topologyProblem } from './run-suite.ts'
+import { parseDuration, parseInterval } from './soak/duration.ts'
+import { runSoak } from './soak/run-soak.ts'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 
@@ -37,12 +39,30 @@ options:
   --seed N           seed of the fault moments (default: random, printed)
   --quick            one fault of each kind and shorter outages (the integration
                      suite's short version; use with a few thousand --events)
-  --out FILE         result file (default fault-results/latest.json)
-  -h, --help         this text`
+  --out FILE         result file (default fault-results/latest.json; soak-latest.json with --soak)
+  -h, --help         this text
+
+chaos soak (--soak DURATION, e.g. 20m, 60m, 1h; with --brokers 1 or 3):
+  Traffic at a steady rate for DURATION and one fault drawn from the whole
+  catalogue (kills of each service, broker kills, restarts and pauses of the
+  leader and the coordinators, registry outage, enrichment and bank API chaos,
+  network partitions and the lost broker; only those the topology can run)
+  every 1-3 minutes, from a seeded plan printed at the start. Every process's
+  RSS and heap are sampled each minute. Prints each fault's pause and resume
+  time, each process's RSS and heap slopes (MB per hour, least squares) and RSS
+  growth over the last 15 minutes, then checks the whole run (check-topics).
+  Passes when: 0 lost / 0 duplicated / 0 DLQ from faults, every fault's output
+  resumed within 60 s of its heal, no process exited on its own, no service's
+  RSS grew by more than 50 MB over the last 15 minutes, no consent ended.
+  --soak DURATION    run the soak instead of the rows (--scenarios, --events, --quick do not apply)
+  --rate N           raw events per second during the soak (default 200)
+  --seed N           seed of the plan (which fault, when; default: random, printed)
+  --interval MIN-MAX gap between two planned fault starts (default 1m-3m)
+  --sample-every D   memory sampling period (default 1m)`
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { help: { type: 'boolean', short: 'h' }, brokers: { type: 'string' }, scenarios: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, quick: { type: 'boolean' } },
+    options: { help: { type: 'boolean', short: 'h' }, brokers: { type: 'string' }, scenarios: { type: 'string' }, events: { type: 'string' }, rate: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, quick: { type: 'boolean' }, soak: { type: 'string' }, interval: { type: 'string' }, 'sample-every': { type: 'string' } },
   })
   if (values.help) {
     process.stdout.write(`${HELP}\n`)
@@ -53,6 +73,7 @@ async function main(): Promise<number> {
     process.stderr.write(`faults: --brokers must be 1 or 3, got ${values.brokers}\n`)
     return 2
   }
+  if (values.soak !== undefined) return soak(values, brokers)
   const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()).filter(Boolean) : defaultRows(brokers)
   const unknown = scenarios.filter((s) => !ALL_ROWS.includes(s))
   if (unknown.length > 0 || scenarios.length === 0) {
@@ -86,6 +107,30 @@ async function main(): Promise<number> {
   for (const r of rows.filter((x) => !x.passed)) process.stdout.write(`${r.scenario} FAILED: ${r.failures.join('; ')}\n`)
   process.stdout.write(`results: ${path.relative(process.cwd(), outFile)}\n`)
   return rows.every((r) => r.passed) ? 0 : 1
+}
+
+async function soak(values: { soak?: string; scenarios?: string; events?: string; quick?: boolean; rate?: string; seed?: string; interval?: string; 'sample-every'?: string; out?: string }, brokers: number): Promise<number> {
+  const fail = (message: string) => {
+    process.stderr.write(`faults: ${message}\n`)
+    return 2
+  }
+  if (values.scenarios !== undefined || values.events !== undefined || values.quick) return fail('--soak runs the whole catalogue for a time: --scenarios, --events and --quick do not apply')
+  const durationMs = parseDuration(values.soak ?? '')
+  if (durationMs === undefined || durationMs < 60_000) return fail(`--soak must be a duration of at least 1m (90s, 20m, 1h), got ${values.soak}`)
+  const intervalMs = parseInterval(values.interval ?? '1m-3m')
+  if (intervalMs === undefined) return fail(`--interval must be MIN-MAX durations such as 1m-3m, got ${values.interval}`)
+  const sampleEveryMs = parseDuration(values['sample-every'] ?? '1m')
+  if (sampleEveryMs === undefined || sampleEveryMs < 1_000) return fail(`--sample-every must be a duration of at least 1s, got ${values['sample-every']}`)
+  const rate = Number(values.rate ?? '200')
+  const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed)
+  if (!Number.isInteger(rate) || rate < 1) return fail('--rate must be a positive integer')
+  if (!Number.isInteger(seed) || seed < 0) return fail('--seed must be a non-negative integer')
+  const outFile = path.resolve(values.out ?? path.join(repoRoot, 'fault-results', 'soak-latest.json'))
+  const say = (line: string) => process.stderr.write(`${line}\n`)
+  say(`chaos soak on ${brokers === 1 ? 'one broker' : `${brokers} brokers`}: ${values.soak} at ${rate} raw events/s, a fault every ${values.interval ?? '1m-3m'}; seed ${seed}`)
+  const result = await runSoak({ repoRoot, brokers, durationMs, intervalMs, ratePerSecond: rate, seed, sampleEveryMs, outFile, say })
+  process.stdout.write(`\n${result.tables}\n\n${result.passed ? 'soak PASSED' : 'soak FAILED'}\nresults: ${path.relative(process.cwd(), outFile)}\n`)
+  return result.passed ? 0 : 1
 }
 
 main().then(

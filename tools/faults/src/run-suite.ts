@@ -1,8 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { compareTopics, readCommitted, type CompareSummary } from '@tep/check-topics'
-import { TOPICS } from '@tep/kafka'
 import { FlowMonitor } from './flow-monitor.ts'
 import { CLUSTER_SCENARIOS } from './cluster-scenarios.ts'
 import { ClusterNetwork } from './network/cluster-network.ts'
@@ -10,8 +8,10 @@ import { networkUnavailableReason } from './network/requirements.ts'
 import { PARTITION_SCENARIOS } from './partition-scenarios.ts'
 import { resumedAfterHealSeconds as resumedAfterHeal } from './resume-after-heal.ts'
 import { SCENARIOS, advanceBankClock, type Scenario } from './scenarios.ts'
+import { mulberry32 } from './seeded-random.ts'
 import { checkBank401First, checkOAuthState, scanLogsForSecrets, type SecurityResult } from './security.ts'
 import { FaultSystem } from './system.ts'
+import { checkWindow } from './topic-check.ts'
 
 export interface RowResult {
   scenario: string
@@ -25,10 +25,10 @@ export interface RowResult {
   maxPauseSeconds: number
   /** For each broker kill of the row: seconds from the kill until the output flowed again (null: it did not within the row). */
   resumedAfterKillSeconds: Array<number | null>
-  /** For each network partition of the row: seconds from the heal until the output flowed again (null: it did not within the row). */
-  resumedAfterHealSeconds?: Array<number | null>
   /** For each broker kill of the row: seconds from the kill until the killed broker answered again. */
   brokerBackAfterKillSeconds: number[]
+  /** For each network partition of the row: seconds from the heal until the output flowed again (null: it did not within the row). */
+  resumedAfterHealSeconds?: Array<number | null>
   recoverySeconds: number | null
   passed: boolean
   /** Why a row failed, and what else is worth knowing. */
@@ -75,30 +75,6 @@ export function topologyProblem(name: string, brokers: number): string | undefin
   if (topology === 'cluster' && brokers < 3) return `${name} needs a replicated cluster (--brokers 3)`
   if (topology === 'single' && brokers !== 1) return `${name} restarts the only broker; it runs with --brokers 1`
   return undefined
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-/** Reads the three topics with the independent reader and compares raw records produced in [from, to]. */
-async function checkWindow(system: FaultSystem, from: number, to: number): Promise<CompareSummary & { raw: CompareSummary['raw'] }> {
-  const records = await readCommitted({ brokers: system.stack.brokers, topics: [TOPICS.transactionsRaw, TOPICS.transactionsEnriched, TOPICS.transactionsDlq], timeoutMs: 600_000 })
-  const text = (b: Buffer | null) => (b === null ? null : b.toString('utf8'))
-  const keyed = (r: { key: Buffer | null; timestamp: number }) => ({ key: text(r.key), timestamp: r.timestamp })
-  return compareTopics({
-    raw: (records.get(TOPICS.transactionsRaw) ?? []).map(keyed),
-    enriched: (records.get(TOPICS.transactionsEnriched) ?? []).map(keyed),
-    dlq: (records.get(TOPICS.transactionsDlq) ?? []).map((r) => ({ ...keyed(r), code: r.headers.get('dlq.error.code') })),
-    window: { from, to },
-  })
 }
 
 async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: Scenario, events: number, options: SuiteOptions, random: () => number): Promise<RowResult> {
@@ -197,8 +173,8 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
     dlqFromFaults: summary.dlqFromFaults,
     maxPauseSeconds,
     resumedAfterKillSeconds,
-    ...(resumedAfterHealSeconds.length > 0 ? { resumedAfterHealSeconds } : {}),
     brokerBackAfterKillSeconds,
+    ...(resumedAfterHealSeconds.length > 0 ? { resumedAfterHealSeconds } : {}),
     recoverySeconds: drainedAt === undefined ? null : Math.max(0, Math.round((drainedAt - Math.max(injected.lastFaultEndedAt, to)) / 100) / 10),
     passed: failures.length === 0,
     failures,
@@ -214,7 +190,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
  * history backfills) against the whole output once more, which also catches an
  * outcome duplicated after its row was checked.
  */
-async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line: string) => void): Promise<RowResult> {
+export async function wholeRunRow(system: FaultSystem, monitor: FlowMonitor, say: (line: string) => void): Promise<RowResult> {
   say('\n▶ whole-run: every raw record of the run, checked once more at the end')
   const drainedAt = await monitor.waitDrained()
   const summary = await checkWindow(system, 0, Date.now())

@@ -1,6 +1,10 @@
 import { exampleRawCardTransaction } from '@tep/schemas'
 import { Fuzzer } from './fuzz.ts'
 import { grantConsent } from './consent-grant.ts'
+import { apiBurst, BANK_BURSTS, ENRICHMENT_BURSTS } from './single-faults/api-chaos.ts'
+import { restartOnlyBroker } from './single-faults/broker-kill.ts'
+import { registryOutage } from './single-faults/registry-outage.ts'
+import { killService } from './single-faults/service-kill.ts'
 import { SERVICES, type FaultSystem } from './system.ts'
 import type { ExtraRecord } from './traffic.ts'
 
@@ -24,10 +28,10 @@ export interface InjectResult {
   notes: string[]
   /** When each broker kill was sent: the row reports how long after each the output flowed again. */
   killedAt?: number[]
-  /** When each network partition was healed (rules removed): the row reports how long after each the output flowed again. */
-  healedAt?: number[]
   /** For each kill, when the killed broker answered again (same order as killedAt). */
   backAt?: number[]
+  /** When each network partition was healed (rules removed): the row reports how long after each the output flowed again. */
+  healedAt?: number[]
 }
 
 export interface Scenario {
@@ -58,13 +62,6 @@ function moments(ctx: InjectContext, n: number, lo = 0.05, hi = 0.85): number[] 
   return Array.from({ length: n }, () => ctx.startedAt + ctx.plannedMs * (lo + (hi - lo) * ctx.random())).sort((a, b) => a - b)
 }
 
-async function putFaults(url: string, faults: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${url}/__admin/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) })
-  if (!res.ok) throw new Error(`PUT ${url}/__admin/faults ${JSON.stringify(faults)} answered ${res.status}: ${await res.text()}`)
-}
-async function clearFaults(url: string): Promise<void> {
-  await fetch(`${url}/__admin/faults`, { method: 'DELETE' }).then((r) => r.body?.cancel())
-}
 export async function advanceBankClock(system: FaultSystem, advance: string): Promise<void> {
   const res = await fetch(`${system.bankUrl}/__admin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance }) })
   if (!res.ok) throw new Error(`bank clock advance ${advance}: ${res.status} ${await res.text()}`)
@@ -86,9 +83,9 @@ export const SCENARIOS: Scenario[] = [
       let last = Date.now()
       for (const [i, name] of kills.entries()) {
         await sleep(at[i]! - Date.now())
-        const down = await ctx.system.service(name).killAndRestart()
-        last = Date.now()
-        ctx.say(`  kill -9 ${name} (${i + 1}/${kills.length}), back after ${(down / 1000).toFixed(1)} s`)
+        const outcome = await killService(ctx, name)
+        last = outcome.healedAt
+        ctx.say(`  kill -9 ${name} (${i + 1}/${kills.length}), back after ${((outcome.healedAt - outcome.startedAt) / 1000).toFixed(1)} s`)
       }
       return { faultsInjected: kills.length, lastFaultEndedAt: last, failures: [], notes: [] }
     },
@@ -104,9 +101,7 @@ export const SCENARIOS: Scenario[] = [
       let last = Date.now()
       for (const [i, signal] of kinds.entries()) {
         await sleep(at[i]! - Date.now())
-        const outage = await ctx.system.restartBroker(signal)
-        last = Date.now()
-        ctx.say(`  broker ${signal === 'SIGKILL' ? 'kill -9' : 'clean stop'} and restart, answering again after ${(outage / 1000).toFixed(1)} s`)
+        last = (await restartOnlyBroker(ctx, signal)).healedAt
       }
       return { faultsInjected: kinds.length, lastFaultEndedAt: last, failures: [], notes: [] }
     },
@@ -117,15 +112,8 @@ export const SCENARIOS: Scenario[] = [
     describe: 'the schema registry stopped (SIGSTOP) for 30 s, transaction-ingest killed and restarted in the middle of it (so it needs the registry)',
     async inject(ctx) {
       await sleep(ctx.startedAt + ctx.plannedMs * 0.2 - Date.now())
-      const outageMs = ctx.quick ? 12_000 : 30_000
-      ctx.say(`  registry stopped for ${outageMs / 1000} s`)
-      const outage = ctx.system.stopRegistry(outageMs)
-      await sleep(outageMs / 4)
-      const restart = ctx.system.service('transaction-ingest').killAndRestart()
-      await outage
-      ctx.say('  registry continued')
-      await restart
-      return { faultsInjected: 2, lastFaultEndedAt: Date.now(), failures: [], notes: ['ingest restarted while the registry was stopped'] }
+      const outcome = await registryOutage(ctx, ctx.quick ? 12_000 : 30_000)
+      return { faultsInjected: 2, lastFaultEndedAt: outcome.healedAt, failures: [], notes: ['ingest restarted while the registry was stopped'] }
     },
   },
   {
@@ -133,25 +121,13 @@ export const SCENARIOS: Scenario[] = [
     weight: 0.15,
     describe: 'enrichment simulator /__admin/faults: 5xx bursts, 429 with Retry-After, latency beyond the client timeout, connection resets, token revocation',
     async inject(ctx) {
-      const url = ctx.system.enrichmentUrl
-      const bursts: Array<{ what: string; faults: Record<string, unknown>; ms: number }> = [
-        { what: '5xx burst (503)', faults: { errorRate: 1, errorStatus: 503 }, ms: 6_000 },
-        { what: '5xx burst (500, half the calls)', faults: { errorRate: 0.5, errorStatus: 500 }, ms: 6_000 },
-        { what: '429 with Retry-After 2', faults: { throttleRate: 1, retryAfterSeconds: 2 }, ms: 6_000 },
-        { what: 'latency 12 s (client timeout 10 s)', faults: { latencyMs: 12_000 }, ms: 15_000 },
-        { what: 'connection resets', faults: { resetRate: 0.5 }, ms: 6_000 },
-        { what: 'token revocation', faults: { revokeTokens: true }, ms: 0 },
-      ]
+      const bursts = ENRICHMENT_BURSTS
       const at = moments(ctx, bursts.length, 0.05, 0.8)
       let last = Date.now()
       for (const [i, b] of bursts.entries()) {
         await sleep(at[i]! - Date.now())
-        await putFaults(url, b.faults)
-        ctx.say(`  enrichment API: ${b.what}`)
         // Latency must outlast the client timeout even in the short version.
-        await sleep(ctx.quick && b.ms < 12_000 ? b.ms / 2 : b.ms)
-        await clearFaults(url)
-        last = Date.now()
+        last = (await apiBurst(ctx, 'enrichment', b, ctx.quick && b.ms < 12_000 ? b.ms / 2 : b.ms)).healedAt
       }
       return { faultsInjected: bursts.length, lastFaultEndedAt: last, failures: [], notes: [] }
     },
@@ -165,19 +141,12 @@ export const SCENARIOS: Scenario[] = [
       const failures: string[] = []
       const notes: string[] = []
       // New days of history keep bank-sync busy while the bank misbehaves.
-      const bursts: Array<{ what: string; faults: Record<string, unknown> }> = [
-        { what: '5xx (500)', faults: { errorRate: 1, errorStatus: 500 } },
-        ...(ctx.quick ? [] : [{ what: '5xx (503, half the calls)', faults: { errorRate: 0.5, errorStatus: 503 } }]),
-        { what: '429 with Retry-After 2', faults: { throttleRate: 1, retryAfterSeconds: 2 } },
-      ]
+      const bursts = [BANK_BURSTS[500], ...(ctx.quick ? [] : [BANK_BURSTS['503-half']]), BANK_BURSTS[429]]
       const at = moments(ctx, bursts.length + 2, 0.05, 0.8)
       for (const [i, b] of bursts.entries()) {
         await sleep(at[i]! - Date.now())
         await advanceBankClock(system, '1d')
-        await putFaults(system.bankUrl, b.faults)
-        ctx.say(`  bank API: ${b.what}`)
-        await sleep(ctx.quick ? 5_000 : 8_000)
-        await clearFaults(system.bankUrl)
+        await apiBurst(ctx, 'bank', b, ctx.quick ? 5_000 : 8_000)
       }
       // Revoked mid-sync: a fresh consent (history backfill running) revoked by the user at the bank.
       await sleep(at[bursts.length]! - Date.now())

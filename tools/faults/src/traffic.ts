@@ -48,15 +48,18 @@ export class Traffic {
   /**
    * `count` raw events at about `perSecond`, with `extra(n)` records (fuzz) mixed
    * into each batch; then, while `trickleWhile()` holds (faults still being
-   * injected), a tenth of that rate, so every fault meets live traffic.
+   * injected), a tenth of that rate, so every fault meets live traffic;
+   * `stopWhen()` ends it early (checked before every batch).
    */
-  async run(options: { prefix: string; count: number; perSecond: number; extra?: (batchSize: number) => Promise<ExtraRecord[]>; trickleWhile?: () => boolean }): Promise<void> {
+  async run(options: { prefix: string; count: number; perSecond: number; extra?: (batchSize: number) => Promise<ExtraRecord[]>; trickleWhile?: () => boolean; stopWhen?: () => boolean }): Promise<void> {
     const tickMs = 250
     const perTick = Math.max(1, Math.round((options.perSecond * tickMs) / 1000))
     const trickle = Math.max(1, Math.round(perTick / 10))
     let sent = 0
     let next = Date.now()
     for (;;) {
+      // The soak's traffic runs for a time, not a count: it stops when told.
+      if (options.stopWhen?.()) break
       const main = sent < options.count
       if (!main && !options.trickleWhile?.()) break
       const n = main ? Math.min(perTick, options.count - sent) : trickle
