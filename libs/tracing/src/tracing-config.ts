@@ -94,9 +94,10 @@ function otlpUrlOf(env: TracingEnv): string {
  */
 export function readTracingConfig(env: TracingEnv, defaultServiceName: string): TracingConfig {
   const exporters = exportersOf(env)
-  const protocol = text(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? text(env, 'OTEL_EXPORTER_OTLP_PROTOCOL')
+  const protocolVariable = text(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL'
+  const protocol = text(env, protocolVariable)
   if (exporters.includes('otlp') && protocol !== undefined && protocol !== 'http/protobuf')
-    throw new TracingConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `only http/protobuf is supported, got ${JSON.stringify(protocol)}`)
+    throw new TracingConfigError(protocolVariable, `only http/protobuf is supported, got ${JSON.stringify(protocol)}`)
   const resourceAttributes = keyValues(env, 'OTEL_RESOURCE_ATTRIBUTES')
   return {
     exporters,

@@ -7,7 +7,6 @@ import { BankSyncConfigError } from './errors.ts'
 export const bankSyncEnv = {
   ...kafkaVars,
   ...observabilityVars,
-  ...tracingVars,
   ...bankApiVars,
   TOKEN_ENCRYPTION_KEY: envVar(
     z.string().min(1),
@@ -159,6 +158,8 @@ export const bankSyncEnv = {
     'prefix of the per-partition transactional ids (<prefix>-<partition>)',
     { default: 'bank-sync' },
   ),
+  // Last: rarely set, and @tep/tracing validates them itself.
+  ...tracingVars,
 }
 
 /**

@@ -13,7 +13,6 @@ export const pollerEnv = {
   ...kafkaVars,
   ...enrichmentApiVars,
   ...observabilityVars,
-  ...tracingVars,
   INVALIDATIONS_START_AT: envVar(
     parse.moment,
     'where to start when no cursor is stored yet: now, an ISO-8601 moment, or a duration ago (7d); ignored once a cursor exists',
@@ -48,4 +47,6 @@ export const pollerEnv = {
       default: 'enrichment-v5',
     },
   ),
+  // Last: rarely set, and @tep/tracing validates them itself.
+  ...tracingVars,
 }

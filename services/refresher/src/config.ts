@@ -4,7 +4,6 @@ export const refresherEnv = {
   ...kafkaVars,
   ...enrichmentApiVars,
   ...observabilityVars,
-  ...tracingVars,
   INVALIDATIONS_ENABLED: envVar(
     parse.boolean,
     'true when the invalidation poller runs (entries are kept until invalidated); false turns on the sweep',
@@ -57,4 +56,6 @@ export const refresherEnv = {
     'shop/merchant reads in flight per consumed batch',
     { default: '8' },
   ),
+  // Last: rarely set, and @tep/tracing validates them itself.
+  ...tracingVars,
 }
