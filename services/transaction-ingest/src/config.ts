@@ -1,6 +1,7 @@
 import { envVar, enrichmentApiVars, kafkaVars, observabilityVars, parse, tracingVars } from '@tep/config'
 import { TOPICS } from '@tep/kafka'
 import { z } from 'zod'
+import { TABLE_STORES } from './snapshot-store.ts'
 
 /**
  * Every environment variable transaction-ingest reads. The same object drives
@@ -9,7 +10,6 @@ import { z } from 'zod'
 export const INGEST_ENV = {
   ...kafkaVars,
   ...observabilityVars,
-  ...tracingVars,
   ...enrichmentApiVars,
   INGEST_LOOKUP_MODE: envVar(
     z.enum(['single', 'batch'], { message: 'expected single or batch' }),
@@ -91,13 +91,13 @@ export const INGEST_ENV = {
     { optional: true },
   ),
   INGEST_TABLE_STORE: envVar(
-    z.enum(['compact', 'lmdb'], { message: 'expected compact or lmdb' }),
+    z.enum(TABLE_STORES, { message: `expected ${TABLE_STORES.join(' or ')}` }),
     'store of the shop/merchant table: `compact` (in-memory compact table, loaded by loader processes, checkpoint file in INGEST_STATE_DIR) or `lmdb` (an LMDB database in INGEST_STATE_DIR/table.lmdb, written with every batch of the topics; needs INGEST_STATE_DIR)',
     { default: 'compact' },
   ),
   INGEST_STATE_DIR: envVar(
     parse.nonEmpty,
-    'directory of the table checkpoint: the shop/merchant table and the topic offsets it reflects, written from time to time and at a clean stop, so that a restart reads it and replays only what the compacted topics got since (a checkpoint that does not match the topics is logged and ignored); unset: every start loads the table from the topics',
+    'directory of the table checkpoint: the shop/merchant table and the topic offsets it reflects, written from time to time and at a clean stop, so that a restart reads it and replays only what the compacted topics got since (a checkpoint that does not match the topics is logged and ignored); unset: every start loads the table from the topics. With INGEST_TABLE_STORE=lmdb it holds the LMDB store instead and must be set (INGEST_STATE_INTERVAL and INGEST_TABLE_LOADERS then do not apply)',
     { optional: true },
   ),
   INGEST_STATE_INTERVAL: envVar(
@@ -145,4 +145,6 @@ export const INGEST_ENV = {
   INGEST_MERCHANTS_TOPIC: envVar(parse.nonEmpty, 'compacted merchant snapshots (the table source)', {
     default: TOPICS.merchantMerchants,
   }),
+  // Last: rarely set, and @tep/tracing validates them itself.
+  ...tracingVars,
 }

@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { ClusterTopics, Kafka } from '@tep/kafka'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMerchantTables } from './snapshot-table.ts'
+import { CHECKPOINT_FILE } from './table-checkpoint.ts'
 import { TableCheckpointer } from './table-checkpointer.ts'
 
 const identity: ClusterTopics = {
@@ -76,5 +77,24 @@ describe('TableCheckpointer at start', () => {
       () => stop.abort(),
     )
     await expect(restarted.restore(stop.signal)).resolves.toBeUndefined()
+  })
+  it('with an unreadable checkpoint, still waits for the cluster before giving up, and stops asking once it answered', async () => {
+    const dir = await stateDir()
+    await writeFile(path.join(dir, CHECKPOINT_FILE), 'not a checkpoint at all')
+    let calls = 0
+    const waiting: string[] = []
+    const restarted = checkpointer(
+      dir,
+      async () => {
+        calls += 1
+        if (calls <= 2) throw new Error('connect ECONNREFUSED 127.0.0.1:9092')
+        return identity
+      },
+      (reason) => waiting.push(reason),
+    )
+    await expect(restarted.restore()).resolves.toBeUndefined()
+    // Resolved only after the cluster answered: no describe, and no "waiting" message, after that.
+    expect(calls).toBe(3)
+    expect(waiting).toHaveLength(2)
   })
 })

@@ -96,7 +96,13 @@ export class TableCheckpointer {
       // restart. A body read for a checkpoint then refused is only garbage (a cold load follows).
       const identityAsked = this.#describeUntilAnswered(signal)
       identityAsked.catch(() => {})
-      const found = await readCheckpointHeader(config.dir)
+      // A header that cannot be read still waits for the describe: left running, its late
+      // `onWaiting` would mark a ready instance unready, and the cold load needs the cluster anyway.
+      const found = await readCheckpointHeader(config.dir).catch(async (err: unknown) => {
+        const identity = await identityAsked.catch(() => undefined)
+        if (identity !== undefined) this.#identity = identity
+        throw err
+      })
       const bodyRead = found === undefined ? undefined : readCheckpointBody(config.dir, found.header)
       bodyRead?.catch(() => {})
       const identity = await identityAsked

@@ -29,7 +29,7 @@ import { MerchantDetails } from './merchant-details.ts'
 import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
 import { OutcomeTracker } from './outcome-tracker.ts'
 import { createMerchantTables, type MerchantTables } from './snapshot-table.ts'
-import { openLmdbMerchantTables, type LmdbMerchantTables } from './lmdb-store/lmdb-tables.ts'
+import type { LmdbMerchantTables } from './lmdb-store/lmdb-tables.ts'
 import type { DetailTables, TableStoreKind } from './snapshot-store.ts'
 import { TableReader, type TableLoaderConfig } from './table-reader.ts'
 import type { TableCheckpointConfig } from './table-checkpointer.ts'
@@ -185,6 +185,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   let tables: MerchantTables | LmdbMerchantTables
   if (options.tableStore === 'lmdb') {
     if (options.tableCheckpoint === undefined) throw new TypeError('tableStore lmdb needs tableCheckpoint.dir (INGEST_STATE_DIR)')
+    // Loaded only when chosen: the default (compact) process never loads the native module.
+    const { openLmdbMerchantTables } = await import('./lmdb-store/lmdb-tables.ts')
     tables = openLmdbMerchantTables(options.tableCheckpoint.dir, tableOptions)
   } else tables = createMerchantTables(tableOptions)
   registerTableGauges(metricsRegistry, tables)

@@ -13,6 +13,8 @@ const MAX_COMMITS_IN_FLIGHT = 3
 export class LmdbCommitter {
   readonly #tables: LmdbMerchantTables
   readonly #inFlight: Promise<void>[] = []
+  /** A batch was applied since the start: only then do the positions (and their time) move at close. */
+  #applied = false
 
   constructor(tables: LmdbMerchantTables) {
     this.#tables = tables
@@ -20,6 +22,7 @@ export class LmdbCommitter {
 
   /** After a batch: commit what was applied with `positions` (a snapshot is taken now). A failed commit throws here, soon after. */
   async afterBatch(positions: ReadonlyMap<string, bigint>): Promise<void> {
+    this.#applied = true
     const commit = this.#tables.commit([...positions])
     // Observed now so that a failure is not unhandled; thrown by the await below.
     commit.catch(() => {})
@@ -36,7 +39,9 @@ export class LmdbCommitter {
 
   async close(positions: ReadonlyMap<string, bigint> | undefined): Promise<void> {
     try {
-      if (positions !== undefined) await this.flush(positions)
+      // Nothing read since the start (e.g. stopped while the store was still being checked): a
+      // commit would only stamp old positions as written now, and an old store would pass as fresh.
+      if (positions !== undefined && this.#applied) await this.flush(positions)
     } finally {
       await this.#tables.close()
     }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import type { ClusterTopics, Kafka } from '@tep/kafka'
 import { exampleMerchant, exampleShop } from '@tep/schemas'
 import { afterEach, describe, expect, it } from 'vitest'
+import { LmdbCommitter } from './lmdb-committer.ts'
 import { restoreLmdbPositions } from './lmdb-restore.ts'
 import { openLmdbMerchantTables, type LmdbMerchantTables } from './lmdb-tables.ts'
 
@@ -107,4 +108,34 @@ describe('the LMDB table store at start', () => {
       await t.close()
     }
   }, 60_000)
+})
+
+describe('the LMDB table store after a failed or an empty run', () => {
+  it('writes no position after a failed commit: a later batch would claim the records that were lost', async () => {
+    const dir = await stateDir()
+    const t = tables(dir)
+    await restore(t, identity)
+    t.shops.applyFromTopic('a', { ...exampleShop(), uid: 'a', fetchedAt: 1 })
+    await t.commit([['shops:0', 1n]])
+    // LMDB refuses keys over its limit (1978 bytes): this batch is not stored.
+    const long = 'x'.repeat(3000)
+    t.shops.applyFromTopic(long, { ...exampleShop(), uid: long, fetchedAt: 1 })
+    t.shops.applyFromTopic('b', { ...exampleShop(), uid: 'b', fetchedAt: 1 })
+    await expect(t.commit([['shops:0', 3n]])).rejects.toThrow()
+    t.shops.applyFromTopic('c', { ...exampleShop(), uid: 'c', fetchedAt: 1 })
+    await expect(t.commit([['shops:0', 4n]])).rejects.toThrow(/earlier write .* failed/)
+    expect(t.storedState().positions).toEqual({ 'shops:0': '1' })
+  })
+
+  it('a stop before any batch was read leaves the stored positions and their time as they were', async () => {
+    const dir = await stateDir()
+    const first = openLmdbMerchantTables(dir, { invalidationsEnabled: true, now: () => 1_000 })
+    first.shops.applyFromTopic('a', { ...exampleShop(), uid: 'a', fetchedAt: 1 })
+    await first.commit([['shops:0', 1n]])
+    await first.close()
+    const later = openLmdbMerchantTables(dir, { invalidationsEnabled: true, now: () => 5_000 })
+    await new LmdbCommitter(later).close(new Map([['shops:0', 1n]]))
+    const again = tables(dir)
+    expect(again.storedState()).toMatchObject({ writtenAt: 1_000, positions: { 'shops:0': '1' } })
+  })
 })

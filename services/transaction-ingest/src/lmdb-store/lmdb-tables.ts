@@ -54,6 +54,8 @@ export class LmdbMerchantTables implements DetailTables {
   readonly #meta: Database<unknown, string>
   readonly #now: () => number
   #closed = false
+  /** The first commit that failed: after it no position is written again (it would claim the lost records). */
+  #failed: unknown
 
   constructor(dir: string, options: SnapshotTableOptions) {
     this.dir = path.join(dir, LMDB_DIR)
@@ -89,6 +91,8 @@ export class LmdbMerchantTables implements DetailTables {
    * transaction; resolves once it is durable. Commits are written in the order called.
    */
   async commit(positions: Iterable<[string, bigint]>): Promise<void> {
+    // The records of a failed batch are not in the store; a later batch's positions are past them.
+    if (this.#failed !== undefined) throw new Error('an earlier write to the LMDB table store failed; no position is written after it', { cause: this.#failed })
     const shopWrites = this.shops.takePending()
     const merchantWrites = this.merchants.takePending()
     const shops = this.#shopsDb
@@ -102,6 +106,9 @@ export class LmdbMerchantTables implements DetailTables {
         for (const [key, offset] of positions) void this.#positions.put(key, offset.toString())
         void this.#meta.put('writtenAt', stamp)
       })
+    } catch (err) {
+      this.#failed ??= err
+      throw err
     } finally {
       this.shops.settle(shopWrites)
       this.merchants.settle(merchantWrites)
