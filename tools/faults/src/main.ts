@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { ALL_ROWS, ALL_SCENARIOS, defaultRows, networkProblem, renderTable, runSuite, topologyProblem } from './run-suite.ts'
+import { ALL_ROWS, ALL_SCENARIOS, networkProblem, renderTable, runnableDefaultRows, runSuite, topologyProblem } from './run-suite.ts'
 import { parseDuration, parseInterval } from './soak/duration.ts'
 import { runSoak } from './soak/run-soak.ts'
 
@@ -22,13 +22,14 @@ and DLQ topics are read with read_committed by the independent checker
 fault-results/latest.json. Exit status 0 when every row passed.
 
 rows (--scenarios, comma-separated; default: every row of the chosen topology;
-[cluster] rows need --brokers 3, [single] rows --brokers 1; the partition rows also
-need root and iptables: every Kafka node and service then runs in its own network
-namespace, and the partitions are iptables rules there):
-${ALL_SCENARIOS.map((s) => `  ${s.name.padEnd(24)}${s.topology === 'cluster' ? '[cluster] ' : s.topology === 'single' ? '[single] ' : ''}${s.describe}`).join('\n')}
-  ${'oauth-state'.padEnd(24)}the consent gateway refuses a replayed, expired or forged state; error=access_denied
-  ${'bank-401-first'.padEnd(24)}bank API calls without a valid token get 401 before any other check
-  ${'secrets-not-logged'.padEnd(24)}no log line holds a secret, token, authorization code or card number of the run
+[cluster] rows need --brokers 3, [single] rows --brokers 1; [cluster, root] rows (the
+partitions) also need root and iptables: every Kafka node and service then runs in its
+own network namespace, and the partitions are iptables rules there. Without them the
+default set leaves those rows out and says so):
+${ALL_SCENARIOS.map((s) => `  ${s.name.padEnd(32)}${s.topology === 'cluster' ? (s.needsNetwork ? '[cluster, root] ' : '[cluster] ') : s.topology === 'single' ? '[single] ' : ''}${s.describe}`).join('\n')}
+  ${'oauth-state'.padEnd(32)}the consent gateway refuses a replayed, expired or forged state; error=access_denied
+  ${'bank-401-first'.padEnd(32)}bank API calls without a valid token get 401 before any other check
+  ${'secrets-not-logged'.padEnd(32)}no log line holds a secret, token, authorization code or card number of the run
 
 options:
   --brokers N        Kafka nodes: 1 (default) or 3, a KRaft cluster with replication
@@ -74,7 +75,14 @@ async function main(): Promise<number> {
     return 2
   }
   if (values.soak !== undefined) return soak(values, brokers)
-  const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()).filter(Boolean) : defaultRows(brokers)
+  let scenarios: string[]
+  if (values.scenarios !== undefined) scenarios = values.scenarios.split(',').map((s) => s.trim()).filter(Boolean)
+  else {
+    // The default set runs what it can here; rows named with --scenarios are refused below instead.
+    const runnable = runnableDefaultRows(brokers)
+    if (runnable.leftOut !== undefined) process.stderr.write(`faults: leaving out ${runnable.leftOut} (name them with --scenarios once that is fixed)\n`)
+    scenarios = runnable.rows
+  }
   const unknown = scenarios.filter((s) => !ALL_ROWS.includes(s))
   if (unknown.length > 0 || scenarios.length === 0) {
     process.stderr.write(`faults: unknown scenario ${unknown.join(', ')}; known: ${ALL_ROWS.join(', ')}\n`)

@@ -69,6 +69,18 @@ export function networkProblem(names: string[]): string | undefined {
   return reason === undefined ? undefined : `${needing.join(', ')} need every party on its own network address, but ${reason}`
 }
 
+/**
+ * The default rows this machine can run: without root or iptables the partition rows
+ * are left out (`leftOut` says which and why) and the other cluster rows still run.
+ */
+export function runnableDefaultRows(brokers: number, problem: (names: string[]) => string | undefined = networkProblem): { rows: string[]; leftOut?: string } {
+  const rows = defaultRows(brokers)
+  const leftOut = problem(rows)
+  if (leftOut === undefined) return { rows }
+  const needing = new Set(ALL_SCENARIOS.filter((s) => s.needsNetwork).map((s) => s.name))
+  return { rows: rows.filter((r) => !needing.has(r)), leftOut }
+}
+
 /** Why `name` cannot run on `brokers` nodes, or undefined when it can. */
 export function topologyProblem(name: string, brokers: number): string | undefined {
   const topology = ALL_SCENARIOS.find((s) => s.name === name)?.topology ?? 'any'
