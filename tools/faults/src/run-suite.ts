@@ -7,7 +7,7 @@ import { ClusterNetwork } from './network/cluster-network.ts'
 import { networkUnavailableReason } from './network/requirements.ts'
 import { PARTITION_SCENARIOS } from './partition-scenarios.ts'
 import { resumedAfterHealSeconds as resumedAfterHeal } from './resume-after-heal.ts'
-import { SCENARIOS, advanceBankClock, type Scenario } from './scenarios.ts'
+import { SCENARIOS, type Scenario } from './scenarios.ts'
 import { mulberry32 } from './seeded-random.ts'
 import { checkBank401First, checkOAuthState, scanLogsForSecrets, type SecurityResult } from './security.ts'
 import { FaultSystem } from './system.ts'
@@ -107,8 +107,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   let bankTicks = 0
   const bankTimer = setInterval(() => {
     bankTicks++
-    system.bankDaysSinceConsent++
-    void advanceBankClock(system, '1d').catch(() => {})
+    void system.advanceBankClock(1).catch(() => {})
   }, 10_000)
   const sentBefore = system.traffic.produced
   let injecting = true

@@ -62,11 +62,6 @@ function moments(ctx: InjectContext, n: number, lo = 0.05, hi = 0.85): number[] 
   return Array.from({ length: n }, () => ctx.startedAt + ctx.plannedMs * (lo + (hi - lo) * ctx.random())).sort((a, b) => a - b)
 }
 
-export async function advanceBankClock(system: FaultSystem, advance: string): Promise<void> {
-  const res = await fetch(`${system.bankUrl}/__admin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance }) })
-  if (!res.ok) throw new Error(`bank clock advance ${advance}: ${res.status} ${await res.text()}`)
-}
-
 export const SCENARIOS: Scenario[] = [
   {
     name: 'kill-services',
@@ -145,7 +140,7 @@ export const SCENARIOS: Scenario[] = [
       const at = moments(ctx, bursts.length + 2, 0.05, 0.8)
       for (const [i, b] of bursts.entries()) {
         await sleep(at[i]! - Date.now())
-        await advanceBankClock(system, '1d')
+        await system.advanceBankClock(1)
         await apiBurst(ctx, 'bank', b, ctx.quick ? 5_000 : 8_000)
       }
       // Revoked mid-sync: a fresh consent (history backfill running) revoked by the user at the bank.
@@ -166,7 +161,7 @@ export const SCENARIOS: Scenario[] = [
       if (revoked !== 'REVOKED') failures.push(`the consent revoked at the bank is ${revoked} 180 s later, not REVOKED`)
       // Past 90 days: every accounts consent (and its refresh token) expires.
       await sleep(at[bursts.length + 1]! - Date.now())
-      await advanceBankClock(system, '91d')
+      await system.advanceBankClock(91)
       ctx.say('  bank: clock moved 91 days on (refresh tokens past 90 days)')
       let expired: Array<string | undefined> = []
       await waitFor(async () => (expired = await Promise.all(system.consentIds.map(statusOf))).every((s) => s === 'EXPIRED'))

@@ -191,6 +191,29 @@ export class FaultSystem {
     await this.grantSampleConsents()
   }
 
+  /** Moves the bank simulator's clock by whole days; each counts against the sample consents' 90. */
+  async advanceBankClock(days = 1): Promise<void> {
+    const res = await fetch(`${this.bankUrl}/__admin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance: `${days}d` }) })
+    if (!res.ok) throw new Error(`bank clock advance ${days}d: ${res.status} ${await res.text()}`)
+    this.bankDaysSinceConsent += days
+  }
+
+  /**
+   * One bank day of a long run: the clock moves, and once the sample consents are
+   * `refreshAfterDays` old, fresh ones are granted. A grant that fails (the bank or
+   * bank-sync hurt at that moment) is said and tried again the next day, well before
+   * day 90, when time alone would end the consents.
+   */
+  async advanceBankDay(refreshAfterDays?: number): Promise<void> {
+    await this.advanceBankClock(1)
+    if (refreshAfterDays === undefined || this.bankDaysSinceConsent < refreshAfterDays) return
+    try {
+      await this.grantSampleConsents()
+    } catch (err) {
+      this.say(`  fresh sample consents could not be granted (${(err as Error).message}); trying again next bank day (day ${this.bankDaysSinceConsent} of 90)`)
+    }
+  }
+
   /** Two bank customers give consent through the gateway; their accounts' transactions flow into enrichment. */
   async grantSampleConsents(): Promise<void> {
     const round = this.consentRound++

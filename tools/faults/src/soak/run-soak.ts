@@ -6,7 +6,7 @@ import { ClusterNetwork } from '../network/cluster-network.ts'
 import { networkUnavailableReason } from '../network/requirements.ts'
 import { resumedAfterHealSeconds } from '../resume-after-heal.ts'
 import { machineLine, wholeRunRow } from '../run-suite.ts'
-import { advanceBankClock, type InjectContext } from '../scenarios.ts'
+import type { InjectContext } from '../scenarios.ts'
 import { mulberry32 } from '../seeded-random.ts'
 import type { SingleFault } from '../single-fault.ts'
 import { FaultSystem } from '../system.ts'
@@ -90,12 +90,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     say(`soak started: ${formatDuration(options.durationMs)} at ${options.ratePerSecond} raw events/s, load ${load()}`)
     let stopTraffic = false
     const trafficDone = system.traffic.run({ prefix: 'soak', count: Number.MAX_SAFE_INTEGER, perSecond: options.ratePerSecond, stopWhen: () => stopTraffic })
-    let bankDays = 0
+    // One bank day after the other (a refresh of the consents may outlast a tick).
+    let bankDay: Promise<void> = Promise.resolve()
     const bankTimer = setInterval(() => {
-      bankDays++
-      void advanceBankClock(system, '1d')
-        .then(() => (bankDays % BANK_DAYS_PER_CONSENT === 0 ? system.grantSampleConsents() : undefined))
-        .catch(() => {})
+      bankDay = bankDay.then(() => system.advanceBankDay(BANK_DAYS_PER_CONSENT)).catch((err: unknown) => say(`  bank clock not moved: ${(err as Error).message}`))
     }, BANK_DAY_MS)
     const progress = setInterval(() => say(progressLine(system, monitor!, sampler!, soakStart)), 60_000)
 
