@@ -69,7 +69,8 @@ export function retriesCovering(ms: number): number {
  * metadata, so once the controller has moved the partitions the fetch goes to the
  * new leader. (Once the dead broker is fenced and leaves the metadata, @platformatic/kafka
  * 2.12.1 fails a fetch still aimed at it without a retry, "Cannot find broker with node
- * id": the consumer recovery takes over then; DECISIONS.md.)
+ * id"; our patch of its message stream then regroups the partitions by their current
+ * leaders: docs/upstream/platformatic-kafka-fetch-to-a-fenced-leader.md.)
  */
 export const FAILOVER_RETRIES = retriesCovering(BROKER_FAILOVER_MS)
 
