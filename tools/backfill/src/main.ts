@@ -11,6 +11,7 @@ import { InputFileError } from './file-rows.ts'
 import { DEFAULT_NICE, lowerPriority } from './process-priority.ts'
 import { createProgressReporter } from './progress.ts'
 import { KNOWN_FIELDS } from './row-mapping.ts'
+import { resolveYieldPolicy } from './yield-policy.ts'
 
 const ENV = {
   ...kafkaVars,
@@ -58,7 +59,8 @@ Budget (live traffic first)
                           share while it is above (default ${DEFAULTS.targetLagMs})
   --live-stop-lag <ms>    stop API calls while the live lag is this much time or more (default ${DEFAULTS.stopLagMs})
   --max-live-lag <n>      stop while the live ingest lags this many records or more (default ${DEFAULTS.maxLiveLag}; 0 = never)
-  --max-api-latency <ms>  wait a while when API answers are slower than this on average (default ${DEFAULTS.maxApiLatencyMs}; 0 = never)
+  --max-api-latency <ms>  count as behind (the share halves for one look) while API answers average
+                          more than this (default ${DEFAULTS.maxApiLatencyMs}; 0 = never)
   --live-group <id>       consumer group of the live ingest (default ${DEFAULTS.liveGroup})
   --live-topic <name>     input topic of the live ingest (default ${DEFAULTS.liveTopic})
   --partitions <n>        partitions of the backfill's rows topic = enrichment parallelism (default ${DEFAULTS.partitions})
@@ -185,6 +187,18 @@ const priority = lowerPriority(nice)
 const apiRps = int('api-rps', args['api-rps'], API_RPS, 1)
 const apiConcurrency = int('api-concurrency', args['api-concurrency'], API_CONCURRENCY, 1)
 const sessionTimeoutMs = int('session-timeout', args['session-timeout'], 30, 6) * 1000
+// The yield policy's own rules (the stop lag above the target) checked now, as usage, not
+// after the run has read its state and created its topics.
+const livePolicy = {
+  targetLagMs: int('live-target-lag', args['live-target-lag'], DEFAULTS.targetLagMs, 1),
+  stopLagMs: int('live-stop-lag', args['live-stop-lag'], DEFAULTS.stopLagMs, 2),
+}
+try {
+  resolveYieldPolicy(livePolicy)
+} catch (err) {
+  if (!(err instanceof RangeError)) throw err
+  usage(`--live-stop-lag (${livePolicy.stopLagMs}) must be greater than --live-target-lag (${livePolicy.targetLagMs})`)
+}
 const logger = createLogger({ name: 'backfill', level: cfg.LOG_LEVEL, destination: process.stderr })
 const kafka = createKafka({ brokers: cfg.KAFKA_BROKERS, clientId: `backfill-${process.pid}`, logLevel: 'warn' }, logger)
 if (priority.failed > 0) logger.warn({ ...priority }, 'could not lower the priority of every thread; the backfill runs all the same')
@@ -235,10 +249,7 @@ try {
       topic: args['live-topic'] ?? DEFAULTS.liveTopic,
       maxLag: int('max-live-lag', args['max-live-lag'], DEFAULTS.maxLiveLag, 0),
       maxApiLatencyMs: int('max-api-latency', args['max-api-latency'], DEFAULTS.maxApiLatencyMs, 0),
-      policy: {
-        targetLagMs: int('live-target-lag', args['live-target-lag'], DEFAULTS.targetLagMs, 1),
-        stopLagMs: int('live-stop-lag', args['live-stop-lag'], DEFAULTS.stopLagMs, 2),
-      },
+      policy: livePolicy,
     },
     apiSlots: apiConcurrency,
     progress,

@@ -36,6 +36,15 @@ describe('lowerPriority', () => {
     expect(os.levels[101]).toBe(10)
   })
 
+  it('passes over a thread that ended since the list was read (ESRCH), without a warning', () => {
+    const os = fakeOs({ 100: 0, 101: 0 })
+    os.get = (id) => {
+      if (id === 100) throw Object.assign(new Error('ESRCH: no such process'), { code: 'ESRCH' })
+      return os.levels[id]!
+    }
+    expect(lowerPriority(10, os)).toEqual({ nice: 10, lowered: 1, kept: 0, failed: 0 })
+  })
+
   it('rejects a level outside 0-19', () => {
     expect(() => lowerPriority(20)).toThrow(RangeError)
     expect(() => lowerPriority(-1)).toThrow(RangeError)

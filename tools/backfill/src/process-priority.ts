@@ -67,7 +67,9 @@ export function lowerPriority(nice: number, os: PriorityOs = systemOs): Priority
       os.set(id, nice)
       outcome.lowered += 1
     } catch (err) {
-      // A thread that ended meanwhile, or a system that refuses: the backfill runs all the same.
+      // A thread that ended since the list was read has nothing left to lower.
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') continue
+      // A system that refuses: the backfill runs all the same, and says so.
       outcome.failed += 1
       outcome.error ??= (err as Error).message
     }
