@@ -27,7 +27,8 @@ export interface EncodedQuery {
 const NO_QUERY: EncodedQuery = Object.freeze({ query: '', redacted: '' })
 
 /**
- * buildQueryString and redactedQuery at once: the request path needs both for
+ * The query string (as buildQueryString) and its redacted form (`?name=*&...`, the
+ * text redactUrl gives for that URL) at once: the request path needs both for
  * every request, and each was a walk over a parameter object whose shape varies
  * from request to request (which members are absent).
  */
@@ -115,11 +116,3 @@ export function redactUrl(url: URL): string {
   return `${url.origin}${url.pathname}${query}`
 }
 
-/**
- * The redacted query part (`?name=*&...`, or "" when no parameter is present) of
- * the URL whose query `buildQueryString(params)` makes: the same text redactUrl
- * gives for that URL, without parsing one.
- */
-export function redactedQuery(params: QueryParams | undefined): string {
-  return encodeQuery(params).redacted
-}

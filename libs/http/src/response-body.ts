@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Dispatcher } from 'undici'
+import type { Exchange } from './request-response.ts'
 
 /** A response body larger than the client accepts (maxResponseBytes). */
 export class BodyTooLargeError extends Error {
@@ -10,12 +11,6 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** One answered exchange: status, headers and the body as UTF-8 text. */
-export interface CollectedResponse {
-  status: number
-  headers: IncomingHttpHeaders
-  text: string
-}
 
 export interface CollectLimits {
   /** Largest 2xx body accepted; a longer one is refused (BodyTooLargeError). */
@@ -60,8 +55,8 @@ export function collectResponse(
 /** The dispatch handler (undici's handler interface) that gathers one response. */
 export class ResponseCollector implements Dispatcher.DispatchHandler {
   /** Settles with the response, or with the failure (undici's error, the abort reason, BodyTooLargeError). */
-  readonly done: Promise<CollectedResponse>
-  #resolve!: (value: CollectedResponse) => void
+  readonly done: Promise<Exchange>
+  #resolve!: (value: Exchange) => void
   #reject!: (reason: unknown) => void
   readonly #signal: AbortSignal | undefined
   readonly #head: boolean
@@ -79,7 +74,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   #size = 0
 
   constructor(signal: AbortSignal | undefined, head: boolean, limits: CollectLimits) {
-    this.done = new Promise<CollectedResponse>((resolve, reject) => {
+    this.done = new Promise<Exchange>((resolve, reject) => {
       this.#resolve = resolve
       this.#reject = reject
     })

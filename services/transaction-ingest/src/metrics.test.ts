@@ -16,6 +16,18 @@ describe('createIngestMetrics', () => {
       'ingest_table_misses_total{table="shops",reason="stale",service="ingest"} 0',
     ])
   })
+
+  it('exports the table-hit series at 0 before any hit, so a cold table shows a hit rate of 0 rather than no data', async () => {
+    const registry = createMetricsRegistry({ service: 'ingest', defaultMetrics: false })
+    createIngestMetrics(registry)
+    const lines = (await registry.metrics())
+      .split('\n')
+      .filter((l) => l.startsWith('ingest_table_hits_total{'))
+    expect(lines.sort()).toEqual([
+      'ingest_table_hits_total{table="merchants",service="ingest"} 0',
+      'ingest_table_hits_total{table="shops",service="ingest"} 0',
+    ])
+  })
 })
 
 describe('timed', () => {

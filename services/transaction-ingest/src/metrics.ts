@@ -100,7 +100,8 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       ]),
       ['shops', 'merchants'].flatMap((table) => ['absent', 'stale'].map((reason) => ({ table, reason }))),
     ),
-    tableHits: counter(registry, 'ingest_table_hits_total', 'Table lookups answered locally', ['table']),
+    // At 0 too: a cold table (every lookup a miss) otherwise shows "no data" for its hits.
+    tableHits: zeroed(counter(registry, 'ingest_table_hits_total', 'Table lookups answered locally', ['table']), [{ table: 'shops' }, { table: 'merchants' }]),
     fetchedPublished: counter(
       registry,
       'ingest_fetched_published_total',
