@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createWriteStream } from 'node:fs'
+import { closeSync, openSync } from 'node:fs'
 import { once } from 'node:events'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { CHILD_STOP_GRACE_MS } from './stop-grace.ts'
 
 /** Stops the child when this process is gone (exit-with-parent.ts). */
 const EXIT_WITH_PARENT = fileURLToPath(new URL('./exit-with-parent.ts', import.meta.url))
@@ -24,16 +25,20 @@ export interface ChildService {
  */
 export function spawnService(options: { name: string; script: string; args?: string[]; env: NodeJS.ProcessEnv; logDir: string; cwd: string }): ChildService {
   const logFile = path.join(options.logDir, `${options.name}.log`)
-  const log = createWriteStream(logFile, { flags: 'a' })
+  // The log file itself is the child's stdout and stderr (not a pipe through this process):
+  // an orphan's shutdown lines still reach it after this process is gone.
+  const log = openSync(logFile, 'a')
   // The IPC channel is only a lifeline: when this process dies, however, the child sees it close.
+  // Its own process group: Ctrl-C in the terminal reaches `npm start` alone, which stops each
+  // child once (a second signal would make a service skip its shutdown steps).
   const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, options.script, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    stdio: ['ignore', log, log, 'ipc'],
+    detached: true,
   })
+  closeSync(log)
   child.channel?.unref()
-  child.stdout?.pipe(log)
-  child.stderr?.pipe(log)
   const exited = once(child, 'exit').then(([code]) => code as number | null)
   return {
     name: options.name,
@@ -43,7 +48,7 @@ export function spawnService(options: { name: string; script: string; args?: str
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_GRACE_MS)
       await exited
       clearTimeout(timer)
     },

@@ -9,13 +9,13 @@
  *
  * Nothing else of the IPC channel is used; it does not keep this process alive.
  */
-const STOP_GRACE_MS = 20_000
+import { CHILD_STOP_GRACE_MS } from './stop-grace.ts'
 
 if (process.channel !== undefined) {
   process.channel.unref()
   process.once('disconnect', () => {
     process.kill(process.pid, 'SIGTERM')
     // A process with no SIGTERM handler is gone already; one whose shutdown hangs is ended.
-    setTimeout(() => process.exit(1), STOP_GRACE_MS).unref()
+    setTimeout(() => process.exit(1), CHILD_STOP_GRACE_MS).unref()
   })
 }

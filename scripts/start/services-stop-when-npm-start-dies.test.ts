@@ -66,4 +66,40 @@ setInterval(() => {}, 1000)
     }
     expect(readFileSync(stoppedFile, 'utf8')).toBe('graceful')
   })
+  it('get one stop signal on Ctrl-C, from npm start, not a second one from the terminal that would cut their shutdown short', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tep-exit-with-parent-'))
+    const signalsFile = path.join(dir, 'signals')
+    const service = path.join(dir, 'service.ts')
+    writeFileSync(
+      service,
+      `import { appendFileSync } from 'node:fs'
+setInterval(() => {}, 1000)
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { appendFileSync(${JSON.stringify(signalsFile)}, sig + '\\n'); setTimeout(() => process.exit(0), 300) })
+process.stdout.write('service up\\n')
+`,
+    )
+    // npm start's own Ctrl-C handling: stop every child (SIGTERM), then exit.
+    const parent = path.join(dir, 'parent.ts')
+    writeFileSync(
+      parent,
+      `import { spawnService } from ${JSON.stringify(childService)}
+const s = spawnService({ name: 'svc', script: ${JSON.stringify(service)}, env: process.env, logDir: ${JSON.stringify(dir)}, cwd: ${JSON.stringify(dir)} })
+process.on('SIGINT', () => { void s.stop().then(() => process.exit(0)) })
+process.stdout.write(String(s.child.pid) + '\\n')
+setInterval(() => {}, 1000)
+`,
+    )
+    // Its own process group, as a terminal's foreground job: Ctrl-C signals the whole group.
+    const p = spawn(process.execPath, [parent], { stdio: ['ignore', 'pipe', 'inherit'], detached: true })
+    const [line] = (await once(p.stdout!, 'data')) as [Buffer]
+    const pid = Number(line.toString().trim())
+    await until('the service to start', () => existsSync(path.join(dir, 'svc.log')) && readFileSync(path.join(dir, 'svc.log'), 'utf8').includes('service up'))
+    try {
+      process.kill(-p.pid!, 'SIGINT')
+      await once(p, 'exit')
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL')
+    }
+    expect(readFileSync(signalsFile, 'utf8').trim().split('\n')).toEqual(['SIGTERM'])
+  })
 })
