@@ -12,8 +12,6 @@ import { DEFAULT_GATEWAY_LIMITS, type GatewayLimits } from './gateway-limits.ts'
 import type { ConsentGatewayOptions } from './gateway-options.ts'
 import { sendError, SECURITY_HEADERS, type ApiError } from './gateway-pages.ts'
 
-export type { GatewayLimits } from './gateway-limits.ts'
-export type { ConsentGatewayOptions } from './gateway-options.ts'
 
 /**
  * The consent gateway: starts the bank's authorization-code flow for a customer,

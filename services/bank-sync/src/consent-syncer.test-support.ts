@@ -4,7 +4,7 @@ import { SILENT_LOGGER } from '@tep/kafka'
 import { createMetricsRegistry } from '@tep/observability'
 import type { Consent } from '@tep/schemas'
 import type { TokenCipher } from '@tep/token-cipher'
-import { DEFAULT_SYNC_SETTINGS, type SyncWrite, type UnsavedTokens } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS, type SyncWrite, type UnsavedTokens } from './sync-deps.ts'
 import { createBankSyncMetrics } from './metrics.ts'
 
 export const NOW = Date.parse('2026-05-04T08:00:00Z')

@@ -27,11 +27,6 @@ import {
 } from './consent-tokens.ts'
 import { endConsent, endVerdict, refreshRefusedConsentKept } from './end-verdict.ts'
 
-export { DEFAULT_SYNC_SETTINGS } from './sync-deps.ts'
-export type { SyncDeps, SyncLogger, SyncOutcome, SyncSettings, SyncWrite, UnsavedTokens } from './sync-deps.ts'
-// The token handling and the end verdict live in their own modules; what was exported here stays.
-export { endTokens, hasFreshToken, resealed, writeUnsavedTokens, type UnsavedTokensWrite } from './consent-tokens.ts'
-export { pastEnd } from './end-verdict.ts'
 
 /** The commit was refused: the consent became terminal (ended by the customer) while this sync ran. */
 const ENDED_MEANWHILE: SyncOutcome = {

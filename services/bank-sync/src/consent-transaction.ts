@@ -1,6 +1,6 @@
 import type { OutgoingMessage, TransactionalWriter } from '@tep/kafka'
 import type { OwnerOptions } from './owner-options.ts'
-import type { SyncWrite } from './consent-syncer.ts'
+import type { SyncWrite } from './sync-deps.ts'
 
 /**
  * Publishes one sync's outputs and the consent's next state in ONE Kafka

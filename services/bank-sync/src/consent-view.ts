@@ -1,7 +1,7 @@
 import { TopicReader, type TopicCodec, type Kafka } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
 import { decideConsentRecord } from './consent-status.ts'
-import type { SyncLogger } from './consent-syncer.ts'
+import type { SyncLogger } from './sync-deps.ts'
 
 /**
  * Every consent's latest state, read from the whole consents topic (all

@@ -1,6 +1,6 @@
 import type { Kafka, TopicCodec } from '@tep/kafka'
 import type { BankTransaction, Consent, RawTransaction } from '@tep/schemas'
-import type { SyncDeps, SyncOutcome, SyncWrite } from './consent-syncer.ts'
+import type { SyncDeps, SyncOutcome, SyncWrite } from './sync-deps.ts'
 
 /** What a consents-partition owner is given: topics, codecs, schedule, the sync's dependencies, hooks. */
 

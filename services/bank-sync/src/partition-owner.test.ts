@@ -5,10 +5,12 @@ import { createMetricsRegistry } from '@tep/observability'
 import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { DEFAULT_SYNC_SETTINGS, type SyncOutcome, type UnsavedTokens } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS, type SyncOutcome, type UnsavedTokens } from './sync-deps.ts'
 import { consentBinding } from './consent-binding.ts'
 import { createBankSyncMetrics } from './metrics.ts'
-import { PartitionOwner, TOKEN_WRITE_RETRY_MS, type BankSyncCodecs } from './partition-owner.ts'
+import type { BankSyncCodecs } from './owner-options.ts'
+import { PartitionOwner } from './partition-owner.ts'
+import { TOKEN_WRITE_RETRY_MS } from './sync-backoff.ts'
 
 /**
  * The consents partition's transactional writer, faked: `down` stands for a broker outage

@@ -1,15 +1,15 @@
 import { createTransactionalWriter, isFencedError, type KafkaLogger, type TransactionalWriter } from '@tep/kafka'
 import type { Consent } from '@tep/schemas'
 import { decideConsentRecord, isTerminal } from './consent-status.ts'
-import { syncConsent, writeUnsavedTokens, type SyncDeps, type SyncLogger, type SyncOutcome, type SyncWrite } from './consent-syncer.ts'
+import { syncConsent } from './consent-syncer.ts'
+import { writeUnsavedTokens } from './consent-tokens.ts'
+import type { SyncDeps, SyncLogger, SyncOutcome, SyncWrite } from './sync-deps.ts'
 import { publishConsentWrite } from './consent-transaction.ts'
 import { PartitionFencedError } from './errors.ts'
 import type { OwnerOptions } from './owner-options.ts'
 import { syncBackoffMs, TOKEN_WRITE_ON_STOP_MS, TOKEN_WRITE_RETRY_MS, tokenWriteRetryMs, waitAtMost } from './sync-backoff.ts'
 
-export { TOKEN_WRITE_RETRY_MS } from './sync-backoff.ts'
 
-export type { BankSyncCodecs, BankSyncTopics, OwnerHooks, OwnerOptions, ScheduleSettings } from './owner-options.ts'
 
 interface Entry {
   consent: Consent

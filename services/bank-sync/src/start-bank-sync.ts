@@ -17,10 +17,11 @@ import { AuthorizationStateSigner, deriveStateKey } from './authorization-state.
 import { CallbackBudget } from './callback-budget.ts'
 import { buildConsentGateway } from './consent-gateway.ts'
 import { CustomerTokenVerifier } from './customer-token.ts'
-import { DEFAULT_SYNC_SETTINGS, type SyncSettings, type UnsavedTokens } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS, type SyncSettings, type UnsavedTokens } from './sync-deps.ts'
 import { ConsentView } from './consent-view.ts'
 import { createBankSyncMetrics } from './metrics.ts'
-import { PartitionOwner, type BankSyncCodecs, type BankSyncTopics, type ScheduleSettings } from './partition-owner.ts'
+import type { BankSyncCodecs, BankSyncTopics, ScheduleSettings } from './owner-options.ts'
+import { PartitionOwner } from './partition-owner.ts'
 import { CONSENTS_CHECK, DEFAULT_SCHEDULE, GATEWAY_CHECK, type BankSync, type BankSyncOptions, type GatewayOptions } from './bank-sync-options.ts'
 import { DEFAULT_CALLBACK_BUDGET, tokenEndpointShares } from './token-endpoint-shares.ts'
 

@@ -1,13 +1,14 @@
+import { backoffDelay } from '@tep/kafka'
+
 /**
- * How long a consent waits before its next try, after failures. Pure functions of
- * the failure count, so the owner's schedule and its tests read the same policy.
+ * How long a consent's work waits: before its next try after failures (on
+ * @tep/kafka's backoffDelay, as every other retry of the project), and at most
+ * while a stopping owner lets running work finish (waitAtMost).
  */
 
-/** Exponential from 500 ms, capped at `maxBackoffMs`, half of it jittered; never sooner than the bank's Retry-After. */
+/** Exponential from 500 ms, capped at `maxBackoffMs`, half of it jittered; never sooner than the bank's Retry-After (which may exceed the cap). */
 export function syncBackoffMs(failures: number, retryAfterMs: number | undefined, maxBackoffMs: number): number {
-  const exp = Math.min(maxBackoffMs, 500 * 2 ** Math.min(failures - 1, 20))
-  const jittered = exp / 2 + (Math.random() * exp) / 2
-  return Math.max(jittered, retryAfterMs ?? 0)
+  return Math.max(backoffDelay({ initialDelayMs: 500, maxDelayMs: maxBackoffMs, multiplier: 2, jitter: 0.5 }, failures), retryAfterMs ?? 0)
 }
 
 /**
@@ -25,7 +26,7 @@ export const TOKEN_WRITE_ON_STOP_MS = 5_000
 
 /** Delay before the next try of a kept token write that failed `failures` times in a row. */
 export function tokenWriteRetryMs(failures: number): number {
-  return Math.min(TOKEN_WRITE_RETRY_MAX_MS, TOKEN_WRITE_RETRY_MS * 2 ** (failures - 1))
+  return backoffDelay({ initialDelayMs: TOKEN_WRITE_RETRY_MS, maxDelayMs: TOKEN_WRITE_RETRY_MAX_MS, multiplier: 2, jitter: 0 }, failures)
 }
 
 /** Resolves when `work` settles or after `limitMs`, whichever is first; the timer never outlives it. */

@@ -6,7 +6,8 @@ import { exampleConsent, type Consent } from '@tep/schemas'
 import { createKeyring, TokenCipher } from '@tep/token-cipher'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openConsentToken } from './consent-binding.ts'
-import { DEFAULT_SYNC_SETTINGS, syncConsent } from './consent-syncer.ts'
+import { syncConsent } from './consent-syncer.ts'
+import { DEFAULT_SYNC_SETTINGS } from './sync-deps.ts'
 import { NOW, SYNCING_CONSENT_DATES, syncDeps } from './consent-syncer.test-support.ts'
 
 

@@ -26,7 +26,6 @@ import type { RefresherHandle, RefresherOptions, RefresherTopics } from './refre
 import { AutoReenricher, reenrichObserver } from './reenrich/auto-reenrich.ts'
 import { RefresherConfigError } from './errors.ts'
 
-export type { RefresherHandle, RefresherOptions, RefresherTopics } from './refresher-options.ts'
 
 const PIPELINE_CHECK = 'refresh-pipeline'
 /** Records per transaction, and transformed together: the window of coalescing. */
