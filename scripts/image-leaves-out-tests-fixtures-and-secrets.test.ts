@@ -36,13 +36,13 @@ describe('the image build context (.dockerignore)', () => {
   const patterns = ignorePatterns()
 
   it('leaves out every test, fixture and key file the Dockerfile would copy', () => {
-    const kept = copied.filter((f) => /\.test\.ts$|__fixtures__|\.pem$|\.key$/.test(f) && !ignored(f, patterns))
+    const kept = copied.filter((f) => /\.test\.ts$|\.test-support\.ts$|\.fixture\.ts$|__fixtures__|\.pem$|\.key$/.test(f) && !ignored(f, patterns))
     expect(copied.some((f) => f.endsWith('localhost-key.pem'))).toBe(true)
     expect(kept).toEqual([])
   })
 
   it('keeps every source file the services run', () => {
-    const lost = copied.filter((f) => /\/src\/[^/]+(\/[^/]+)*\.ts$/.test(f) && !f.endsWith('.test.ts') && !f.includes('__fixtures__') && ignored(f, patterns))
+    const lost = copied.filter((f) => /\/src\/[^/]+(\/[^/]+)*\.ts$/.test(f) && !/\.(test|test-support|fixture)\.ts$/.test(f) && !f.includes('__fixtures__') && ignored(f, patterns))
     expect(lost).toEqual([])
   })
 

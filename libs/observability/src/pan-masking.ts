@@ -238,10 +238,6 @@ function plainBytesWithoutPan(bytes: Uint8Array): boolean {
 }
 
 /**
- * Positions (indexes for `codeAt`, UTF-16 code units) of the digits to mask, and how
- * many card-number windows they belong to. One pass, no re-scan (maskPansInText re-scans).
- */
-/**
  * The Luhn check of one string of ASCII digits as a whole, for callers that judge a
  * whole value (a 15-digit merchant id that may be a card number) rather than scan text.
  */
@@ -255,6 +251,10 @@ export function passesLuhn(digits: string): boolean {
   return sum % 10 === 0
 }
 
+/**
+ * Positions (indexes for `codeAt`, UTF-16 code units) of the digits to mask, and how
+ * many card-number windows they belong to. One pass, no re-scan (maskPansInText re-scans).
+ */
 export function findPanDigits(length: number, codeAt: (index: number) => number | undefined): { positions: Set<number>; found: number } {
   scanUnits(length, codeAt)
   const positions = new Set<number>()

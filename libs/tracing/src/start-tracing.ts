@@ -72,6 +72,16 @@ function processorsFor(config: TracingConfig, exporters: SpanExporter[] | undefi
   )
 }
 
+/** The configuration the variables give, or what onConfigProblem makes of a bad one. */
+function readConfig(env: TracingEnv, options: StartTracingOptions): TracingConfig {
+  try {
+    return readTracingConfig(env, options.serviceName)
+  } catch (err) {
+    if (options.onConfigProblem === undefined || !(err instanceof TracingConfigError)) throw err
+    return options.onConfigProblem(err.variable, err.problem)
+  }
+}
+
 /**
  * Installs OpenTelemetry tracing as the OTEL_* variables in `env` ask, or
  * nothing at all when OTEL_TRACES_EXPORTER is unset or `none` (the default):
@@ -83,15 +93,6 @@ function processorsFor(config: TracingConfig, exporters: SpanExporter[] | undefi
  * (`traceparent`, `tracestate`) as the propagator, and an AsyncLocalStorage
  * context manager, so that a span started inside a record's transform is its child.
  */
-function readConfig(env: TracingEnv, options: StartTracingOptions): TracingConfig {
-  try {
-    return readTracingConfig(env, options.serviceName)
-  } catch (err) {
-    if (options.onConfigProblem === undefined || !(err instanceof TracingConfigError)) throw err
-    return options.onConfigProblem(err.variable, err.problem)
-  }
-}
-
 export function startTracing(env: TracingEnv, options: StartTracingOptions): Tracing {
   const config = readConfig(env, options)
   const processors = processorsFor(config, options.exporters)

@@ -11,8 +11,7 @@ import type { BankSyncTopics, OwnerHooks, ScheduleSettings } from './owner-optio
 export interface GatewayOptions {
   port?: number
   host?: string
-  /** HMAC key (≥ 32 bytes) of the bank application's customer tokens. Required. */
-  /** One key, or keys by `kid` while rotating (CustomerTokenVerifier). */
+  /** HMAC key (≥ 32 bytes) of the bank application's customer tokens, required: one key, or keys by `kid` while rotating (CustomerTokenVerifier). */
   customerTokenKey: Buffer | ReadonlyMap<string, Buffer>
   customerTokenAudience?: string
   customerTokenIssuer?: string
