@@ -127,6 +127,7 @@ async function main(): Promise<number> {
   const kills = num(values.kills, 3, 'kills')
   const memoryShops = num(values['memory-shops'], 1_000_000, 'memory-shops')
   const memoryRounds = num(values['memory-rounds'], 1, 'memory-rounds')
+  if (!Number.isInteger(memoryRounds)) throw new Error(`--memory-rounds must be a whole number, got ${values['memory-rounds']}`)
   const tableStores = list<TableStoreKind>(values['table-store'], TABLE_STORES, ['compact'], 'table-store')
   const apiLatency = Number(values['api-latency-ms'] ?? '3')
   const rounds = num(values.rounds, 3, 'rounds')

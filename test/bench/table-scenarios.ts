@@ -154,7 +154,8 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
     // use, which would land inside the first timed start (1.4 s of a 31 s cold load, measured).
     await warmInternalTopics(ctx, name)
     // First the old path (no checkpoint dir), then the default path, which leaves the checkpoint.
-    const avsc = compareAvsc ? await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false' }) : undefined
+    // The comparison is of the compact table's load paths: not the store the ingest rows chose.
+    const avsc = compareAvsc ? await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false', INGEST_TABLE_STORE: 'compact', INGEST_STATE_DIR: undefined }) : undefined
     const cold = await runUntilReady(ctx, sim, topics, metricsPort, env)
     const stored = store === 'lmdb' ? path.join(stateDir, LMDB_DIR, 'data.mdb') : path.join(stateDir, CHECKPOINT_FILE)
     const checkpointMb = Math.round(statSync(stored).size / 1024 / 102.4) / 10
