@@ -76,6 +76,34 @@ function run(cmd: string, args: string[]): void {
   if (result.status !== 0) fail(`${cmd} ${args.join(' ')} exited with ${result.status}`)
 }
 
+let aptUpdated = false
+
+/**
+ * Installs Debian `packages` with apt-get (running as root), `apt-get update` once
+ * per pretest however many are missing. Where that cannot be done (not root, no
+ * apt-get), fails saying what needs them and how else to provide them, or with
+ * `optional` says so and returns false (the test that needs them then says why it
+ * cannot run).
+ */
+function aptInstall(what: string, packages: string[], o: { neededBy: string; otherwise?: string; flags?: string[]; optional?: boolean }): boolean {
+  const root = process.getuid?.() === 0
+  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
+  const command = `apt-get install -y ${[...(o.flags ?? []), ...packages].join(' ')}`
+  if (!root || !hasApt) {
+    const why = `${what} is not installed and ${root ? 'there is no apt-get' : 'this is not root'}; ${o.neededBy}`
+    if (o.optional) {
+      say(`${why} (${command})`)
+      return false
+    }
+    fail(`${why}. ${hasApt ? `Install it with: sudo ${command}` : 'Install it with your package manager'}${o.otherwise ? `, or ${o.otherwise}` : ''}.`)
+  }
+  say(`${what}: not found; installing Debian's ${packages.join(', ')} with apt-get (running as root)`)
+  if (!aptUpdated) run('apt-get', ['update'])
+  aptUpdated = true
+  run('apt-get', ['install', '-y', ...(o.flags ?? []), ...packages])
+  return true
+}
+
 function prepareChromium(): void {
   const chromium = process.env.CHROMIUM_PATH?.trim() || '/usr/bin/chromium'
   if (isExecutable(chromium)) {
@@ -85,20 +113,7 @@ function prepareChromium(): void {
   if (process.env.CHROMIUM_PATH?.trim()) {
     fail(`CHROMIUM_PATH is set to ${chromium}, which is not an executable file`)
   }
-  const root = process.getuid?.() === 0
-  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
-  if (!root || !hasApt) {
-    fail(
-      `Chromium is not installed at ${chromium}; the browser test needs it. ` +
-        (hasApt
-          ? 'Install it with: sudo apt-get install -y chromium'
-          : 'Install Chromium with your package manager') +
-        ', or set CHROMIUM_PATH to a Chromium/Chrome binary.',
-    )
-  }
-  say(`Chromium: not found at ${chromium}; installing it with apt-get (running as root)`)
-  run('apt-get', ['update'])
-  run('apt-get', ['install', '-y', 'chromium'])
+  aptInstall(`Chromium (${chromium})`, ['chromium'], { neededBy: 'the browser test needs it', otherwise: 'set CHROMIUM_PATH to a Chromium/Chrome binary' })
   if (!isExecutable(chromium)) fail(`apt-get installed chromium, but ${chromium} is still missing`)
   say(`Chromium: ${chromium}`)
 }
@@ -112,19 +127,8 @@ function preparePrometheus(): void {
   if (process.env.PROMETHEUS_PATH?.trim() || process.env.PROMTOOL_PATH?.trim()) {
     fail(`PROMETHEUS_PATH/PROMTOOL_PATH name ${binaries.filter((b) => !isExecutable(b)).join(', ')}, which is not an executable file`)
   }
-  const root = process.getuid?.() === 0
-  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
-  if (!root || !hasApt) {
-    fail(
-      'prometheus and promtool are not installed; the operations tests (test/ops) need them. ' +
-        (hasApt ? 'Install them with: sudo apt-get install -y --no-install-recommends prometheus' : 'Install Prometheus 2.x with your package manager') +
-        ', or set PROMETHEUS_PATH and PROMTOOL_PATH.',
-    )
-  }
-  say('Prometheus: not found; installing Debian\'s prometheus package with apt-get (running as root)')
-  run('apt-get', ['update'])
   // Without recommends: no node exporter or other daemons, just prometheus and promtool.
-  run('apt-get', ['install', '-y', '--no-install-recommends', 'prometheus'])
+  aptInstall('Prometheus (prometheus, promtool)', ['prometheus'], { neededBy: 'the operations tests (test/ops) need them', otherwise: 'set PROMETHEUS_PATH and PROMTOOL_PATH', flags: ['--no-install-recommends'] })
   const missing = binaries.filter((b) => !isExecutable(b))
   if (missing.length > 0) fail(`apt-get installed prometheus, but ${missing.join(', ')} is still missing`)
   say(`Prometheus: ${binaries.join(', ')}`)
@@ -154,18 +158,7 @@ function preparePostgres(): void {
     return
   }
   if (process.env.PG_BIN?.trim()) fail(`PG_BIN is set to ${process.env.PG_BIN}, which has no initdb and pg_ctl`)
-  const root = process.getuid?.() === 0
-  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
-  if (!root || !hasApt) {
-    fail(
-      'PostgreSQL server binaries (initdb, pg_ctl) are not installed; the PostgreSQL consumer test needs them. ' +
-        (hasApt ? 'Install them with: sudo apt-get install -y postgresql' : 'Install PostgreSQL with your package manager') +
-        ', or set PG_BIN to the directory holding initdb and pg_ctl.',
-    )
-  }
-  say('PostgreSQL server: not found; installing Debian\'s postgresql package with apt-get (running as root)')
-  run('apt-get', ['update'])
-  run('apt-get', ['install', '-y', 'postgresql'])
+  aptInstall('the PostgreSQL server (initdb, pg_ctl)', ['postgresql'], { neededBy: 'the PostgreSQL consumer test needs it', otherwise: 'set PG_BIN to the directory holding initdb and pg_ctl' })
   const installed = found()
   if (installed === undefined) fail('apt-get installed postgresql, but initdb/pg_ctl are still missing under /usr/lib/postgresql')
   say(`PostgreSQL server: ${installed}`)
@@ -194,15 +187,7 @@ function prepareIptables(): void {
     say('iptables: installed')
     return
   }
-  const root = process.getuid?.() === 0
-  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0
-  if (!root || !hasApt) {
-    say(`iptables: not installed and ${root ? 'no apt-get' : 'not root'}; the network partition test in test/faults needs root and iptables (apt-get install -y iptables)`)
-    return
-  }
-  say('iptables: not found; installing Debian\'s iptables package with apt-get (running as root)')
-  run('apt-get', ['update'])
-  run('apt-get', ['install', '-y', '--no-install-recommends', 'iptables'])
+  if (!aptInstall('iptables', ['iptables'], { neededBy: 'the network partition test in test/faults needs root and iptables', flags: ['--no-install-recommends'], optional: true })) return
   if (spawnSync('iptables', ['--version'], { stdio: 'ignore' }).status !== 0) fail('apt-get installed iptables, but iptables still does not run')
   say('iptables: installed')
 }
