@@ -11,48 +11,13 @@
  * the broker that matters most (`broker-lost`, kept down 60 s here): the
  * output must flow again while that broker is still down, not wait for it.
  */
-import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
-
-const run = promisify(execFile)
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const dir = mkdtempSync(path.join(tmpdir(), 'tep-cluster-faults-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-interface Row {
-  scenario: string
-  brokers: number
-  events: number
-  faultsInjected: number
-  lost: number
-  duplicated: number
-  dlqFromFaults: number
-  maxPauseSeconds: number
-  resumedAfterKillSeconds: Array<number | null>
-  brokerBackAfterKillSeconds: number[]
-  passed: boolean
-  failures: string[]
-  notes: string[]
-}
+import type { SuiteResultFile } from '@tep/faults'
+import { describe, expect, it } from 'vitest'
+import { runFaults } from '../faults/faults-cli.ts'
 
 describe('npm run faults -- --brokers 3 --quick', () => {
   it('passes a leader kill, a transaction coordinator kill and a lost broker with nothing lost or duplicated', { timeout: 900_000 }, async () => {
-    const out = path.join(dir, 'latest.json')
-    const args = ['tools/faults/src/main.ts', '--brokers', '3', '--quick', '--scenarios', 'leader-kill,txn-coordinator-kill,broker-lost', '--events', '4000', '--rate', '300', '--seed', '11', '--out', out]
-    const exit = await run(process.execPath, args, { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 }).then(
-      () => 0,
-      (err: { code?: number; stderr?: string }) => {
-        // 1: a row failed (the rows say which); anything else is a harness error.
-        if (err.code !== 1) throw new Error(`npm run faults exited ${err.code}: ${err.stderr?.slice(-3000)}`, { cause: err })
-        return 1
-      },
-    )
-    const result = JSON.parse(readFileSync(out, 'utf8')) as { rows: Row[]; options: { brokers: number } }
+    const { exit, result } = await runFaults<SuiteResultFile>(['--brokers', '3', '--quick', '--scenarios', 'leader-kill,txn-coordinator-kill,broker-lost', '--events', '4000', '--rate', '300', '--seed', '11'])
     expect(result.options.brokers).toBe(3)
     expect(result.rows.map((r) => r.scenario)).toEqual(['leader-kill', 'txn-coordinator-kill', 'broker-lost', 'whole-run'])
     for (const row of result.rows) expect(row.brokers, row.scenario).toBe(3)

@@ -8,61 +8,13 @@
  * (resume within 60 s, RSS growth) are judged by the soak itself and only checked
  * here for being judged, not for their figures: this machine's load is not ours.
  */
-import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
-
-const run = promisify(execFile)
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const dir = mkdtempSync(path.join(tmpdir(), 'tep-soak-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-interface Fault {
-  index: number
-  fault: string
-  description: string
-  durationSeconds: number
-  pauseSeconds: number
-  resumeSeconds: number | null
-  error?: string
-  passed: boolean
-}
-interface Trend {
-  process: string
-  samples: number
-  rssSlopeMbPerHour: number | null
-  rssGrowthLastWindowMb: number | null
-  heapLastMb: number | null
-}
-interface Check {
-  name: string
-  passed: boolean
-  detail: string
-}
-interface Report {
-  passed: boolean
-  soak: { catalogue: string[]; plan: Array<{ fault: string; offsetMs: number }>; faults: Fault[]; memory: Trend[]; checks: Check[]; samples: Array<{ process: string; pid: number; rssBytes: number }> }
-  rows: Array<{ scenario: string; events: number; lost: number; duplicated: number; dlqFromFaults: number; passed: boolean; failures: string[] }>
-}
+import type { SoakResultFile } from '@tep/faults'
+import { describe, expect, it } from 'vitest'
+import { runFaults } from './faults-cli.ts'
 
 describe('npm run faults -- --soak (short, one broker)', () => {
   it('injects planned faults, samples every service and checks every record', { timeout: 900_000 }, async () => {
-    const out = path.join(dir, 'soak.json')
-    const args = ['tools/faults/src/main.ts', '--soak', '150s', '--interval', '15s-25s', '--sample-every', '10s', '--rate', '100', '--seed', '7', '--out', out]
-    const child = run(process.execPath, args, { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 })
-    // Exit status 1 means a check failed (the report says which); anything else is a harness error.
-    const { exit, stdout } = await child.then(
-      (r) => ({ exit: 0, stdout: r.stdout }),
-      (err: { code?: number; stderr?: string; stdout?: string }) => {
-        if (err.code !== 1) throw new Error(`npm run faults --soak exited ${err.code}: ${err.stderr?.slice(-3000)}`, { cause: err })
-        return { exit: 1, stdout: err.stdout ?? '' }
-      },
-    )
-    const report = JSON.parse(readFileSync(out, 'utf8')) as Report
+    const { exit, stdout, result: report } = await runFaults<SoakResultFile>(['--soak', '150s', '--interval', '15s-25s', '--sample-every', '10s', '--rate', '100', '--seed', '7'])
     const { soak } = report
 
     // The plan came from the one-broker catalogue, and its faults were injected and measured.
@@ -100,7 +52,7 @@ describe('npm run faults -- --soak (short, one broker)', () => {
     // Every check was judged; the data checks passed; the verdict is the checks' and the exit status says it.
     const checks = new Map(soak.checks.map((c) => [c.name, c]))
     expect([...checks.keys()].sort()).toEqual(['consents-kept', 'faults-injected', 'faults-resume', 'no-exit-loop', 'rss-growth', 'whole-run'])
-    for (const name of ['faults-injected', 'whole-run', 'no-exit-loop', 'consents-kept']) expect(checks.get(name), checks.get(name)?.detail).toMatchObject({ passed: true })
+    for (const name of ['faults-injected', 'whole-run', 'no-exit-loop', 'consents-kept'] as const) expect(checks.get(name), checks.get(name)?.detail).toMatchObject({ passed: true })
     expect(checks.get('faults-resume')!.passed).toBe(soak.faults.every((f) => f.passed))
     expect(report.passed).toBe(soak.checks.every((c) => c.passed))
     expect(exit).toBe(report.passed ? 0 : 1)

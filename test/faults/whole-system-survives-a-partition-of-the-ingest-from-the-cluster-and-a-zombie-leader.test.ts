@@ -10,49 +10,16 @@
  * process exiting on its own, and the output flowing again within 60 s of the
  * heal.
  */
-import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
-
-const run = promisify(execFile)
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const dir = mkdtempSync(path.join(tmpdir(), 'tep-partition-faults-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-interface Row {
-  scenario: string
-  brokers: number
-  events: number
-  faultsInjected: number
-  lost: number
-  duplicated: number
-  dlqFromFaults: number
-  resumedAfterHealSeconds?: Array<number | null>
-  passed: boolean
-  failures: string[]
-  notes: string[]
-}
+import type { SuiteResultFile } from '@tep/faults'
+import { describe, expect, it } from 'vitest'
+import { runFaults } from './faults-cli.ts'
 
 // In the suite's catalogue order, which is the order the rows run and are reported in.
 const ROWS = ['partition-leader-from-quorum', 'partition-service-from-cluster']
 
 describe('npm run faults -- --brokers 3 --quick (partitions)', () => {
   it('passes the ingest partitioned from the cluster and a zombie leader with nothing lost or duplicated and output back within 60 s of each heal', { timeout: 1_200_000 }, async () => {
-    const out = path.join(dir, 'latest.json')
-    const args = ['tools/faults/src/main.ts', '--brokers', '3', '--quick', '--scenarios', ROWS.join(','), '--events', '4000', '--rate', '200', '--seed', '35', '--out', out]
-    const exit = await run(process.execPath, args, { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 }).then(
-      () => 0,
-      (err: { code?: number; stderr?: string }) => {
-        // 1: a row failed (the rows say which); anything else (2: no root, no iptables) is a harness error.
-        if (err.code !== 1) throw new Error(`npm run faults exited ${err.code}: ${err.stderr?.slice(-3000)}`, { cause: err })
-        return 1
-      },
-    )
-    const result = JSON.parse(readFileSync(out, 'utf8')) as { rows: Row[] }
+    const { exit, result } = await runFaults<SuiteResultFile>(['--brokers', '3', '--quick', '--scenarios', ROWS.join(','), '--events', '4000', '--rate', '200', '--seed', '35'])
     expect(result.rows.map((r) => r.scenario)).toEqual([...ROWS, 'whole-run'])
     for (const row of result.rows.filter((r) => r.scenario !== 'whole-run')) {
       // A row that checked nothing, or whose partition was never made, would pass without proving anything.

@@ -36,6 +36,18 @@ export interface RowResult {
   notes: string[]
 }
 
+/** What a run writes to its results file (fault-results/latest.json, or --out). */
+export interface SuiteResultFile {
+  startedAt: string
+  finishedAt: string
+  machine: string
+  options: { brokers: number; events: number; rate: number; seed: number; quick: boolean; scenarios: string[] }
+  /** The services' logs, relative to the repository. */
+  logs: string
+  passed: boolean
+  rows: RowResult[]
+}
+
 export interface SuiteOptions {
   repoRoot: string
   scenarios: string[]
@@ -286,10 +298,16 @@ export async function runSuite(options: SuiteOptions): Promise<RowResult[]> {
     await system.stop()
   }
   mkdirSync(path.dirname(options.outFile), { recursive: true })
-  writeFileSync(
-    options.outFile,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine: machineLine(), options: { brokers: options.brokers ?? 1, events: options.events, rate: options.ratePerSecond, seed: options.seed, quick: options.quick ?? false, scenarios: options.scenarios }, logs: path.relative(options.repoRoot, system.logDir), passed: rows.every((r) => r.passed), rows }, null, 2)}\n`,
-  )
+  const file: SuiteResultFile = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: machineLine(),
+    options: { brokers: options.brokers ?? 1, events: options.events, rate: options.ratePerSecond, seed: options.seed, quick: options.quick ?? false, scenarios: options.scenarios },
+    logs: path.relative(options.repoRoot, system.logDir),
+    passed: rows.every((r) => r.passed),
+    rows,
+  }
+  writeFileSync(options.outFile, `${JSON.stringify(file, null, 2)}\n`)
   return rows
 }
 

@@ -5,16 +5,16 @@ import { FlowMonitor } from '../flow-monitor.ts'
 import { ClusterNetwork } from '../network/cluster-network.ts'
 import { networkUnavailableReason } from '../network/requirements.ts'
 import { resumedAfterHealSeconds } from '../resume-after-heal.ts'
-import { machineLine, wholeRunRow } from '../run-suite.ts'
+import { machineLine, wholeRunRow, type RowResult } from '../run-suite.ts'
 import type { InjectContext } from '../scenarios.ts'
 import { mulberry32 } from '../seeded-random.ts'
 import type { SingleFault } from '../single-fault.ts'
 import { FaultSystem } from '../system.ts'
-import { soakCatalogue, targetOf } from './catalogue.ts'
+import { soakCatalogue, targetOf, type Catalogue } from './catalogue.ts'
 import { formatDuration } from './duration.ts'
 import { memoryTrends, type MemoryTrend } from './memory-trend.ts'
 import { DEFAULT_BOUNDS, renderChecks, renderFaultTable, renderMemoryTable, soakChecks, type FaultRecord, type SoakBounds, type SoakCheck } from './report.ts'
-import { MemorySampler } from './sampler.ts'
+import { MemorySampler, type MemorySample } from './sampler.ts'
 import { planFaults, startTime, type PlannedFault } from './scheduler.ts'
 
 export interface SoakOptions {
@@ -32,6 +32,30 @@ export interface SoakOptions {
   bounds?: SoakBounds
   outFile: string
   say: (line: string) => void
+}
+
+/** What a soak writes to its results file (fault-results/soak-latest.json, or --out). */
+export interface SoakResultFile {
+  startedAt: string
+  finishedAt: string
+  machine: string
+  loadAverage: { start: string; end: string }
+  options: { brokers: number; soak: string; durationMs: number; intervalMs: readonly [number, number]; rate: number; seed: number; sampleEveryMs: number; bounds: SoakBounds }
+  logs: string
+  passed: boolean
+  soak: {
+    catalogue: string[]
+    skipped: Catalogue['skipped']
+    plan: PlannedFault[]
+    faults: FaultRecord[]
+    memory: MemoryTrend[]
+    checks: SoakCheck[]
+    unexpectedExits: Record<string, number>
+    traffic: { produced: number; sendFailures: number }
+    samples: MemorySample[]
+  }
+  /** The whole-run check, as the suite's last row. */
+  rows: RowResult[]
 }
 
 export interface SoakResult {
@@ -160,7 +184,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     renderChecks(checks),
   ].join('\n\n')
   mkdirSync(path.dirname(options.outFile), { recursive: true })
-  const result = {
+  const result: SoakResultFile = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     machine: machineLine(),
