@@ -248,7 +248,13 @@ export function createPlatformaticPipeline(
     } catch (error) {
       await producer.drop()
       for (const t of live) emit('onAborted', { topic: t.state.topic, partition: t.state.partition, reason: 'commit failed', error })
-      if (isProducerFenced(error)) logger.error({ err: error, transactionalId }, 'producer fenced: another instance uses this transactional id')
+      // A fenced epoch has two causes: another instance initialised this transactional id
+      // (a zombie of ours was replaced), or the coordinator aborted the open transaction
+      // itself, e.g. after a broker failover left it past its timeout (seen in the fault
+      // suite's broker kills). Both are recovered from the same way, and the log must not
+      // send an operator looking for a second instance that may not exist.
+      if (isProducerFenced(error))
+        logger.warn({ err: error, transactionalId }, 'producer fenced (another instance took this transactional id, or the coordinator aborted the transaction); the records are redone with a new producer')
       if (state !== 'running') return
       for (const t of live) {
         const s = t.state

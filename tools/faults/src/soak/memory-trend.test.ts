@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { memoryTrends } from './memory-trend.ts'
-import { heapUsedFromMetrics } from './sampler.ts'
+import { gaugeFromMetrics, heapUsedFromMetrics } from './sampler.ts'
 import type { MemorySample } from './sampler.ts'
 
 const MB = 2 ** 20
@@ -44,5 +44,12 @@ describe('memory trends of the soak', () => {
     expect(heapUsedFromMetrics(text)).toBe(52_428_800)
     expect(heapUsedFromMetrics('nodejs_heap_size_used_bytes{service="x"} 1e6\n')).toBe(1_000_000)
     expect(heapUsedFromMetrics('up 1\n')).toBeUndefined()
+  })
+
+  it('reads the committed heap and external memory gauges, not a name that only starts the same', () => {
+    const text = 'nodejs_heap_size_total_bytes_extra 5\nnodejs_heap_size_total_bytes 73400320\nnodejs_external_memory_bytes{service="x"} 2.5e6\n'
+    expect(gaugeFromMetrics(text, 'nodejs_heap_size_total_bytes')).toBe(73_400_320)
+    expect(gaugeFromMetrics(text, 'nodejs_external_memory_bytes')).toBe(2_500_000)
+    expect(gaugeFromMetrics(text, 'nodejs_heap_space_size_used_bytes')).toBeUndefined()
   })
 })

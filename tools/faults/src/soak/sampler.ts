@@ -13,6 +13,14 @@ export interface MemorySample {
   rssFileBytes?: number
   /** prom-client's nodejs_heap_size_used_bytes from the process's /metrics, when it has one and answered. */
   heapUsedBytes?: number
+  /**
+   * nodejs_heap_size_total_bytes (what V8 holds for its heap, used or not) and
+   * nodejs_external_memory_bytes (Buffers and other memory V8 objects own outside
+   * the heap): with RssAnon they tell a heap that grew its reserve, Buffers kept
+   * alive and memory the allocator did not give back from one another.
+   */
+  heapTotalBytes?: number
+  externalBytes?: number
 }
 
 /** VmRSS (and RssAnon, RssFile) of a process in bytes, or undefined when it is gone. */
@@ -29,10 +37,15 @@ export async function readRss(pid: number): Promise<{ rss: number; anon?: number
   return { rss, ...(anon === undefined ? {} : { anon }), ...(file === undefined ? {} : { file }) }
 }
 
+/** The value of an unlabelled-or-labelled gauge `name` in a Prometheus text exposition, or undefined. */
+export function gaugeFromMetrics(text: string, name: string): number | undefined {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+([0-9.eE+-]+)\\s*$`, 'm').exec(text)
+  return m === null ? undefined : Number(m[1])
+}
+
 /** nodejs_heap_size_used_bytes in a Prometheus text exposition, or undefined. */
 export function heapUsedFromMetrics(text: string): number | undefined {
-  const m = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})?\s+([0-9.eE+-]+)\s*$/m.exec(text)
-  return m === null ? undefined : Number(m[1])
+  return gaugeFromMetrics(text, 'nodejs_heap_size_used_bytes')
 }
 
 /**
@@ -71,13 +84,22 @@ export class MemorySampler {
         const port = p.spec.env.METRICS_PORT
         // The metrics port on the host the health check reaches (a service in its own network namespace has its own address).
         const host = new URL(p.spec.healthUrl).hostname
-        const heapUsedBytes =
+        const metrics =
           port === undefined
             ? undefined
             : await fetch(`http://${host}:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })
-                .then(async (r) => (r.ok ? heapUsedFromMetrics(await r.text()) : undefined))
+                .then(async (r) => (r.ok ? r.text() : undefined))
                 .catch(() => undefined)
-        return { process: name, at, pid, rssBytes: rss.rss, ...(rss.anon === undefined ? {} : { rssAnonBytes: rss.anon }), ...(rss.file === undefined ? {} : { rssFileBytes: rss.file }), ...(heapUsedBytes === undefined ? {} : { heapUsedBytes }) }
+        const gauges = {
+          heapUsedBytes: metrics === undefined ? undefined : heapUsedFromMetrics(metrics),
+          heapTotalBytes: metrics === undefined ? undefined : gaugeFromMetrics(metrics, 'nodejs_heap_size_total_bytes'),
+          externalBytes: metrics === undefined ? undefined : gaugeFromMetrics(metrics, 'nodejs_external_memory_bytes'),
+        }
+        const sample: MemorySample = { process: name, at, pid, rssBytes: rss.rss }
+        if (rss.anon !== undefined) sample.rssAnonBytes = rss.anon
+        if (rss.file !== undefined) sample.rssFileBytes = rss.file
+        for (const [key, value] of Object.entries(gauges) as [keyof typeof gauges, number | undefined][]) if (value !== undefined) sample[key] = value
+        return sample
       }),
     )
     const taken = round.filter((s) => s !== undefined)
