@@ -18,8 +18,6 @@ export interface BenchContext {
   runId: string
   logDir: string
   say(line: string): void
-  /** Environment of every ingest process the bench starts (the table store of `--table-store`). */
-  ingestEnv?: NodeJS.ProcessEnv
 }
 
 export function createSerde(registryUrl: string): AvroSerde {

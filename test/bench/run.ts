@@ -14,8 +14,7 @@ import { createBenchAdmin, createSerde, repoRoot, type BenchContext } from './ha
 import { SimDataset } from '@tep/sim-data'
 import { eosPassThrough, kafkajsPassThrough, kstreamsEosPassThrough, naive, passThrough, type ThroughputResult } from './processors.ts'
 import { crash, ingestThroughput, latency, startSim } from './scenarios.ts'
-import { memoryByStore, seedMemoryTables, seedTables, tableStoreEnv, type TableTopics } from './table-scenarios.ts'
-import { TABLE_STORES, type TableStoreKind } from '@tep/transaction-ingest'
+import { memoryInRounds, seedMemoryTables, seedTables, type TableTopics } from './table-scenarios.ts'
 import { addRatios, renderTable, verdictRows, type ScenarioResults } from './verdicts.ts'
 import { backfillScenario } from './backfill-scenario.ts'
 import { isRoundScenario, medianRound, type RoundScenario } from './rounds.ts'
@@ -60,10 +59,8 @@ options:
                         --memory-shops 5000000 for the 5M goal: seeding it takes minutes)
   --memory-skip-avsc    skip the memory run's comparison cold load through avsc
                         (INGEST_TABLE_TRANSCODE=false; at 5M it adds a minute or more)
-  --table-store a,b     store of the ingest's table: compact (default) or lmdb (INGEST_TABLE_STORE);
-                        the ingest rows use the first; the memory run loads each in turn on the same
-                        topics, --memory-rounds times (compact,lmdb,compact,lmdb, ...)
-  --memory-rounds N     rounds of the memory run per table store (default 1)
+  --memory-rounds N     rounds of the memory run on the same topics (default 1): the first
+                        round's figures reported, every round listed
   --api-latency-ms N    simulated enrichment API latency (default 3)
   --brokers N           Kafka nodes of the private stack: 1 (default) or 3, a KRaft cluster with
                         replication factor 3 and min.insync.replicas 2 (the cost of replication)
@@ -106,7 +103,6 @@ async function main(): Promise<number> {
       'memory-shops': { type: 'string' },
       'memory-skip-avsc': { type: 'boolean' },
       'memory-rounds': { type: 'string' },
-      'table-store': { type: 'string' },
       'api-latency-ms': { type: 'string' },
       rounds: { type: 'string' },
       brokers: { type: 'string' },
@@ -128,7 +124,6 @@ async function main(): Promise<number> {
   const memoryShops = num(values['memory-shops'], 1_000_000, 'memory-shops')
   const memoryRounds = num(values['memory-rounds'], 1, 'memory-rounds')
   if (!Number.isInteger(memoryRounds)) throw new Error(`--memory-rounds must be a whole number, got ${values['memory-rounds']}`)
-  const tableStores = list<TableStoreKind>(values['table-store'], TABLE_STORES, ['compact'], 'table-store')
   const apiLatency = Number(values['api-latency-ms'] ?? '3')
   const rounds = num(values.rounds, 3, 'rounds')
   if (!Number.isInteger(rounds)) throw new Error(`--rounds must be a whole number, got ${values.rounds}`)
@@ -150,7 +145,7 @@ async function main(): Promise<number> {
   const kafka = createKafka({ brokers, clientId: 'bench' })
   const admin = createBenchAdmin(brokers)
   const runId = Date.now().toString(36)
-  const ctx: BenchContext = { kafka, admin, brokers, registryUrl, serde: createSerde(registryUrl), runId, logDir: path.join(repoRoot, '.local', 'bench'), say, ingestEnv: await tableStoreEnv(tableStores[0]!) }
+  const ctx: BenchContext = { kafka, admin, brokers, registryUrl, serde: createSerde(registryUrl), runId, logDir: path.join(repoRoot, '.local', 'bench'), say }
   const sim = await startSim(ctx, await freePort(), apiLatency)
   const results: ScenarioResults = {}
   let naiveResult: { eventsPerSecond: number; cpuUsPerEvent: number } | undefined
@@ -176,7 +171,7 @@ async function main(): Promise<number> {
       startedAt: started.toISOString(),
       complete,
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10) },
-      settings: { brokers: process.env.KAFKA_BROKERS ? brokers.length : brokerCount, events, rounds, naiveEvents, latencyRate, latencySeconds, latencyWarmupSeconds: latencyWarmup, crashEvents, kills, memoryShops, memoryRounds, tableStores, apiLatencyMs: apiLatency },
+      settings: { brokers: process.env.KAFKA_BROKERS ? brokers.length : brokerCount, events, rounds, naiveEvents, latencyRate, latencySeconds, latencyWarmupSeconds: latencyWarmup, crashEvents, kills, memoryShops, memoryRounds, apiLatencyMs: apiLatency },
       results,
       failures,
       table: rows,
@@ -260,7 +255,7 @@ async function main(): Promise<number> {
               say(`  producing ${memoryShops} shops and ${Math.round(memoryShops / 10)} merchants to the memory run's table topics ...`)
               memoryTables = await seedMemoryTables(ctx, memoryShops)
             }
-            result = { ...(await memoryByStore(ctx, sim, memoryShops, port, memoryTables, !values['memory-skip-avsc'], tableStores, memoryRounds)) }
+            result = { ...(await memoryInRounds(ctx, sim, memoryShops, port, memoryTables, !values['memory-skip-avsc'], memoryRounds)) }
             break
           case 'backfill':
             result = { ...(await backfillScenario(ctx, sim, warmTables, port)) }

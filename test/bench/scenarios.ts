@@ -66,7 +66,6 @@ export function startIngest(ctx: BenchContext, sim: SimHandle, topics: IngestTop
     INGEST_TRANSACTIONAL_ID_PREFIX: `bench-ingest-${ctx.runId}-${topics.raw}`,
     METRICS_PORT: String(metricsPort),
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    ...ctx.ingestEnv,
     ...extraEnv,
   })
 }

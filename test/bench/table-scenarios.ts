@@ -4,17 +4,14 @@ import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { createRecordProducer, createTransactionalWriter, OffsetReader } from '@tep/kafka'
 import type { Merchant, Shop } from '@tep/schemas'
-import { CHECKPOINT_FILE, LMDB_DIR, type TableStoreKind } from '@tep/transaction-ingest'
+import { CHECKPOINT_FILE } from '@tep/transaction-ingest'
 import { SimDataset } from '@tep/sim-data'
 import { processCpuIfAlive } from './cpu.ts'
 import { createTopic, processMemoryMb, waitForHttpOk, type BenchContext } from './harness.ts'
 import { PARTITIONS, type SimHandle } from './processors.ts'
 import { ingestTopics, startIngest } from './scenarios.ts'
-import { tableStoreLines } from './table-loc.ts'
 
 export interface MemoryResult {
-  /** INGEST_TABLE_STORE of this run. */
-  store: TableStoreKind
   shops: number
   merchants: number
   /** RSS of the cold-loaded ingest once ready and settled, and its peak up to then. */
@@ -27,13 +24,12 @@ export interface MemoryResult {
   /** RSS of the warm-restarted ingest once ready and settled, and its peak. */
   warmRssMb: number
   warmPeakRssMb: number
-  /** Size of the checkpoint file (compact) or of the LMDB data file (lmdb). */
+  /** Size of the checkpoint file the clean stop left. */
   checkpointMb: number
   /**
    * RSS split as the kernel counts it (/proc/<pid>/status), once ready and settled:
-   * anonymous memory (heap, arena) and resident file-backed pages. LMDB's mapped
-   * pages are file-backed: counted in RSS while resident, but clean page cache
-   * the kernel can drop under pressure (read back from the file on the next lookup).
+   * anonymous memory (heap, arena: the table) and resident file-backed pages
+   * (the node binary and mapped files: clean page cache the kernel can drop).
    */
   rssAnonMb: number
   rssFileMb: number
@@ -143,26 +139,23 @@ export async function seedTables(ctx: BenchContext, name: string, data: SimDatas
  * topic): loaded cold, stopped cleanly (which leaves the table checkpoint in
  * INGEST_STATE_DIR), then started again on that checkpoint.
  */
-export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics, compareAvsc = true, store: TableStoreKind = 'compact', name = 'memory'): Promise<MemoryResult> {
+export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, metricsPort: number, tables: TableTopics, compareAvsc = true, name = 'memory'): Promise<MemoryResult> {
   const merchants = Math.max(1, Math.round(shops / 10))
   const records = shops + merchants
   const topics = await ingestTopics(ctx, name, undefined, tables)
   const stateDir = await mkdtemp(path.join(tmpdir(), 'tep-bench-ingest-state-'))
   try {
-    const env = { INGEST_STATE_DIR: stateDir, INGEST_TABLE_STORE: store }
+    const env = { INGEST_STATE_DIR: stateDir }
     // A long-lived cluster has its internal topics; the bench's fresh one creates them on first
     // use, which would land inside the first timed start (1.4 s of a 31 s cold load, measured).
     await warmInternalTopics(ctx, name)
     // First the old path (no checkpoint dir), then the default path, which leaves the checkpoint.
-    // The comparison is of the compact table's load paths: not the store the ingest rows chose.
-    const avsc = compareAvsc ? await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false', INGEST_TABLE_STORE: 'compact', INGEST_STATE_DIR: undefined }) : undefined
+    const avsc = compareAvsc ? await runUntilReady(ctx, sim, topics, metricsPort, { INGEST_TABLE_TRANSCODE: 'false', INGEST_STATE_DIR: undefined }) : undefined
     const cold = await runUntilReady(ctx, sim, topics, metricsPort, env)
-    const stored = store === 'lmdb' ? path.join(stateDir, LMDB_DIR, 'data.mdb') : path.join(stateDir, CHECKPOINT_FILE)
-    const checkpointMb = Math.round(statSync(stored).size / 1024 / 102.4) / 10
+    const checkpointMb = Math.round(statSync(path.join(stateDir, CHECKPOINT_FILE)).size / 1024 / 102.4) / 10
     const warm = await runUntilReady(ctx, sim, topics, metricsPort, env)
     if (!warm.fromCheckpoint) ctx.say('  the restarted ingest did not use the checkpoint (see its log)')
     return {
-      store,
       shops,
       merchants,
       rssMb: cold.rssMb,
@@ -198,7 +191,7 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
  * any cluster that ran a transaction and a group before has them.
  */
 async function warmInternalTopics(ctx: BenchContext, name: string): Promise<void> {
-  // Once per memory run of the bench (each store, each round): a name of its own.
+  // Once per memory run of the bench (each round): a name of its own.
   const topic = await createTopic(ctx, `bench.${ctx.runId}.${name}.warm-up`, 1)
   const writer = createTransactionalWriter(ctx.kafka, { transactionalId: `bench-warm-${ctx.runId}` })
   const offsets = new OffsetReader(ctx.kafka)
@@ -241,44 +234,30 @@ function rssSplitMb(pid: number): { rssAnonMb: number; rssFileMb: number } {
 }
 
 /**
- * The environment that makes an ingest process use `store` (INGEST_TABLE_STORE);
- * lmdb needs a state directory (each process of a row reuses it: a store of
- * other topics is refused and emptied at start).
+ * The memory run `rounds` times on the same topics (the machine drifts). The
+ * first round is the row's figures; `rounds` lists every round, `loadAverages`
+ * the load average at the start of each.
  */
-export async function tableStoreEnv(store: TableStoreKind): Promise<NodeJS.ProcessEnv> {
-  if (store === 'compact') return {}
-  return { INGEST_TABLE_STORE: store, INGEST_STATE_DIR: await mkdtemp(path.join(tmpdir(), 'tep-bench-lmdb-')) }
-}
-
-/**
- * The memory run of each table store, alternated `rounds` times on the same
- * topics (compact, lmdb, compact, lmdb, ...: the machine drifts). The first
- * store's first round is the row's figures; `byStore` lists every round.
- */
-export async function memoryByStore(
+export async function memoryInRounds(
   ctx: BenchContext,
   sim: SimHandle,
   shops: number,
   metricsPort: number,
   tables: TableTopics,
   compareAvsc: boolean,
-  stores: readonly TableStoreKind[],
   rounds: number,
-): Promise<MemoryResult & { byStore: Partial<Record<TableStoreKind, MemoryResult[]>>; loadAverages: number[][]; linesOfCode: ReturnType<typeof tableStoreLines> }> {
-  const byStore: Partial<Record<TableStoreKind, MemoryResult[]>> = {}
+): Promise<MemoryResult & { rounds: MemoryResult[]; loadAverages: number[][] }> {
+  const all: MemoryResult[] = []
   const loadAverages: number[][] = []
-  let first: MemoryResult | undefined
-  for (let round = 0; round < rounds; round++)
-    for (const store of stores) {
-      ctx.say(`  memory: ${store} store, round ${round + 1}/${rounds} (load ${loadavg().map((l) => l.toFixed(1)).join(' ')})`)
-      loadAverages.push(loadavg().map((l) => Math.round(l * 10) / 10))
-      // The avsc comparison once, with the compact store's first round (it is about the load path, not the store).
-      const result = await memory(ctx, sim, shops, metricsPort, tables, compareAvsc && round === 0 && store === 'compact', store, `memory-${store}-${round + 1}`)
-      ctx.say(`    ${JSON.stringify(result)}`)
-      ;(byStore[store] ??= []).push(result)
-      first ??= result
-    }
-  return { ...first!, byStore, loadAverages, linesOfCode: tableStoreLines() }
+  for (let round = 0; round < rounds; round++) {
+    ctx.say(`  memory: round ${round + 1}/${rounds} (load ${loadavg().map((l) => l.toFixed(1)).join(' ')})`)
+    loadAverages.push(loadavg().map((l) => Math.round(l * 10) / 10))
+    // The avsc comparison once, with the first round.
+    const result = await memory(ctx, sim, shops, metricsPort, tables, compareAvsc && round === 0, `memory-${round + 1}`)
+    ctx.say(`    ${JSON.stringify(result)}`)
+    all.push(result)
+  }
+  return { ...all[0]!, rounds: all, loadAverages }
 }
 
 /** The shop and merchant topics of the memory run, `shops` shops and shops/10 merchants; seeded once per run. */

@@ -14,7 +14,7 @@ import path from 'node:path'
 import { avroSchema, type Merchant, type Shop } from '@tep/schemas'
 import avro from 'avsc'
 import { AvroSerde, confluentFrame, createKafka, ensureTopics, type KafkaLogger, type TopicSpec } from '@tep/kafka'
-import { CHECKPOINT_FILE, createMerchantTables, openLmdbMerchantTables, TableReader, type DetailTables, type LmdbMerchantTables } from '@tep/transaction-ingest'
+import { CHECKPOINT_FILE, createMerchantTables, TableReader, type MerchantTables } from '@tep/transaction-ingest'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
@@ -103,7 +103,7 @@ async function produce(topics: Topics, shops: Array<[string, Shop | null]>, merc
 }
 
 interface Loaded {
-  tables: DetailTables
+  tables: MerchantTables
   restored: boolean
   logs: string[]
   /** Topic records applied to the tables (a replay from the checkpoint applies only the newer ones). */
@@ -111,21 +111,11 @@ interface Loaded {
 }
 
 /** Loads the tables once (caught up), then stops the reader (which writes the checkpoint when `dir` is given). */
-const reopened: LmdbMerchantTables[] = []
-afterAll(async () => {
-  for (const t of reopened) await t.close()
-})
-
-/**
- * Loads the tables once (caught up), then stops the reader (which writes the checkpoint when `dir` is given).
- * `lmdb`: the LMDB store in `dir` (INGEST_TABLE_STORE=lmdb); the stop closes it, so the tables
- * returned are the store opened again, as the next start would find it.
- */
-async function load(topics: Topics, dir: string | undefined, childProcess = false, fastPath = true, loaderProcesses = 1, lmdb = false): Promise<Loaded> {
+async function load(topics: Topics, dir: string | undefined, childProcess = false, fastPath = true, loaderProcesses = 1): Promise<Loaded> {
   const logs: string[] = []
   const line = (level: string) => (obj: object, msg?: string) => void logs.push(`${level} ${msg ?? ''} ${JSON.stringify(obj)}`)
   const logger: KafkaLogger = { debug: () => {}, info: line('info'), warn: line('warn'), error: line('error') }
-  const tables = lmdb ? openLmdbMerchantTables(dir!, { invalidationsEnabled: true }) : createMerchantTables({ invalidationsEnabled: true })
+  const tables = createMerchantTables({ invalidationsEnabled: true })
   let applied = 0
   const reader = new TableReader({
     onApplied: () => void applied++,
@@ -156,71 +146,16 @@ async function load(topics: Topics, dir: string | undefined, childProcess = fals
   } finally {
     await reader.stop()
   }
-  if (tables.kind === 'lmdb') {
-    const again = openLmdbMerchantTables(dir!, { invalidationsEnabled: true })
-    reopened.push(again)
-    return { tables: again, restored: reader.restoredFromCheckpoint, logs, applied }
-  }
   return { tables, restored: reader.restoredFromCheckpoint, logs, applied }
 }
 
-function contents(tables: DetailTables, shopUids: string[], merchantUids: string[]) {
+function contents(tables: MerchantTables, shopUids: string[], merchantUids: string[]) {
   return {
     shops: shopUids.map((uid) => [uid, tables.shops.get(uid) ?? null]),
     merchants: merchantUids.map((uid) => [uid, tables.merchants.get(uid) ?? null]),
     sizes: [tables.shops.size, tables.merchants.size],
   }
 }
-
-describe('the LMDB table store (INGEST_TABLE_STORE=lmdb)', () => {
-  it('starts from its stored positions and replays only what came since, ending equal to a cold load; a store of other topics is emptied', async () => {
-    const topics = await createTableTopics('lmdb')
-    const shopUids = Array.from({ length: 240 }, (_, i) => `shop-${i}`)
-    const merchantUids = Array.from({ length: 40 }, (_, i) => `merchant-${i}@cz`)
-    await produce(
-      topics,
-      shopUids.slice(0, 200).map((uid, i) => [uid, shop(uid, i)]),
-      merchantUids.slice(0, 30).map((uid, i) => [uid, merchant(uid, i)]),
-    )
-    const dir = path.join(stateRoot, 'lmdb')
-    const first = await load(topics, dir, true, true, 1, true)
-    expect(first.restored).toBe(false)
-    expect(first.logs.some((l) => l.includes('no table store yet'))).toBe(true)
-    expect(first.tables.shops.size).toBe(200)
-    await (first.tables as LmdbMerchantTables).close()
-
-    await produce(
-      topics,
-      [
-        ...shopUids.slice(0, 20).map((uid, i): [string, Shop] => [uid, shop(uid, 1000 + i)]),
-        ...shopUids.slice(20, 35).map((uid): [string, null] => [uid, null]),
-        ...shopUids.slice(200).map((uid, i): [string, Shop] => [uid, shop(uid, 2000 + i)]),
-      ],
-      [
-        ...merchantUids.slice(0, 5).map((uid): [string, null] => [uid, null]),
-        ...merchantUids.slice(30).map((uid, i): [string, Merchant] => [uid, merchant(uid, 3000 + i)]),
-      ],
-    )
-    await produceEvolved(topics, merchantUids.slice(10, 14).map((uid, i) => [uid, merchant(uid, 4000 + i)]))
-
-    const warm = await load(topics, dir, false, true, 1, true)
-    const cold = await load(topics, undefined, false, false)
-    expect(warm.restored).toBe(true)
-    expect(warm.applied).toBe(94)
-    expect(warm.logs.some((l) => l.includes('table restored from its checkpoint (the LMDB store)'))).toBe(true)
-    expect(contents(warm.tables, shopUids, merchantUids)).toEqual(contents(cold.tables, shopUids, merchantUids))
-    await (warm.tables as LmdbMerchantTables).close()
-
-    // The same directory given to an instance of other topics: refused, emptied, loaded from those.
-    const other = await createTableTopics('lmdb-other')
-    await produce(other, [['other-shop', shop('other-shop', 1)]], [])
-    const foreign = await load(other, dir, false, true, 1, true)
-    expect(foreign.restored).toBe(false)
-    expect(foreign.logs.some((l) => l.startsWith('warn') && l.includes(`it is of the topics ${topics.shops} and ${topics.merchants}`))).toBe(true)
-    expect(foreign.tables.shops.size).toBe(1)
-    expect(foreign.tables.shops.get(shopUids[50]!)).toBeUndefined()
-  })
-})
 
 describe('the table checkpoint', () => {
   it('restores the table and replays only what came since, ending equal to a cold load; damaged or foreign checkpoints are refused', async () => {

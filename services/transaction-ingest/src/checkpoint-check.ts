@@ -23,9 +23,7 @@ export interface CheckpointExpectations {
  * recreated), same cluster, same table encoding, recent enough, and every
  * position within its partition's log (not past the end, not below the start).
  */
-export function checkpointMismatch(
-  header: Pick<CheckpointHeader, 'topics' | 'layout' | 'writtenAt' | 'clusterId' | 'positions'>,
-  expected: CheckpointExpectations): string | undefined {
+export function checkpointMismatch(header: CheckpointHeader, expected: CheckpointExpectations): string | undefined {
   const { shops, merchants } = header.topics
   if (shops.name !== expected.shopsTopic || merchants.name !== expected.merchantsTopic)
     return `it is of the topics ${shops.name} and ${merchants.name}, this instance reads ${expected.shopsTopic} and ${expected.merchantsTopic}`

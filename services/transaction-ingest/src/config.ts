@@ -1,7 +1,6 @@
 import { envVar, enrichmentApiVars, kafkaVars, observabilityVars, parse, tracingVars } from '@tep/config'
 import { TOPICS } from '@tep/kafka'
 import { z } from 'zod'
-import { TABLE_STORES } from './snapshot-store.ts'
 
 /**
  * Every environment variable transaction-ingest reads. The same object drives
@@ -90,14 +89,9 @@ export const INGEST_ENV = {
     'most loader processes for a cold load of the table: a large table (250,000 records or more per process) is split by partition over them, each loading its share on its own core; unset: the CPUs available, at most 4',
     { optional: true },
   ),
-  INGEST_TABLE_STORE: envVar(
-    z.enum(TABLE_STORES, { message: `expected ${TABLE_STORES.join(' or ')}` }),
-    'store of the shop/merchant table: `compact` (in-memory compact table, loaded by loader processes, checkpoint file in INGEST_STATE_DIR) or `lmdb` (an LMDB database in INGEST_STATE_DIR/table.lmdb, written with every batch of the topics; needs INGEST_STATE_DIR)',
-    { default: 'compact' },
-  ),
   INGEST_STATE_DIR: envVar(
     parse.nonEmpty,
-    'directory of the table checkpoint: the shop/merchant table and the topic offsets it reflects, written from time to time and at a clean stop, so that a restart reads it and replays only what the compacted topics got since (a checkpoint that does not match the topics is logged and ignored); unset: every start loads the table from the topics. With INGEST_TABLE_STORE=lmdb it holds the LMDB store instead and must be set (INGEST_STATE_INTERVAL and INGEST_TABLE_LOADERS then do not apply)',
+    'directory of the table checkpoint: the shop/merchant table and the topic offsets it reflects, written from time to time and at a clean stop, so that a restart reads it and replays only what the compacted topics got since (a checkpoint that does not match the topics is logged and ignored); unset: every start loads the table from the topics',
     { optional: true },
   ),
   INGEST_STATE_INTERVAL: envVar(

@@ -33,8 +33,6 @@ try {
   process.stderr.write(`${err.message}\n`)
   process.exit(2)
 }
-if (cfg.INGEST_TABLE_STORE === 'lmdb' && cfg.INGEST_STATE_DIR === undefined)
-  exitWithConfigProblem(SERVICE, 'INGEST_TABLE_STORE', 'lmdb keeps the table in INGEST_STATE_DIR, which is not set')
 const auth = resolveEnrichmentAuth(cfg)
 if ('problem' in auth) {
   process.stderr.write(
@@ -131,7 +129,6 @@ const ingest = await startTransactionIngest({
     ...(cfg.INGEST_TABLE_LOADERS === undefined ? {} : { processes: cfg.INGEST_TABLE_LOADERS }),
   },
   tableTranscode: cfg.INGEST_TABLE_TRANSCODE,
-  tableStore: cfg.INGEST_TABLE_STORE,
   ...(cfg.INGEST_STATE_DIR === undefined
     ? {}
     : {

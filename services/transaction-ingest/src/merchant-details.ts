@@ -5,7 +5,7 @@ import { merchantSnapshotData, shopSnapshotData } from '@tep/enrichment-client'
 import type { ApiMerchant, ApiShop, EnrichmentPort } from './enrichment-port.ts'
 import { toSystemic } from './lookup-outcome.ts'
 import { timed, type IngestMetrics } from './metrics.ts'
-import type { DetailTables, SnapshotStore } from './snapshot-store.ts'
+import type { MerchantTables, SnapshotTable } from './snapshot-table.ts'
 
 export type DetailSource = 'TABLE' | 'API'
 
@@ -27,7 +27,7 @@ export interface ResolvedDetails {
 }
 
 export interface MerchantDetailsOptions {
-  tables: DetailTables
+  tables: MerchantTables
   client: EnrichmentPort
   /** Written into MerchantDataFetched.fetchedBy. */
   instanceId: string
@@ -71,12 +71,12 @@ interface Fetch<T> {
 interface Lane<T extends Shop | Merchant> {
   entity: 'SHOP' | 'MERCHANT'
   label: 'shops' | 'merchants'
-  table: SnapshotStore<T>
+  table: SnapshotTable<T>
   flight: SingleFlight<string, Fetch<T>>
   fetch: (uid: string) => Promise<Fetch<T>>
 }
 
-function lane<T extends Shop | Merchant>(entity: Lane<T>['entity'], table: SnapshotStore<T>, fetch: Lane<T>['fetch']): Lane<T> {
+function lane<T extends Shop | Merchant>(entity: Lane<T>['entity'], table: SnapshotTable<T>, fetch: Lane<T>['fetch']): Lane<T> {
   return { entity, label: entity === 'SHOP' ? 'shops' : 'merchants', table, flight: new SingleFlight(), fetch }
 }
 
@@ -110,7 +110,7 @@ const resultLabel = (err: unknown): string => (err instanceof PipelineError ? er
  * enriched record.
  */
 export class MerchantDetails {
-  readonly #tables: DetailTables
+  readonly #tables: MerchantTables
   readonly #client: EnrichmentPort
   readonly #instanceId: string
   readonly #metrics: IngestMetrics | undefined
@@ -214,7 +214,7 @@ export class MerchantDetails {
   #accept<T extends Shop | Merchant>(
     entity: 'SHOP' | 'MERCHANT',
     uid: string,
-    table: SnapshotStore<T>,
+    table: SnapshotTable<T>,
     snapshot: T,
     fetched: MerchantDataFetched[],
   ): { snapshot: T; source: DetailSource } {
@@ -269,7 +269,7 @@ export class MerchantDetails {
     return { snapshot: result.snapshot, source: result.snapshot === null ? null : 'API' }
   }
 
-  #tableHit<T extends Shop | Merchant>(table: SnapshotStore<T>, uid: string): Found<T> | undefined {
+  #tableHit<T extends Shop | Merchant>(table: SnapshotTable<T>, uid: string): Found<T> | undefined {
     if (!this.#asAvro) {
       const snapshot = table.get(uid)
       return snapshot === undefined ? undefined : { snapshot, source: 'TABLE' }

@@ -1,16 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { avroSchema, exampleMerchant, exampleShop, type Shop } from '@tep/schemas'
 import {
   createMerchantTables,
   MAX_AGE_WITHOUT_INVALIDATIONS_MS,
   merchantTablesTransferables,
-  type SnapshotTableOptions,
 } from './snapshot-table.ts'
-import { openLmdbMerchantTables, type LmdbMerchantTables } from './lmdb-store/lmdb-tables.ts'
-import type { DetailTables } from './snapshot-store.ts'
 
 const DAY = 24 * 3_600_000
 
@@ -18,61 +12,9 @@ function shop(uid: string, fetchedAt: number, overrides: Partial<Shop> = {}): Sh
   return { ...exampleShop(), uid, fetchedAt, ...overrides }
 }
 
-const lmdbRoot = mkdtempSync(path.join(tmpdir(), 'tep-lmdb-table-test-'))
-const opened: LmdbMerchantTables[] = []
-let dirs = 0
-afterAll(async () => {
-  for (const t of opened) await t.close()
-  rmSync(lmdbRoot, { recursive: true, force: true })
-})
-
-/**
- * The same behaviours of both stores (INGEST_TABLE_STORE): `create` makes
- * empty tables, `commit` makes the LMDB store write what was applied (reads
- * must not change), `topicView` gives tables with the topic's view only
- * (what a checkpoint, or the LMDB store reopened, holds).
- */
-interface StoreUnderTest {
-  name: string
-  create(options: SnapshotTableOptions): DetailTables
-  commit(tables: DetailTables): Promise<void>
-  topicView(tables: DetailTables): Promise<DetailTables>
-}
-
-const compactStore: StoreUnderTest = {
-  name: 'compact',
-  create: (options) => createMerchantTables(options),
-  commit: async () => {},
-  topicView: async (tables) => {
-    const view = createMerchantTables({ invalidationsEnabled: true })
-    view.restoreState((tables as ReturnType<typeof createMerchantTables>).topicState())
-    return view
-  },
-}
-
-const lmdbStore: StoreUnderTest = {
-  name: 'lmdb',
-  create: (options) => {
-    const tables = openLmdbMerchantTables(path.join(lmdbRoot, String(dirs++)), options)
-    opened.push(tables)
-    return tables
-  },
-  commit: (tables) => (tables as LmdbMerchantTables).commit([]),
-  topicView: async (tables) => {
-    // A copy of the store's file as committed, opened as another instance's store would be.
-    const lmdb = tables as LmdbMerchantTables
-    await lmdb.commit([])
-    const copy = path.join(lmdbRoot, String(dirs++))
-    await lmdb.backupTo(copy)
-    const view = openLmdbMerchantTables(copy, { invalidationsEnabled: true })
-    opened.push(view)
-    return view
-  },
-}
-
-describe.each([compactStore, lmdbStore])('shop and merchant tables ($name store)', (store) => {
-  it('round-trips every field of random Shop and Merchant values exactly, before and after a commit', async () => {
-    const tables = store.create({ invalidationsEnabled: true })
+describe('shop and merchant tables', () => {
+  it('round-trips every field of random Shop and Merchant values exactly', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
     const shopType = avroSchema('Shop').type
     const merchantType = avroSchema('Merchant').type
     for (let i = 0; i < 300; i++) {
@@ -87,16 +29,13 @@ describe.each([compactStore, lmdbStore])('shop and merchant tables ($name store)
       }
       tables.merchants.applyFromTopic(m.uid, m)
       expect(tables.merchants.get(m.uid)).toEqual(m)
-      if (i % 50 === 49) await store.commit(tables)
-      expect(tables.merchants.get(m.uid)).toEqual(m)
-      expect(shopType.toBuffer(tables.shops.get(s.uid))).toEqual(shopType.toBuffer(s))
     }
     expect(tables.shops.size).toBe(300)
   })
 
   it('gives what get gives as Avro bytes (getAvro): topic entries, API reads over them, deletions and the age limit', () => {
     let now = 1_700_000_000_000
-    const tables = store.create({ invalidationsEnabled: false, now: () => now })
+    const tables = createMerchantTables({ invalidationsEnabled: false, now: () => now })
     const shopType = avroSchema('Shop').type
     const merchantType = avroSchema('Merchant').type
     for (let i = 0; i < 200; i++) {
@@ -123,25 +62,16 @@ describe.each([compactStore, lmdbStore])('shop and merchant tables ($name store)
     expect(tables.shops.getAvro('s150')).toEqual({ avro: shopType.toBuffer(later), captured: null })
   })
 
-  it('deletes an entry on a tombstone, committed or not', async () => {
-    const tables = store.create({ invalidationsEnabled: true })
+  it('deletes an entry on a tombstone', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
     tables.shops.applyFromTopic('s1', shop('s1', 1))
     tables.shops.applyFromTopic('s1', null)
     expect(tables.shops.get('s1')).toBeUndefined()
     expect(tables.shops.size).toBe(0)
-    tables.shops.applyFromTopic('s2', shop('s2', 1))
-    await store.commit(tables)
-    expect(tables.shops.size).toBe(1)
-    tables.shops.applyFromTopic('s2', null)
-    expect(tables.shops.get('s2')).toBeUndefined()
-    expect(tables.shops.size).toBe(0)
-    await store.commit(tables)
-    expect(tables.shops.get('s2')).toBeUndefined()
-    expect(tables.shops.size).toBe(0)
   })
 
   it('applies topic records in order even when older, but never lets an API read replace newer data', () => {
-    const tables = store.create({ invalidationsEnabled: true })
+    const tables = createMerchantTables({ invalidationsEnabled: true })
     tables.shops.applyFromTopic('s1', shop('s1', 2000, { url: 'https://new.example' }))
     expect(tables.shops.putFetched(shop('s1', 1000, { url: 'https://old.example' }))).toBe(false)
     expect(tables.shops.get('s1')?.url).toBe('https://new.example')
@@ -152,8 +82,8 @@ describe.each([compactStore, lmdbStore])('shop and merchant tables ($name store)
     expect(tables.shops.get('s1')?.url).toBe('https://refresher.example')
   })
 
-  it('keeps API reads apart from the topic table until a topic record for the same uid replaces them', async () => {
-    const tables = store.create({ invalidationsEnabled: true })
+  it('keeps API reads apart from the topic table until a topic record for the same uid replaces them', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
     tables.shops.applyFromTopic('t1', shop('t1', 1000, { url: 'https://topic.example/1' }))
     tables.shops.applyFromTopic('t2', shop('t2', 1000))
     expect(tables.shops.putFetched(shop('t1', 2000, { url: 'https://api.example/1' }))).toBe(true)
@@ -165,7 +95,8 @@ describe.each([compactStore, lmdbStore])('shop and merchant tables ($name store)
     expect(tables.shops.fetchedAtOf('t2')).toBeUndefined()
     expect(tables.shops.size).toBe(2)
     // What a checkpoint holds: the topic's view only.
-    const topicOnly = await store.topicView(tables)
+    const topicOnly = createMerchantTables({ invalidationsEnabled: true })
+    topicOnly.restoreState(tables.topicState())
     expect(topicOnly.shops.get('t1')?.url).toBe('https://topic.example/1')
     expect(topicOnly.shops.get('t2')?.uid).toBe('t2')
     expect(topicOnly.shops.get('a1')).toBeUndefined()
@@ -182,8 +113,8 @@ describe.each([compactStore, lmdbStore])('shop and merchant tables ($name store)
 
   it('treats entries older than 7 days as misses only when invalidations are off', () => {
     let now = 100 * DAY
-    const off = store.create({ invalidationsEnabled: false, now: () => now })
-    const on = store.create({ invalidationsEnabled: true, now: () => now })
+    const off = createMerchantTables({ invalidationsEnabled: false, now: () => now })
+    const on = createMerchantTables({ invalidationsEnabled: true, now: () => now })
     for (const t of [off, on]) {
       t.shops.applyFromTopic('fresh', shop('fresh', now - MAX_AGE_WITHOUT_INVALIDATIONS_MS))
       t.shops.applyFromTopic('stale', shop('stale', now - MAX_AGE_WITHOUT_INVALIDATIONS_MS - 1))
@@ -196,9 +127,6 @@ describe.each([compactStore, lmdbStore])('shop and merchant tables ($name store)
     expect(off.shops.get('fresh')).toBeUndefined()
   })
 
-})
-
-describe('compact tables', () => {
   it('hands tables and string pools over to other tables that decode and extend them identically', () => {
     const shopType = avroSchema('Shop').type
     const loader = createMerchantTables({ invalidationsEnabled: true })

@@ -264,8 +264,6 @@ export class SnapshotTable<T extends Snapshot> {
 
 /** The shop and merchant tables of one ingest instance, sharing one string pool. */
 export interface MerchantTables {
-  /** The in-memory compact store (INGEST_TABLE_STORE=compact); LmdbMerchantTables is 'lmdb'. */
-  readonly kind: 'compact'
   shops: SnapshotTable<Shop>
   merchants: SnapshotTable<Merchant>
   /** Distinct pooled strings (categorical values shared by all entries). */
@@ -347,7 +345,6 @@ export function createMerchantTables(options: SnapshotTableOptions): MerchantTab
   const shops = new SnapshotTable(shopCodecOver(pools), writer, options)
   const merchants = new SnapshotTable(merchantCodecOver(pools), writer, options)
   return {
-    kind: 'compact',
     shops,
     merchants,
     pooledStrings: () => otherPools.reduce((n, p) => n + p.size, pools.size),

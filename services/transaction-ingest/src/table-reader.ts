@@ -6,9 +6,6 @@ import type { Readiness } from '@tep/observability'
 import type avro from 'avsc'
 import { AvroTableWriter } from './avro-table-writer.ts'
 import type { MerchantTables } from './snapshot-table.ts'
-import { LmdbCommitter } from './lmdb-store/lmdb-committer.ts'
-import { restoreLmdbPositions } from './lmdb-store/lmdb-restore.ts'
-import type { LmdbMerchantTables } from './lmdb-store/lmdb-tables.ts'
 import { TableCheckpointer, type TableCheckpointConfig } from './table-checkpointer.ts'
 import { defaultLoaderProcesses, planLoaderSharesOf } from './loader-shares.ts'
 import {
@@ -30,8 +27,7 @@ export type {
 
 export interface TableReaderOptions {
   kafka: Kafka
-  /** The compact tables, or the LMDB store (INGEST_TABLE_STORE=lmdb: no loader processes, no checkpoint file; the store is its own). */
-  tables: MerchantTables | LmdbMerchantTables
+  tables: MerchantTables
   shops: { topic: string; codec: TopicCodec<Shop> }
   merchants: { topic: string; codec: TopicCodec<Merchant> }
   readiness?: Readiness
@@ -63,7 +59,6 @@ export interface TableReaderOptions {
    * A local checkpoint of the tables (INGEST_STATE_DIR): restored at start
    * when it still describes the topics (then only what came since is read),
    * written once caught up, every `intervalMs` while the table moves, and at stop.
-   * With the LMDB store only `maxAgeMs` applies: the store is written with every batch.
    */
   checkpoint?: TableCheckpointConfig
   /**
@@ -110,7 +105,6 @@ export class TableReader {
   #idle: (() => void) | undefined
   #quiet: Promise<void> | undefined
   readonly #fast: AvroTableWriter | undefined
-  readonly #lmdb: LmdbCommitter | undefined
 
   constructor(options: TableReaderOptions) {
     this.#options = options
@@ -119,8 +113,7 @@ export class TableReader {
     })
     options.readiness?.register(TABLE_CHECK, 'reading the compacted shop and merchant topics')
     this.#fast = options.writerType === undefined ? undefined : new AvroTableWriter(options.writerType)
-    this.#lmdb = options.tables.kind === 'lmdb' ? new LmdbCommitter(options.tables) : undefined
-    if (options.checkpoint !== undefined && options.tables.kind === 'compact')
+    if (options.checkpoint !== undefined)
       this.#checkpointer = new TableCheckpointer({
         config: options.checkpoint,
         kafka: options.kafka,
@@ -142,10 +135,6 @@ export class TableReader {
    * since the last one); resolves whether a file was written.
    */
   async saveCheckpoint(): Promise<boolean> {
-    if (this.#lmdb !== undefined && this.#done) {
-      await this.#whileQuiet(() => this.#lmdb!.flush(this.#positions))
-      return true
-    }
     if (this.#checkpointer === undefined || !this.#done) return false
     return this.#checkpointer.save(
       () => this.positions(),
@@ -170,26 +159,8 @@ export class TableReader {
   }
 
   async start(): Promise<void> {
-    const { kafka, shops, merchants, logger, tables } = this.#options
-    if (tables.kind === 'lmdb') {
-      this.#options.readiness?.set(TABLE_CHECK, false, 'checking the table store')
-      const positions = await restoreLmdbPositions({
-        tables,
-        kafka,
-        shopsTopic: shops.topic,
-        merchantsTopic: merchants.topic,
-        signal: this.#stopping.signal,
-        onWaiting: (reason) => this.#options.readiness?.set(TABLE_CHECK, false, reason),
-        ...(this.#options.checkpoint?.maxAgeMs === undefined ? {} : { maxAgeMs: this.#options.checkpoint.maxAgeMs }),
-        ...(this.#options.checkpoint?.now === undefined ? {} : { now: this.#options.checkpoint.now }),
-        ...(logger === undefined ? {} : { logger }),
-      })
-      if (positions !== undefined) {
-        for (const [key, offset] of positions) this.#positions.set(key, offset)
-        this.#restored = true
-      }
-      if (this.#stopped) return
-    } else if (this.#checkpointer !== undefined) {
+    const { kafka, shops, merchants, logger } = this.#options
+    if (this.#checkpointer !== undefined) {
       this.#options.readiness?.set(TABLE_CHECK, false, 'reading the table checkpoint')
       const positions = await this.#checkpointer.restore(this.#stopping.signal)
       if (positions !== undefined) {
@@ -200,8 +171,7 @@ export class TableReader {
       }
       if (this.#stopped) return
     }
-    // The LMDB store loads in this process: its writes run on lmdb-js's own thread.
-    if (this.#options.loader !== undefined && !this.#restored && this.#lmdb === undefined) {
+    if (this.#options.loader !== undefined && !this.#restored) {
       // The loader caught up to the end offsets it saw; this process then only
       // follows what was written since, from where the loader stopped.
       await this.#loadInChildProcess(this.#options.loader)
@@ -252,8 +222,7 @@ export class TableReader {
     await this.#reader?.stop()
     if (this.#checkpointTimer !== undefined) clearInterval(this.#checkpointTimer)
     // A clean stop leaves the newest checkpoint behind: the next start replays nothing.
-    if (this.#lmdb !== undefined) await this.#whileQuiet(() => this.#lmdb!.close(this.#positions))
-    else await this.saveCheckpoint()
+    await this.saveCheckpoint()
   }
 
   /** The first checkpoint once caught up (a restart after a crash then replays little), then one per interval. */
@@ -316,7 +285,6 @@ export class TableReader {
       else await this.#apply('MERCHANT', uid, record.value, merchants.codec, batch.topic)
     }
     this.#positions.set(`${batch.topic}:${batch.partition}`, batch.nextOffset)
-    if (this.#lmdb !== undefined) await this.#lmdb.afterBatch(this.#positions)
     if (!this.#done && this.#reader !== undefined) this.#setBehind(this.#reader.behind)
   }
 
@@ -371,7 +339,7 @@ export class TableReader {
       stopped: () => this.#stopped,
       ...(shares === undefined ? {} : { shares }),
     })
-    if (loaded === undefined || this.#options.tables.kind !== 'compact') return
+    if (loaded === undefined) return
     // The hand-over read every buffer into one allocated for these tables: adopted, not copied.
     this.#options.tables.restoreState(loaded.states, true)
     for (const [key, offset] of Object.entries(loaded.positions)) this.#positions.set(key, BigInt(offset))

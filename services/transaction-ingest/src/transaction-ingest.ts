@@ -29,8 +29,6 @@ import { MerchantDetails } from './merchant-details.ts'
 import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
 import { OutcomeTracker } from './outcome-tracker.ts'
 import { createMerchantTables, type MerchantTables } from './snapshot-table.ts'
-import type { LmdbMerchantTables } from './lmdb-store/lmdb-tables.ts'
-import type { DetailTables, TableStoreKind } from './snapshot-store.ts'
 import { TableReader, type TableLoaderConfig } from './table-reader.ts'
 import type { TableCheckpointConfig } from './table-checkpointer.ts'
 
@@ -106,11 +104,6 @@ export interface TransactionIngestOptions {
    */
   tableCheckpoint?: TableCheckpointConfig
   /**
-   * Store of the table (INGEST_TABLE_STORE): 'compact' (default) or 'lmdb',
-   * an LMDB database in `tableCheckpoint.dir` (required then).
-   */
-  tableStore?: TableStoreKind
-  /**
    * Records of the table's own schema go from their Avro bytes straight into
    * the table (default true); false: all through avsc objects (INGEST_TABLE_TRANSCODE).
    */
@@ -134,7 +127,7 @@ export interface TransactionIngest {
   readonly readiness: Readiness
   readonly metricsRegistry: Registry
   readonly metrics: IngestMetrics
-  readonly tables: MerchantTables | LmdbMerchantTables
+  readonly tables: MerchantTables
   readonly topics: IngestTopics
   /** Whether the table came from the checkpoint (tableCheckpoint) rather than a load of the whole topics. */
   readonly tableFromCheckpoint: boolean
@@ -181,14 +174,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     { field: 'merchant', schema: avroSchema('Merchant') },
   ])
 
-  const tableOptions = { invalidationsEnabled: options.invalidationsEnabled ?? true, now }
-  let tables: MerchantTables | LmdbMerchantTables
-  if (options.tableStore === 'lmdb') {
-    if (options.tableCheckpoint === undefined) throw new TypeError('tableStore lmdb needs tableCheckpoint.dir (INGEST_STATE_DIR)')
-    // Loaded only when chosen: the default (compact) process never loads the native module.
-    const { openLmdbMerchantTables } = await import('./lmdb-store/lmdb-tables.ts')
-    tables = openLmdbMerchantTables(options.tableCheckpoint.dir, tableOptions)
-  } else tables = createMerchantTables(tableOptions)
+  const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
   registerTableGauges(metricsRegistry, tables)
 
   // API calls of this instance stop waiting when stop() gives up on them.
@@ -411,7 +397,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   }
 }
 
-function registerTableGauges(registry: Registry, tables: DetailTables): void {
+function registerTableGauges(registry: Registry, tables: MerchantTables): void {
   new Gauge({
     name: 'ingest_table_entries',
     help: 'Entries in the local shop/merchant table',
