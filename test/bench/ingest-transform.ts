@@ -7,8 +7,9 @@
  * batch: found and notFound in the same shares). The table holds the simulator's
  * default data set (50,000 shops), as in the bench's ingest rows; the raw events are
  * the bench's (same generator, same seed, card only, the few invalid ones included).
- * `inflight` records are transformed at once, as the loop's budget does (2,000 by
- * default); every `commitEvery` records the outcomes are counted as a commit would.
+ * `inflight` records are transformed at once, as the loop's budget does (default 2,000,
+ * batch mode's budget; single mode's is 512 since 2026-11-29, inflight-budget.ts); every
+ * `commitEvery` records the outcomes are counted as a commit would.
  *
  * No socket, no Kafka: what it leaves is the per-record JavaScript and its garbage,
  * so a change of the transform compares with far less noise than a broker run
