@@ -39,12 +39,12 @@ export const INGEST_ENV = {
   ),
   INGEST_CONCURRENCY: envVar(
     parse.integer(1, 10_000),
-    'records enriched at the same time: the instance has one budget of INGEST_CONCURRENCY × INGEST_PARTITIONS_CONCURRENTLY records over all assigned partitions, any of which may use all of it (outputs still keep input order per partition)',
-    { default: '500' },
+    'records enriched at the same time: the instance has one budget of INGEST_CONCURRENCY × INGEST_PARTITIONS_CONCURRENTLY records over all assigned partitions, any of which may use all of it (outputs still keep input order per partition); unset: 500 in batch mode, 2 × INGEST_API_MAX_CONCURRENT in single mode (128 by default: more records only wait for an API request slot, and their garbage costs CPU)',
+    { optional: true },
   ),
   INGEST_PARTITIONS_CONCURRENTLY: envVar(
     parse.integer(1, 1_000),
-    'second factor of the budget of records in flight (INGEST_CONCURRENCY × this: 2,000 by default); the finished records of every assigned partition share one transaction',
+    'second factor of the budget of records in flight (INGEST_CONCURRENCY × this: 2,000 by default in batch mode, 512 in single mode); the finished records of every assigned partition share one transaction',
     { default: '4' },
   ),
   INGEST_MAX_RECORDS_PER_TRANSACTION: envVar(

@@ -12,6 +12,7 @@ import {
   startHealthServer,
 } from '@tep/observability'
 import { INGEST_ENV } from './config.ts'
+import { defaultConcurrency } from './inflight-budget.ts'
 import { CONSUMER_CHECK, startTransactionIngest } from './transaction-ingest.ts'
 
 const SERVICE = 'transaction-ingest'
@@ -112,7 +113,7 @@ const ingest = await startTransactionIngest({
   batchLingerMs: cfg.INGEST_BATCH_LINGER,
   lookupReprobeMs: cfg.INGEST_LOOKUP_REPROBE_INTERVAL,
   onContractDrift: contractDrift.listener,
-  concurrency: cfg.INGEST_CONCURRENCY,
+  concurrency: cfg.INGEST_CONCURRENCY ?? defaultConcurrency(cfg.INGEST_LOOKUP_MODE, cfg.INGEST_API_MAX_CONCURRENT),
   partitionsConcurrently: cfg.INGEST_PARTITIONS_CONCURRENTLY,
   maxRecordsPerTransaction: cfg.INGEST_MAX_RECORDS_PER_TRANSACTION,
   invalidationsEnabled: cfg.INVALIDATIONS_ENABLED,

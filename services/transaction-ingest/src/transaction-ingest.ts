@@ -1,15 +1,12 @@
-import { avroSchema, CORRECTION_HEADER } from '@tep/schemas'
+import { CORRECTION_HEADER } from '@tep/schemas'
 import { hostname } from 'node:os'
 import { errorCode, isRetriable } from '@tep/errors'
 import {
   AvroSerde,
   createTransactionalPipeline,
   OffsetReader,
-  SplicingEncoder,
   TOPICS,
   type KafkaLogger,
-  type OutputRecord,
-  type PipelineRecord,
   type RetryPolicy,
   type TransactionalPipeline,
   type Kafka,
@@ -23,7 +20,8 @@ import {
 } from '@tep/observability'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import type { EnrichmentPort } from './enrichment-port.ts'
-import { Enricher, validateRaw } from './enricher.ts'
+import { Enricher } from './enricher.ts'
+import { createIngestCodecs, recordTransform } from './record-transform.ts'
 import { Lookups, type CompleteLookups, type LookupMode } from './lookups.ts'
 import { MerchantDetails } from './merchant-details.ts'
 import { createIngestMetrics, type IngestMetrics } from './metrics.ts'
@@ -160,19 +158,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     registry: options.schemaRegistry,
     ...(logger === undefined ? {} : { logger }),
   })
-  const rawCodec = serde.topic(topics.input, 'RawTransaction')
-  const enrichedCodec = serde.topic(topics.enriched, 'EnrichedTransaction')
-  const fetchedCodec = serde.topic(topics.fetched, 'MerchantDataFetched')
-  // encodeSync in the transform needs the ids; registering up front also fails
-  // fast on an incompatible schema instead of at the first record.
-  const [enrichedSchemaId] = await Promise.all([enrichedCodec.register(), fetchedCodec.register()])
-  // The raw event inside the enriched one is copied as the bytes it arrived as,
-  // and the shop and merchant as the bytes the table writes (no objects in between).
-  const enrichedEncoder = new SplicingEncoder(enrichedCodec, enrichedSchemaId, [
-    { field: 'raw', schema: rawCodec.schema },
-    { field: 'shop', schema: avroSchema('Shop') },
-    { field: 'merchant', schema: avroSchema('Merchant') },
-  ])
+  const codecs = await createIngestCodecs(serde, topics)
 
   const tables = createMerchantTables({ invalidationsEnabled: options.invalidationsEnabled ?? true, now })
   registerTableGauges(metricsRegistry, tables)
@@ -223,41 +209,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
       readiness.set(CONSUMER_CHECK, false, `paused by a systemic failure: ${[...paused.values()].join('; ')}`)
   }
 
-  /**
-   * A raw event republished to correct an earlier result (the refresher's
-   * re-enrichment of invalidated handles) carries `tep-correction`; the new
-   * result carries it too, so consumers can tell a correction from a first result.
-   */
-  const correctionHeaders = (record: PipelineRecord): Pick<OutputRecord, 'headers'> => {
-    const value = record.headers[CORRECTION_HEADER]
-    const first = Array.isArray(value) ? value[0] : value
-    return first === undefined ? {} : { headers: { [CORRECTION_HEADER]: first } }
-  }
-
-  const transform = async (record: PipelineRecord): Promise<OutputRecord[]> => {
-    metrics.recordsIn.inc()
-    // Once the writer schema is known (every record but the first few) the decode needs no await.
-    const { value: raw, body: rawBody } =
-      rawCodec.decodeWithBodyIfReady(record.value) ?? (await rawCodec.decodeWithBody(record.value))
-    validateRaw(raw)
-    const { enriched, fetched, shopAvro, merchantAvro } = await enricher.enrich(raw)
-    const outputs: OutputRecord[] = [
-      // Same key as the raw record, so the result lands on the matching partition.
-      {
-        topic: topics.enriched,
-        key: record.key ?? raw.transactionId,
-        // A raw event whose free text was masked (minimise-raw.ts) is written from the object, not its bytes.
-        value: enrichedEncoder.encode(enriched, [enriched.raw === raw ? rawBody : undefined, shopAvro, merchantAvro]),
-        ...correctionHeaders(record),
-      },
-    ]
-    for (const f of fetched)
-      outputs.push({ topic: topics.fetched, key: f.uid, value: fetchedCodec.encodeSync(f) })
-    let fetchedShops = 0
-    for (const f of fetched) if (f.entityType === 'SHOP') fetchedShops += 1
-    outcomes.note(record.topic, record.partition, record.offset, enriched.status, fetchedShops, fetched.length - fetchedShops)
-    return outputs
-  }
+  const transform = recordTransform({ codecs, enricher, outcomes, metrics, topics })
 
   const pipeline = createTransactionalPipeline({
     kafka: options.kafka,
