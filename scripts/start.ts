@@ -20,6 +20,7 @@ import { ReadinessPoller, renderScreen, renderSummaryLine, takeSnapshot, type Wa
 import { DEFAULT_RESTART_POLICY, SupervisedService } from './start/supervisor.ts'
 import { distinctPortPicker } from '@tep/local-stack'
 import { INGEST_NODE_OPTIONS } from '@tep/transaction-ingest'
+import { refresherMallocEnv } from '@tep/refresher'
 
 const HELP = `usage: npm start [-- options]
 
@@ -175,7 +176,8 @@ async function main(): Promise<number> {
 
     const enrichmentEnv = { ENRICHMENT_API_URL: enrichmentUrl, ENRICHMENT_CLIENT_ID: SIM_CREDENTIALS.clientId, ENRICHMENT_CLIENT_SECRET: SIM_CREDENTIALS.clientSecret }
     const specs: ServiceSpec[] = [
-      { name: 'refresher', script: 'services/refresher/src/main.ts', env: enrichmentEnv },
+      // glibc's mmap threshold (services/refresher/src/runtime.ts), unless the user set one.
+      { name: 'refresher', script: 'services/refresher/src/main.ts', env: { ...refresherMallocEnv(process.env), ...enrichmentEnv } },
       { name: 'invalidation-poller', script: 'services/invalidation-poller/src/main.ts', env: { ...enrichmentEnv, INVALIDATIONS_POLL_INTERVAL: '5s' } },
       // A larger young generation (services/transaction-ingest/README.md, "Runtime"), after the user's own NODE_OPTIONS.
       // The table checkpoint: a restart (supervisor or a new npm start on the same stack) replays only what is new.

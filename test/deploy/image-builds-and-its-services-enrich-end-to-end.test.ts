@@ -12,6 +12,7 @@
  */
 import { AvroSerde, TOPIC_CATALOG, TOPICS, TopicReader, createSchemaRegistry, ensureTopics } from '@tep/kafka'
 import { distinctPortPicker } from '@tep/local-stack'
+import { REFRESHER_MALLOC_ENV } from '@tep/refresher'
 import { generateRawEvents } from '@tep/sample-traffic'
 import type { EnrichedTransaction } from '@tep/schemas'
 import { SimDataset } from '@tep/sim-data'
@@ -98,7 +99,8 @@ describe('the container image built with podman', () => {
 
     await timed('services ready', async () => {
       const services = [
-        { name: 'refresher', env: enrichmentEnv },
+        // As deployed (compose, k8s): glibc's mmap threshold of services/refresher/src/runtime.ts.
+        { name: 'refresher', env: { ...enrichmentEnv, ...REFRESHER_MALLOC_ENV } },
         { name: 'invalidation-poller', env: { ...enrichmentEnv, INVALIDATIONS_POLL_INTERVAL: '5s' } },
         // The table checkpoint directory, on a tmpfs the node user can write (podman 4.3's --tmpfs takes no uid=).
         {

@@ -38,7 +38,7 @@ function enrichmentAuth(cfg: Record<string, unknown>): string | undefined {
 }
 
 /** Variables the runtime reads that are not the service's own configuration. */
-const RUNTIME_VARS = new Set(['NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'TZ'])
+const RUNTIME_VARS = new Set(['NODE_ENV', 'NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'TZ', 'MALLOC_MMAP_THRESHOLD_'])
 
 /**
  * Problems of running `name` with `script` and `env`: a script that is not the

@@ -12,6 +12,7 @@ export { enrichmentFetcher, isRecordScopedApiError } from './enrichment-fetcher.
 export { Sweeper } from './sweeper.ts'
 export type { SweepResult } from './sweeper.ts'
 export { refresherEnv } from './config.ts'
+export { REFRESHER_MALLOC_ENV, refresherMallocEnv } from './runtime.ts'
 export { reenrichHandles, CORRECTION_HEADER, CORRECTION_HANDLE_INVALIDATED } from './reenrich/reenrich.ts'
 export { AutoReenricher } from './reenrich/auto-reenrich.ts'
 export type { AutoReenrichOptions } from './reenrich/auto-reenrich.ts'

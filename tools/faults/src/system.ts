@@ -4,6 +4,7 @@ import path from 'node:path'
 import { mintCustomerToken } from '@tep/bank-sync'
 import { distinctPortPicker, kafkaNodesOf, readRecord, restartStackProcess, startStack, type RunningStack } from '@tep/local-stack'
 import { createKafka, ensureTopics, TOPIC_CATALOG, type Kafka } from '@tep/kafka'
+import { refresherMallocEnv } from '@tep/refresher'
 import { ClusterProbe } from './cluster-probe.ts'
 import type { ClusterNetwork } from './network/cluster-network.ts'
 import { forwardLoopback } from './network/loopback-forward.ts'
@@ -142,7 +143,8 @@ export class FaultSystem {
     const enrichmentEnv = { ENRICHMENT_API_URL: this.enrichmentUrl, ENRICHMENT_CLIENT_ID: clientId, ENRICHMENT_CLIENT_SECRET: this.secrets.enrichmentClientSecret }
     const metrics = async () => String(await freePort())
     let port = await metrics()
-    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port }, `http://${this.addressOf('refresher')}:${port}/healthz`, 'refresher')
+    // Started as deployed: glibc's mmap threshold of services/refresher/src/runtime.ts (issue 35).
+    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...refresherMallocEnv(process.env), ...enrichmentEnv, METRICS_PORT: port }, `http://${this.addressOf('refresher')}:${port}/healthz`, 'refresher')
     port = await metrics()
     await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://${this.addressOf('invalidation-poller')}:${port}/healthz`, 'invalidation-poller')
     port = await metrics()
