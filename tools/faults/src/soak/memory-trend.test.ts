@@ -39,6 +39,22 @@ describe('memory trends of the soak', () => {
     expect(t!.rssSlopeMbPerHour).toBe(0)
   })
 
+  it('judges the growth of lives long enough to show a trend, not two samples a minute apart', () => {
+    // The 2026-11-29 soak's ingest, simplified: a long first life flat at 400 MB, a life
+    // restarted at minute 9 sampled twice after its warm-up (241, 291 MB), a third from minute 13, flat.
+    const rss = [130, 363, 373, 375, 376, 390, 395, 408, 408, 409, 264, 334, 241, 291, 338, 355, 393, 394, 395, 399, 399]
+    const samples: MemorySample[] = rss.map((mb, i) => ({ process: 'transaction-ingest', at: i * MIN, pid: i < 10 ? 1 : i < 14 ? 2 : 3, rssBytes: mb * MB }))
+    const [t] = memoryTrends(samples)
+    // Window minutes 5-20: life 1 at 5-9 (+19), life 2 only at 12-13 (left out), life 3 at 16-20 (+6).
+    expect(t!.rssGrowthLastWindowMb).toBe(25)
+  })
+
+  it('still sees a leak that climbs through every long life', () => {
+    const samples: MemorySample[] = Array.from({ length: 21 }, (_, i) => ({ process: 'refresher', at: i * MIN, pid: 7, rssBytes: (150 + 5 * i) * MB }))
+    const [t] = memoryTrends(samples)
+    expect(t!.rssGrowthLastWindowMb).toBe(75)
+  })
+
   it('reads prom-client heap use from /metrics text', () => {
     const text = '# HELP nodejs_heap_size_used_bytes Process heap size used from Node.js in bytes.\n# TYPE nodejs_heap_size_used_bytes gauge\nnodejs_heap_size_used_bytes 52428800\nnodejs_heap_size_total_bytes 99\n'
     expect(heapUsedFromMetrics(text)).toBe(52_428_800)

@@ -16,7 +16,10 @@ export interface MemoryTrend {
   rssSlopeMbPerHour: number | null
   /** The same over the last window (default 15 minutes). */
   rssSlopeLastWindowMbPerHour: number | null
-  /** Last minus first RSS of each life (after its warm-up) within the last window, summed. */
+  /**
+   * Last minus first RSS of each life (after its warm-up) within the last window,
+   * summed over the lives observed there for at least MIN_GROWTH_SPAN_MS; null when none was.
+   */
   rssGrowthLastWindowMb: number | null
   heapLastMb: number | null
   heapSlopeMbPerHour: number | null
@@ -47,6 +50,16 @@ function lives(samples: readonly MemorySample[], value: (s: MemorySample) => num
  */
 export const WARMUP_MS = 2 * 60_000
 
+/**
+ * The shortest stretch of a life (after its warm-up, inside the window) whose
+ * growth is judged. In the 2026-11-29 soak a transaction-ingest restarted by a
+ * fault had two settled samples a minute apart in the window, 241 and 291 MB,
+ * while its committed heap alone moved by 50 MB between samples: that life's
+ * "growth" was the heap's sizing at two moments, and it was most of the
+ * service's 70 MB. A leak shows in the lives long enough to show a trend.
+ */
+export const MIN_GROWTH_SPAN_MS = 3 * 60_000
+
 const settled = (life: Point[]): Point[] => (life.length === 0 ? life : life.filter((p) => p.at >= life[0]!.at + WARMUP_MS))
 
 export function memoryTrends(samples: readonly MemorySample[], windowMs = 15 * 60_000): MemoryTrend[] {
@@ -68,7 +81,7 @@ export function memoryTrends(samples: readonly MemorySample[], windowMs = 15 * 6
       rssMaxMb: round1(Math.max(...sorted.map((s) => s.rssBytes)) / MB)!,
       rssSlopeMbPerHour: round1(pooledSlope(rssLives)),
       rssSlopeLastWindowMbPerHour: round1(pooledSlope(rssLives.map(inWindow))),
-      rssGrowthLastWindowMb: round1(growthWithinSegments(rssLives.map(inWindow))),
+      rssGrowthLastWindowMb: round1(growthWithinSegments(rssLives.map(inWindow), MIN_GROWTH_SPAN_MS)),
       heapLastMb: round1(heapLast === undefined ? undefined : heapLast / MB),
       heapSlopeMbPerHour: round1(pooledSlope(heapLives)),
       heapSlopeLastWindowMbPerHour: round1(pooledSlope(heapLives.map(inWindow))),

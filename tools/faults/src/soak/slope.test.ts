@@ -37,4 +37,12 @@ describe('memory slope (least squares, MB per hour)', () => {
     expect(growthWithinSegments([first, second])).toBeCloseTo(20, 6)
     expect(growthWithinSegments([[{ at: 0, value: 1 }]])).toBeUndefined()
   })
+
+  it('leaves out a life observed for less than the shortest judged span', () => {
+    const long = line(0, 60, 100, 11) // 10 minutes: +10 MB
+    const short = [{ at: 30 * 60_000, value: 241 }, { at: 31 * 60_000, value: 291 }] // one minute apart: +50 MB of noise
+    expect(growthWithinSegments([long, short], 3 * 60_000)).toBeCloseTo(10, 6)
+    expect(growthWithinSegments([short], 3 * 60_000)).toBeUndefined()
+    expect(growthWithinSegments([long, short])).toBeCloseTo(60, 6)
+  })
 })

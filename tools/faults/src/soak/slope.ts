@@ -39,10 +39,13 @@ export function pooledSlope(segments: ReadonlyArray<readonly Point[]>): number |
 /**
  * Growth within each life, summed: last minus first of every segment. Over a
  * window that holds a restart this is what the processes grew while they ran,
- * not the fall at the restart.
+ * not the fall at the restart. A segment spanning less than `minSpanMs` is left
+ * out: two samples a minute apart measure where a garbage-collected heap stood
+ * at those two moments (±50 MB for the ingest's 64 MB young generation), not a
+ * trend.
  */
-export function growthWithinSegments(segments: ReadonlyArray<readonly Point[]>): number | undefined {
-  const usable = segments.filter((s) => s.length >= 2)
+export function growthWithinSegments(segments: ReadonlyArray<readonly Point[]>, minSpanMs = 0): number | undefined {
+  const usable = segments.filter((s) => s.length >= 2 && s[s.length - 1]!.at - s[0]!.at >= minSpanMs)
   if (usable.length === 0) return undefined
   return usable.reduce((sum, s) => sum + s[s.length - 1]!.value - s[0]!.value, 0)
 }
