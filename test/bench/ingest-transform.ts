@@ -18,6 +18,7 @@
  *   npm exec -- node test/bench/ingest-transform.ts [single|batch] [records=60000] [inflight=2000] [warmup=20000]
  */
 import { Dispatcher } from 'undici'
+import { answerOnNextTurn, jsonAnswer } from './canned-answer.ts'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import avro from 'avsc'
 import { AvroSerde, type PipelineRecord } from '@tep/kafka'
@@ -87,10 +88,7 @@ for (let i = 0; i < data.shopCount; i++) {
   tables.shops.applyFromTopic(sim.uid, shopSnapshot(api as never, sim.uid, fetchedAt))
 }
 
-const json = (status: number, body: unknown) => {
-  const buf = Buffer.from(JSON.stringify(body))
-  return { status, headers: { 'x-request-id': 'req-1', 'content-type': 'application/json; charset=utf-8', 'content-length': String(buf.length), connection: 'keep-alive' }, body: buf }
-}
+const json = jsonAnswer
 const TOKEN = json(200, { access_token: 'x'.repeat(300), token_type: 'Bearer', expires_in: 300 })
 const handle = (n: number) => `H${String(n).padStart(21, '0')}`
 const found = (n: number) => ({ result: 'found', handle: handle(n), shop: { uid: shopUids[(n * 7919) % shopUids.length]! } })
@@ -110,13 +108,7 @@ class CannedDispatcher extends Dispatcher {
       const entries = (JSON.parse(String(opts.body)) as { requests: unknown[] }).requests.length
       answer = json(200, Array.from({ length: entries }, (_, i) => ((n + i) % 100 < 80 ? found(n + i) : notFound(n + i))))
     } else answer = SINGLE_ANSWERS[n % 100]!
-    setImmediate(() => {
-      const controller = { abort() {}, pause() {}, resume() {}, paused: false, aborted: false, reason: null, rawHeaders: [] }
-      handler.onRequestStart?.(controller as never, {})
-      handler.onResponseStart?.(controller as never, answer.status, answer.headers, 'OK')
-      handler.onResponseData?.(controller as never, answer.body)
-      handler.onResponseEnd?.(controller as never, {})
-    })
+    answerOnNextTurn(handler, answer)
     return true
   }
   override async close(): Promise<void> {}

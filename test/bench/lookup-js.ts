@@ -13,6 +13,7 @@
  * path and headers and the body read as text, no client around it.
  */
 import { Dispatcher } from 'undici'
+import { answerOnNextTurn, jsonAnswer } from './canned-answer.ts'
 import { createEnrichmentClient } from '@tep/enrichment-client'
 import { generateRawEvents } from '@tep/sample-traffic'
 import { SimDataset } from '@tep/sim-data'
@@ -27,14 +28,7 @@ const count = Number(countArg)
 const concurrency = Number(concArg)
 const bare = bareArg === 'bare'
 
-const json = (status: number, body: unknown): { status: number; headers: Record<string, string>; body: Buffer } => {
-  const buf = Buffer.from(JSON.stringify(body))
-  return {
-    status,
-    headers: { 'x-request-id': 'req-1', 'content-type': 'application/json; charset=utf-8', 'content-length': String(buf.length), connection: 'keep-alive' },
-    body: buf,
-  }
-}
+const json = jsonAnswer
 const TOKEN = json(200, { access_token: 'x'.repeat(300), token_type: 'Bearer', expires_in: 300 })
 const ANSWERS = [
   json(200, { result: 'found', handle: 'WzsBgSlcDaEOZK6dqKjk82', shop: { uid: '1L9YmHn7rldNcNTUskFSr4' } }),
@@ -48,13 +42,7 @@ class CannedDispatcher extends Dispatcher {
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const n = served++
     const answer = opts.path.includes('/token') ? TOKEN : ANSWERS[n % 100 < 74 ? 0 : n % 100 < 93 ? 1 : 2]!
-    setImmediate(() => {
-      const controller = { abort() {}, pause() {}, resume() {}, paused: false, aborted: false, reason: null, rawHeaders: [] }
-      handler.onRequestStart?.(controller as never, {})
-      handler.onResponseStart?.(controller as never, answer.status, answer.headers, 'OK')
-      handler.onResponseData?.(controller as never, answer.body)
-      handler.onResponseEnd?.(controller as never, {})
-    })
+    answerOnNextTurn(handler, answer)
     return true
   }
   override async close(): Promise<void> {}
