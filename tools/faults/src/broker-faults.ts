@@ -1,4 +1,4 @@
-import type { InjectContext } from './scenarios.ts'
+import type { InjectContext } from './inject-context.ts'
 import type { SingleFault, SingleFaultOutcome } from './single-fault.ts'
 
 /**

@@ -1,5 +1,6 @@
 import { BROKER_LOST_DOWN_MS, coordinator, killBroker, mostImportantBroker, pauseRawLeader, rawLeader, type BrokerTarget } from './broker-faults.ts'
-import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
+import type { InjectContext } from './inject-context.ts'
+import type { InjectResult, Scenario } from './scenarios.ts'
 
 /**
  * Rows that need a replicated cluster (`npm run faults -- --brokers 3`): the

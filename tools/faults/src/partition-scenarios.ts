@@ -1,6 +1,7 @@
 import { CLUSTER_MAX_PAUSE_SECONDS } from './cluster-scenarios.ts'
 import { PARTITION_FAULTS, PARTITION_HOLD_MS, type PartitionFaultName } from './network/partition-faults.ts'
-import type { InjectContext, InjectResult, Scenario } from './scenarios.ts'
+import type { InjectContext } from './inject-context.ts'
+import type { InjectResult, Scenario } from './scenarios.ts'
 import type { SingleFault } from './single-fault.ts'
 
 /**

@@ -7,18 +7,7 @@ import { registryOutage } from './single-faults/registry-outage.ts'
 import { killService } from './single-faults/service-kill.ts'
 import { SERVICES, type FaultSystem } from './system.ts'
 import type { ExtraRecord } from './traffic.ts'
-
-export interface InjectContext {
-  system: FaultSystem
-  say: (line: string) => void
-  /** Seeded uniform [0, 1). */
-  random: () => number
-  /** How long the scenario's traffic is expected to flow, ms; faults are spread over it. */
-  plannedMs: number
-  startedAt: number
-  /** One fault of each kind, shorter outages: the integration suite's short version. */
-  quick: boolean
-}
+import type { InjectContext } from './inject-context.ts'
 
 export interface InjectResult {
   faultsInjected: number

@@ -1,4 +1,4 @@
-import type { InjectContext } from './scenarios.ts'
+import type { InjectContext } from './inject-context.ts'
 
 /**
  * One fault, injected once and healed: the unit the chaos soak draws from

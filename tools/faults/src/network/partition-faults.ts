@@ -1,5 +1,5 @@
 import { rawLeader } from '../broker-faults.ts'
-import type { InjectContext } from '../scenarios.ts'
+import type { InjectContext } from '../inject-context.ts'
 import type { SingleFault, SingleFaultOutcome } from '../single-fault.ts'
 import type { ClusterNetwork } from './cluster-network.ts'
 
