@@ -21,6 +21,7 @@ import {
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import type { EnrichmentPort } from './enrichment-port.ts'
 import { Enricher } from './enricher.ts'
+import { BATCH_MODE_CONCURRENCY } from './inflight-budget.ts'
 import { createIngestCodecs, recordTransform } from './record-transform.ts'
 import { Lookups, type CompleteLookups, type LookupMode } from './lookups.ts'
 import { MerchantDetails } from './merchant-details.ts'
@@ -65,7 +66,10 @@ export interface TransactionIngestOptions {
   lookupReprobeMs?: number
   /** Told of the lookup variants found missing (tep_api_contract_drift_total); pass the client's listener too. */
   onContractDrift?: ContractDriftListener
-  /** Records of one partition in flight; default 500. */
+  /**
+   * Records of one partition in flight; default BATCH_MODE_CONCURRENCY (500). The
+   * service's main.ts picks it by lookup mode when INGEST_CONCURRENCY is unset (inflight-budget.ts).
+   */
   concurrency?: number
   /** Partitions processed at once; default 4. */
   partitionsConcurrently?: number
@@ -222,7 +226,7 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
     dlqTopic: topics.dlq,
     // A raw record that decoded (and failed later) is masked field by field on the DLQ.
     dlqValueSchema: (schemaId) => serde.knownWriterType(schemaId),
-    concurrency: options.concurrency ?? 500,
+    concurrency: options.concurrency ?? BATCH_MODE_CONCURRENCY,
     partitionsConsumedConcurrently: options.partitionsConcurrently ?? 4,
     maxRecordsPerTransaction: options.maxRecordsPerTransaction ?? 3_000,
     ...(options.retryPolicy === undefined ? {} : { retryPolicy: options.retryPolicy }),
