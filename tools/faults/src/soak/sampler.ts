@@ -43,6 +43,13 @@ export function gaugeFromMetrics(text: string, name: string): number | undefined
   return m === null ? undefined : Number(m[1])
 }
 
+/** The prom-client gauges each sample reads from a service's /metrics, by the sample's field. */
+const SAMPLED_GAUGES = {
+  heapUsedBytes: 'nodejs_heap_size_used_bytes',
+  heapTotalBytes: 'nodejs_heap_size_total_bytes',
+  externalBytes: 'nodejs_external_memory_bytes',
+} as const satisfies Record<string, string>
+
 /** nodejs_heap_size_used_bytes in a Prometheus text exposition, or undefined. */
 export function heapUsedFromMetrics(text: string): number | undefined {
   return gaugeFromMetrics(text, 'nodejs_heap_size_used_bytes')
@@ -90,15 +97,14 @@ export class MemorySampler {
             : await fetch(`http://${host}:${port}/metrics`, { signal: AbortSignal.timeout(5_000) })
                 .then(async (r) => (r.ok ? r.text() : undefined))
                 .catch(() => undefined)
-        const gauges = {
-          heapUsedBytes: metrics === undefined ? undefined : heapUsedFromMetrics(metrics),
-          heapTotalBytes: metrics === undefined ? undefined : gaugeFromMetrics(metrics, 'nodejs_heap_size_total_bytes'),
-          externalBytes: metrics === undefined ? undefined : gaugeFromMetrics(metrics, 'nodejs_external_memory_bytes'),
-        }
         const sample: MemorySample = { process: name, at, pid, rssBytes: rss.rss }
         if (rss.anon !== undefined) sample.rssAnonBytes = rss.anon
         if (rss.file !== undefined) sample.rssFileBytes = rss.file
-        for (const [key, value] of Object.entries(gauges) as [keyof typeof gauges, number | undefined][]) if (value !== undefined) sample[key] = value
+        if (metrics !== undefined)
+          for (const [key, gauge] of Object.entries(SAMPLED_GAUGES) as [keyof typeof SAMPLED_GAUGES, string][]) {
+            const value = gaugeFromMetrics(metrics, gauge)
+            if (value !== undefined) sample[key] = value
+          }
         return sample
       }),
     )
