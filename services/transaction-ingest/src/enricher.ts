@@ -9,8 +9,8 @@ import { installedTracer } from '@tep/kafka'
 import { RAW_ERROR_CODES, RawRecordError } from './errors.ts'
 import { cardLookupInput, transferLookup } from './lookup-input.ts'
 import type { LookupResult, Lookups } from './lookups.ts'
-import type { MerchantDetails } from './merchant-details.ts'
-import { enrichMinimised, type PanMaskedPath } from './minimise-raw.ts'
+import type { MerchantDetails, ResolvedDetails } from './merchant-details.ts'
+import { minimiseRaw, minimiseRejectReason, PAN_MASKED_PATHS, type PanMaskedPath } from './minimise-raw.ts'
 import { tracedDetails } from './details-tracing.ts'
 
 export interface EnrichResult {
@@ -85,36 +85,76 @@ export class Enricher {
   /**
    * The enriched record of `raw`, its free text minimised first (minimise-raw.ts):
    * `enriched.raw` is then another object than `raw`, and the raw bytes must not be reused.
+   *
+   * The three steps below in one promise. The ingest's transform calls them itself
+   * (record-transform.ts), so that a record costs one chain of promises instead of
+   * one suspended async function per step.
    */
   enrich(raw: RawTransaction): Promise<EnrichResult> {
-    return enrichMinimised(raw, (minimised) => this.#enrich(minimised), this.#onMasked)
+    try {
+      const input = this.minimise(raw)
+      return this.lookUp(input).then((result) => this.complete(input, result))
+    } catch (err) {
+      return Promise.reject(err)
+    }
   }
 
-  async #enrich(raw: RawTransaction): Promise<EnrichResult> {
-    const result = await this.#lookup(raw)
-    const base = { transactionId: raw.transactionId, raw }
-    const lookup = { operation: result.operation, attempts: result.attempts }
+  /**
+   * Step 1: `raw` with card numbers masked in its free text (the same object when
+   * there were none), before any request is built from it. Counts what it masked.
+   */
+  minimise(raw: RawTransaction): RawTransaction {
+    const input = minimiseRaw(raw)
+    if (input.masked > 0) this.#onMasked?.(PAN_MASKED_PATHS.enrichmentInput, input.masked)
+    return input.raw
+  }
+
+  /**
+   * Step 2: the findBy call of the (minimised) record. Throws RawRecordError at
+   * once when no request can be built from it; otherwise whatever the lookup
+   * rejects with (SystemicLookupError for what is not about this record).
+   */
+  lookUp(input: RawTransaction): Promise<LookupResult> {
+    return this.#lookup(input)
+  }
+
+  /**
+   * Step 3: the enriched record of `input` (step 1's) from its lookup result: at
+   * once for a rejection, a miss and a match the table answers, a promise only when
+   * the details come from the API. A reject reason is masked as the input was.
+   */
+  complete(input: RawTransaction, result: LookupResult): EnrichResult | Promise<EnrichResult> {
     switch (result.kind) {
-      case 'rejected':
+      case 'rejected': {
+        let reason = result.reason
+        // The API's reason may echo the input: card numbers and IBANs masked.
+        const masking = minimiseRejectReason(reason)
+        if (masking.masked > 0) {
+          reason = masking.reason
+          this.#onMasked?.(PAN_MASKED_PATHS.rejectReason, masking.masked)
+        }
         return {
           enriched: {
-            ...base,
+            transactionId: input.transactionId,
+            raw: input,
             status: 'REJECTED',
-            rejectReason: result.reason,
+            rejectReason: reason,
             handle: null,
             shopUid: null,
             merchantUid: null,
             shop: null,
             merchant: null,
             enrichedAt: this.#now(),
-            lookup: { ...lookup, shopSource: null, merchantSource: null },
+            lookup: { operation: result.operation, attempts: result.attempts, shopSource: null, merchantSource: null },
           },
           fetched: [],
         }
+      }
       case 'notFound':
         return {
           enriched: {
-            ...base,
+            transactionId: input.transactionId,
+            raw: input,
             status: 'NOT_FOUND',
             rejectReason: null,
             handle: result.handle,
@@ -123,7 +163,7 @@ export class Enricher {
             shop: null,
             merchant: null,
             enrichedAt: this.#now(),
-            lookup: { ...lookup, shopSource: null, merchantSource: null },
+            lookup: { operation: result.operation, attempts: result.attempts, shopSource: null, merchantSource: null },
           },
           fetched: [],
         }
@@ -136,28 +176,39 @@ export class Enricher {
           this.#tracer === undefined
             ? this.#details.resolve(result.shopUid, provided)
             : tracedDetails(this.#tracer, result.shopUid, () => this.#details.resolve(result.shopUid, provided))
-        // A table hit is not a promise: no await (and no turn of the event loop) for it.
-        const details = resolving instanceof Promise ? await resolving : resolving
-        const matched: EnrichResult = {
-          enriched: {
-            ...base,
-            status: 'MATCHED',
-            rejectReason: null,
-            handle: result.handle,
-            shopUid: result.shopUid,
-            merchantUid: details.merchantUid,
-            shop: details.shop,
-            merchant: details.merchant,
-            enrichedAt: this.#now(),
-            lookup: { ...lookup, shopSource: details.shopSource, merchantSource: details.merchantSource },
-          },
-          fetched: details.fetched,
-        }
-        if (details.shopAvro !== undefined) matched.shopAvro = details.shopAvro
-        if (details.merchantAvro !== undefined) matched.merchantAvro = details.merchantAvro
-        return matched
+        // A table hit is not a promise: no turn of the event loop for it.
+        return resolving instanceof Promise
+          ? resolving.then((details) => this.#matched(input, result, details))
+          : this.#matched(input, result, resolving)
       }
     }
+  }
+
+  #matched(input: RawTransaction, result: Extract<LookupResult, { kind: 'found' }>, details: ResolvedDetails): EnrichResult {
+    const matched: EnrichResult = {
+      enriched: {
+        transactionId: input.transactionId,
+        raw: input,
+        status: 'MATCHED',
+        rejectReason: null,
+        handle: result.handle,
+        shopUid: result.shopUid,
+        merchantUid: details.merchantUid,
+        shop: details.shop,
+        merchant: details.merchant,
+        enrichedAt: this.#now(),
+        lookup: {
+          operation: result.operation,
+          attempts: result.attempts,
+          shopSource: details.shopSource,
+          merchantSource: details.merchantSource,
+        },
+      },
+      fetched: details.fetched,
+    }
+    if (details.shopAvro !== undefined) matched.shopAvro = details.shopAvro
+    if (details.merchantAvro !== undefined) matched.merchantAvro = details.merchantAvro
+    return matched
   }
 
   #lookup(raw: RawTransaction): Promise<LookupResult> {

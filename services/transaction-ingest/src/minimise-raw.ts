@@ -100,27 +100,3 @@ export function minimiseRejectReason(reason: RejectReason): { reason: RejectReas
   const masked = message.pans + message.ibans + code.pans + code.ibans
   return masked === 0 ? { reason, masked } : { reason: { ...reason, code: code.text, message: message.text }, masked }
 }
-
-/**
- * One enrichment with the minimisation around it: the raw event's free text masked
- * before `enrich` builds the request, the reject reason after. `onMasked` counts
- * (tep_pan_masked_total).
- */
-export async function enrichMinimised<R extends { enriched: { raw: RawTransaction; rejectReason: RejectReason | null } }>(
-  raw: RawTransaction,
-  enrich: (raw: RawTransaction) => Promise<R>,
-  onMasked?: (path: PanMaskedPath, count: number) => void,
-): Promise<R> {
-  const input = minimiseRaw(raw)
-  if (input.masked > 0) onMasked?.(PAN_MASKED_PATHS.enrichmentInput, input.masked)
-  const result = await enrich(input.raw)
-  const reason = result.enriched.rejectReason
-  if (reason !== null) {
-    const r = minimiseRejectReason(reason)
-    if (r.masked > 0) {
-      result.enriched.rejectReason = r.reason
-      onMasked?.(PAN_MASKED_PATHS.rejectReason, r.masked)
-    }
-  }
-  return result
-}

@@ -12,7 +12,7 @@ import {
   type PipelineRecord,
   type TopicCodec,
 } from '@tep/kafka'
-import { validateRaw, type Enricher } from './enricher.ts'
+import { validateRaw, type Enricher, type EnrichResult } from './enricher.ts'
 import type { IngestMetrics } from './metrics.ts'
 import type { OutcomeTracker } from './outcome-tracker.ts'
 
@@ -70,16 +70,21 @@ function correctionHeaders(record: PipelineRecord): Pick<OutputRecord, 'headers'
  * enriched event and the snapshots fetched for it, note its outcome for the
  * committed counts. Its own file so that a bench can run it without Kafka
  * (test/bench/ingest-transform.ts) on exactly the code the service runs.
+ *
+ * Not an async function, and the enrichment's steps called one by one
+ * (Enricher.minimise, lookUp, complete) instead of `await enricher.enrich(raw)`:
+ * a record then waits for its lookup as one `then` on the lookup's promise, not
+ * as four suspended async functions (the transform, the enrichment, its
+ * minimisation, the lookup step) whose frames, promises and closures were a large
+ * part of batch mode's garbage (docs/DECISIONS.md, issue 36). It still always
+ * answers with a promise, and whatever any step throws rejects it, as before.
  */
 export function recordTransform(parts: RecordTransformParts): (record: PipelineRecord) => Promise<OutputRecord[]> {
   const { codecs, enricher, outcomes, metrics, topics } = parts
-  return async (record) => {
-    metrics.recordsIn.inc()
-    // Once the writer schema is known (every record but the first few) the decode needs no await.
-    const { value: raw, body: rawBody } =
-      codecs.raw.decodeWithBodyIfReady(record.value) ?? (await codecs.raw.decodeWithBody(record.value))
-    validateRaw(raw)
-    const { enriched, fetched, shopAvro, merchantAvro } = await enricher.enrich(raw)
+
+  /** The outputs of a record once its enrichment is known. */
+  function outputsOf(record: PipelineRecord, raw: RawTransaction, rawBody: Buffer | undefined, result: EnrichResult): OutputRecord[] {
+    const { enriched, fetched, shopAvro, merchantAvro } = result
     const outputs: OutputRecord[] = [
       // Same key as the raw record, so the result lands on the matching partition.
       {
@@ -95,5 +100,31 @@ export function recordTransform(parts: RecordTransformParts): (record: PipelineR
     for (const f of fetched) if (f.entityType === 'SHOP') fetchedShops += 1
     outcomes.note(record.topic, record.partition, record.offset, enriched.status, fetchedShops, fetched.length - fetchedShops)
     return outputs
+  }
+
+  /** Validates the decoded record and starts its lookup; throws what is wrong with the record. */
+  function enrich(record: PipelineRecord, raw: RawTransaction, rawBody: Buffer | undefined): Promise<OutputRecord[]> {
+    validateRaw(raw)
+    const input = enricher.minimise(raw)
+    return enricher.lookUp(input).then((lookup) => {
+      const result = enricher.complete(input, lookup)
+      // A table hit (most matches) is not a promise: the outputs at once.
+      return result instanceof Promise
+        ? result.then((r) => outputsOf(record, raw, rawBody, r))
+        : outputsOf(record, raw, rawBody, result)
+    })
+  }
+
+  return (record) => {
+    try {
+      metrics.recordsIn.inc()
+      // Once the writer schema is known (every record but the first few) the decode needs no promise.
+      const decoded = codecs.raw.decodeWithBodyIfReady(record.value)
+      if (decoded !== undefined) return enrich(record, decoded.value, decoded.body)
+      return codecs.raw.decodeWithBody(record.value).then((d) => enrich(record, d.value, d.body))
+    } catch (err) {
+      // A bad record (undecodable, invalid, unpreparable) rejects, as the async transform's throw did.
+      return Promise.reject(err)
+    }
   }
 }
