@@ -23,15 +23,17 @@ export interface MicroBatcherOptions<I, O> {
   execute: (inputs: readonly I[]) => Promise<ReadonlyArray<O | Error>>
 }
 
-interface Pending<I, O> {
-  input: I
-  resolve: (value: O) => void
-  reject: (error: unknown) => void
-}
-
+/**
+ * The queue is three parallel arrays rather than one `{ input, resolve, reject }`
+ * object per entry: every entry waits a turn or a linger with up to 2,000 others in
+ * batch mode, so what it holds meanwhile survives young-generation collections, and
+ * the inputs array is then handed to `execute` as it is, without a copy.
+ */
 export class MicroBatcher<I, O> {
   readonly #options: MicroBatcherOptions<I, O>
-  #queue: Pending<I, O>[] = []
+  #inputs: I[] = []
+  #resolves: Array<(value: O) => void> = []
+  #rejects: Array<(error: unknown) => void> = []
   #timer: NodeJS.Timeout | undefined
   #immediate: NodeJS.Immediate | undefined
   #inFlight = 0
@@ -45,15 +47,17 @@ export class MicroBatcher<I, O> {
   }
 
   load(input: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      this.#queue.push({ input, resolve, reject })
-      if (this.#queue.length >= this.#options.maxBatchSize) {
-        this.flush()
-      } else if (this.#timer === undefined && this.#immediate === undefined) {
-        if (this.#inFlight === 0) this.#immediate = setImmediate(() => this.flush())
-        else this.#timer = setTimeout(() => this.flush(), this.#options.lingerMs)
-      }
-    })
+    const { promise, resolve, reject } = Promise.withResolvers<O>()
+    this.#inputs.push(input)
+    this.#resolves.push(resolve)
+    this.#rejects.push(reject)
+    if (this.#inputs.length >= this.#options.maxBatchSize) {
+      this.flush()
+    } else if (this.#timer === undefined && this.#immediate === undefined) {
+      if (this.#inFlight === 0) this.#immediate = setImmediate(() => this.flush())
+      else this.#timer = setTimeout(() => this.flush(), this.#options.lingerMs)
+    }
+    return promise
   }
 
   /** Dispatches whatever is queued now (used by the linger timer, on size, and on shutdown). */
@@ -66,15 +70,15 @@ export class MicroBatcher<I, O> {
       clearImmediate(this.#immediate)
       this.#immediate = undefined
     }
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.#options.maxBatchSize)
-      void this.#dispatch(batch)
+    const max = this.#options.maxBatchSize
+    while (this.#inputs.length > 0) {
+      void this.#dispatch(this.#inputs.splice(0, max), this.#resolves.splice(0, max), this.#rejects.splice(0, max))
     }
   }
 
   /** Entries waiting for their batch to be dispatched. */
   get queued(): number {
-    return this.#queue.length
+    return this.#inputs.length
   }
 
   /** Batch calls currently running. */
@@ -82,21 +86,24 @@ export class MicroBatcher<I, O> {
     return this.#inFlight
   }
 
-  async #dispatch(batch: Pending<I, O>[]): Promise<void> {
+  async #dispatch(
+    inputs: I[],
+    resolves: ReadonlyArray<(value: O) => void>,
+    rejects: ReadonlyArray<(error: unknown) => void>,
+  ): Promise<void> {
     this.#inFlight++
     try {
-      const results = await this.#options.execute(batch.map((p) => p.input))
-      if (results.length !== batch.length) {
-        throw new Error(`batch function answered ${results.length} results for ${batch.length} inputs`)
+      const results = await this.#options.execute(inputs)
+      if (results.length !== inputs.length) {
+        throw new Error(`batch function answered ${results.length} results for ${inputs.length} inputs`)
       }
-      for (let i = 0; i < batch.length; i++) {
+      for (let i = 0; i < inputs.length; i++) {
         const result = results[i] as O | Error
-        const pending = batch[i] as Pending<I, O>
-        if (result instanceof Error) pending.reject(result)
-        else pending.resolve(result)
+        if (result instanceof Error) rejects[i]!(result)
+        else resolves[i]!(result)
       }
     } catch (err) {
-      for (const pending of batch) pending.reject(err)
+      for (const reject of rejects) reject(err)
     } finally {
       this.#inFlight--
     }
