@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { resumedAfterSeconds, type FlowSample } from './flow-monitor.ts'
+import { backlogBehind, resumedAfterSeconds, waitCaughtUp, type FlowSample } from './flow-monitor.ts'
 
 const KILL = 100_000
 /** One sample a second from 5 s before the kill: output per second as given (undefined: Kafka did not answer). */
@@ -39,5 +39,43 @@ describe('resumedAfterSeconds', () => {
   it('is no pause while nothing waits (a drained pipeline is idle, not stalled)', () => {
     const s = samples([...flowing(6), ...stalled(15), ...flowing(5)])
     expect(resumedAfterSeconds(s, KILL, Infinity, () => false)).toBe(0)
+  })
+})
+
+describe('waitCaughtUp', () => {
+  const ends = [
+    { partition: 0, high: 100n },
+    { partition: 1, high: 50n },
+  ]
+  const within = (behind: number) => behind <= 4
+
+  it('counts what the group has not committed below the end offsets', () => {
+    expect(backlogBehind(ends, new Map([[0, 90n]]))).toBe(60)
+    expect(backlogBehind(ends, new Map([[0, 120n], [1, 49n]]))).toBe(1)
+  })
+
+  it('resolves once the group has committed what was written when it was called, not what came later', async () => {
+    // Traffic goes on: every later look at the ends would find 1,000 more records per partition.
+    let looks = 0
+    const committed = [new Map([[0, 10n]]), undefined, new Map([[0, 60n], [1, 20n]]), new Map([[0, 99n], [1, 49n]])]
+    let calls = 0
+    const read = {
+      ends: async () => {
+        const more = 1_000n * BigInt(looks++)
+        return ends.map((e) => ({ ...e, high: e.high + more }))
+      },
+      committed: async () => {
+        const c = committed[Math.min(calls++, committed.length - 1)]
+        if (c === undefined) throw new Error('broker down')
+        return c
+      },
+    }
+    expect(await waitCaughtUp(read, within, 5_000, 1)).toBeTypeOf('number')
+    expect(calls).toBe(4)
+  })
+
+  it('returns undefined when the group never catches up within the timeout', async () => {
+    const read = { ends: async () => ends, committed: async () => new Map([[0, 10n]]) }
+    expect(await waitCaughtUp(read, within, 30, 5)).toBeUndefined()
   })
 })

@@ -86,6 +86,28 @@ export class FlowMonitor {
     return undefined
   }
 
+  /**
+   * Resolves once the ingest group has committed the raw records written before the call
+   * (the read_committed end offsets then), give or take the transaction markers `drained`
+   * allows for, and returns when; undefined after `timeoutMs`. Unlike `waitDrained` it
+   * does not need the traffic to stop: records written later do not count.
+   */
+  async waitCaughtUp(timeoutMs: number, pollMs = 1_000): Promise<number | undefined> {
+    return waitCaughtUp(
+      {
+        ends: async () => {
+          const ends = await this.offsets.topicOffsets(TOPICS.transactionsRaw, { readCommitted: true })
+          this.partitions = ends.length
+          return ends
+        },
+        committed: () => this.offsets.committedOffsets(this.groupId, TOPICS.transactionsRaw),
+      },
+      (behind) => this.drained({ at: Date.now(), lag: behind, output: undefined }),
+      timeoutMs,
+      pollMs,
+    )
+  }
+
   /** Longest stretch, in seconds, between `from` and `to` during which work waited and no output appeared. */
   maxPauseSeconds(from: number, to: number): number {
     let longest = 0
@@ -134,6 +156,36 @@ export class FlowMonitor {
     if (this.timer) clearInterval(this.timer)
     await this.offsets.close()
   }
+}
+
+/** Raw records below `mark` (end offsets per partition) that the group has not committed yet (`committed`: its offsets per partition). */
+export function backlogBehind(mark: Array<{ partition: number; high: bigint }>, committed: Map<number, bigint>): number {
+  return mark.reduce((sum, p) => sum + Math.max(0, Number(p.high - (committed.get(p.partition) ?? 0n))), 0)
+}
+
+/**
+ * FlowMonitor.waitCaughtUp over `read`: takes the end offsets once (retrying while Kafka does not
+ * answer), then polls the committed offsets every `pollMs` until `caughtUp(records still behind
+ * those ends)`; returns when, or undefined after `timeoutMs`.
+ */
+export async function waitCaughtUp(
+  read: { ends: () => Promise<Array<{ partition: number; high: bigint }>>; committed: () => Promise<Map<number, bigint>> },
+  caughtUp: (behind: number) => boolean,
+  timeoutMs: number,
+  pollMs = 1_000,
+): Promise<number | undefined> {
+  const deadline = Date.now() + timeoutMs
+  let mark: Array<{ partition: number; high: bigint }> | undefined
+  while (Date.now() < deadline) {
+    try {
+      mark ??= await read.ends()
+      if (caughtUp(backlogBehind(mark, await read.committed()))) return Date.now()
+    } catch {
+      // Kafka did not answer: ask again
+    }
+    await new Promise((r) => setTimeout(r, Math.min(pollMs, Math.max(0, deadline - Date.now()))))
+  }
+  return undefined
 }
 
 /** Growing samples in a row that count as the output flowing again (one may be a transaction that was already committing). */

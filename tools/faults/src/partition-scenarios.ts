@@ -1,4 +1,5 @@
 import { CLUSTER_MAX_PAUSE_SECONDS } from './cluster-scenarios.ts'
+import { FlowMonitor } from './flow-monitor.ts'
 import { PARTITION_FAULTS, PARTITION_HOLD_MS, type PartitionFaultName } from './network/partition-faults.ts'
 import type { InjectContext } from './inject-context.ts'
 import type { InjectResult, Scenario } from './scenarios.ts'
@@ -20,6 +21,9 @@ export const PARTITION_MAX_RESUME_SECONDS = 60
 /** Seconds of traffic before the fault, so that it meets a pipeline in full flow with a transaction open. */
 const LEAD_IN_MS = 15_000
 
+/** Longest the row waits, after the heal, for the ingest to commit what was sent before it, to count the records re-done. */
+const CATCH_UP_TIMEOUT_MS = 120_000
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)))
 
 /** The ingest's counters that tell records processed (attempts) from records committed. */
@@ -38,15 +42,24 @@ async function partitionRow(ctx: InjectContext, fault: SingleFault): Promise<Inj
   await sleep(ctx.startedAt + LEAD_IN_MS - Date.now())
   const before = await ingestCounts(ctx)
   const outcome = await fault.inject(ctx)
-  // The backlog the fault left is worked off by now or soon; the difference of attempts
-  // and commits since the fault is the work done twice (aborted transactions re-done),
-  // give or take the one transaction in flight when the counters are read.
-  await sleep(20_000)
+  // The difference of attempts and commits since the fault is the work done twice (aborted
+  // transactions re-done), give or take the one transaction in flight when the counters are
+  // read; it is known once the ingest has committed everything written before the heal.
+  const monitor = new FlowMonitor(ctx.system.kafka)
+  let caughtUpAt: number | undefined
+  try {
+    caughtUpAt = await monitor.waitCaughtUp(CATCH_UP_TIMEOUT_MS)
+  } finally {
+    await monitor.stop()
+  }
   const after = await ingestCounts(ctx)
+  const sinceHeal = (at: number) => `${((at - outcome.healedAt) / 1000).toFixed(1)} s after the heal`
   const redone =
-    before === undefined || after === undefined || after.starts !== before.starts
-      ? 'not counted (the ingest restarted or did not answer)'
-      : `${Math.max(0, Math.round(after.in - before.in - (after.out - before.out)))} records processed more than once (ingest attempts minus commits, ± one transaction in flight)`
+    caughtUpAt === undefined
+      ? `not counted (the ingest had not committed the records sent before the heal ${sinceHeal(Date.now())})`
+      : before === undefined || after === undefined || after.starts !== before.starts
+        ? 'not counted (the ingest restarted or did not answer)'
+        : `${Math.max(0, Math.round(after.in - before.in - (after.out - before.out)))} records processed more than once (ingest attempts minus commits, ± one transaction in flight; caught up ${sinceHeal(caughtUpAt)})`
   return {
     faultsInjected: 1,
     lastFaultEndedAt: outcome.healedAt,

@@ -125,7 +125,6 @@ export class FaultSystem {
     this.enrichmentUrl = `http://127.0.0.1:${enrichmentPort}`
     // With the cluster network the simulators listen on every interface: the namespaced services reach them at the bridge's address.
     const simHost = network === undefined ? [] : ['--host', '0.0.0.0']
-    await this.add('enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(enrichmentPort), '--mutations', '30', ...simHost], { ...base, SIM_CLIENT_ID: clientId, SIM_CLIENT_SECRET: this.secrets.enrichmentClientSecret }, `${this.enrichmentUrl}/__admin/stats`)
 
     const gatewayPort = await freePort()
     this.gatewayUrl = `http://127.0.0.1:${gatewayPort}`
@@ -133,7 +132,12 @@ export class FaultSystem {
     const bankPort = await freePort()
     this.bankUrl = `http://127.0.0.1:${bankPort}`
     const bankClientId = 'tep-faults-bank-client'
-    await this.add('bank-sim', 'simulators/bank-sim/src/main.ts', ['--port', String(bankPort), ...simHost], { ...base, SIM_BANK_REDIRECT_URI: redirectUri, SIM_BANK_CLIENT_ID: bankClientId, SIM_BANK_CLIENT_SECRET: this.secrets.bankClientSecret }, `${this.bankUrl}/__admin/stats`)
+    // The simulators depend on nothing but the stack, and the services on nothing but the simulators
+    // and the stack: each group starts at once (each process still waits for its own health check).
+    await Promise.all([
+      this.add('enrichment-sim', 'simulators/enrichment-sim/src/main.ts', ['--port', String(enrichmentPort), '--mutations', '30', ...simHost], { ...base, SIM_CLIENT_ID: clientId, SIM_CLIENT_SECRET: this.secrets.enrichmentClientSecret }, `${this.enrichmentUrl}/__admin/stats`),
+      this.add('bank-sim', 'simulators/bank-sim/src/main.ts', ['--port', String(bankPort), ...simHost], { ...base, SIM_BANK_REDIRECT_URI: redirectUri, SIM_BANK_CLIENT_ID: bankClientId, SIM_BANK_CLIENT_SECRET: this.secrets.bankClientSecret }, `${this.bankUrl}/__admin/stats`),
+    ])
 
     // A namespaced service reaches the enrichment simulator and the registry at the same loopback URLs as
     // one on the host: its namespace forwards those ports to the bridge's address (loopback-forward.ts).
@@ -142,19 +146,11 @@ export class FaultSystem {
         forwardLoopback(network.host(party), [enrichmentPort, this.stack.ports.registry], network.rootAddress)
     const enrichmentEnv = { ENRICHMENT_API_URL: this.enrichmentUrl, ENRICHMENT_CLIENT_ID: clientId, ENRICHMENT_CLIENT_SECRET: this.secrets.enrichmentClientSecret }
     const metrics = async () => String(await freePort())
-    let port = await metrics()
-    // Started as deployed: glibc's mmap threshold of services/refresher/src/runtime.ts (issue 35).
-    await this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...refresherMallocEnv(process.env), ...enrichmentEnv, METRICS_PORT: port }, `http://${this.addressOf('refresher')}:${port}/healthz`, 'refresher')
-    port = await metrics()
-    await this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: port, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://${this.addressOf('invalidation-poller')}:${port}/healthz`, 'invalidation-poller')
-    port = await metrics()
+    const [refresherPort, pollerPort, ingestPort, bankSyncPort] = [await metrics(), await metrics(), await metrics(), await metrics()]
     // A shorter session than the default 30 s: a killed instance's partitions move on sooner.
     // A stable instance id, as a pod keeps its name across container restarts: the restarted
     // ingest's transactional producer aborts its predecessor's open transaction at once.
     this.serviceEnv['transaction-ingest'] = { ...base, ...enrichmentEnv, INGEST_SESSION_TIMEOUT: '10s' }
-    // INGEST_STATE_DIR: a restart after a kill reads the table checkpoint instead of the whole topics (one directory per instance).
-    await this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: port, INGEST_INSTANCE_ID: 'transaction-ingest-0', INGEST_STATE_DIR: path.join(this.runDir, 'ingest-state') }, `http://${this.addressOf('transaction-ingest')}:${port}/healthz`, 'transaction-ingest')
-    port = await metrics()
     this.serviceEnv['bank-sync'] = {
       ...base,
       BANK_API_URL: this.bankUrl,
@@ -166,28 +162,36 @@ export class FaultSystem {
       SYNC_INTERVAL: '5s',
       SYNC_JITTER: '1s',
     }
-    await this.add(
-      'bank-sync',
-      'services/bank-sync/src/main.ts',
-      [],
-      {
-        ...base,
-        METRICS_PORT: port,
-        BANK_API_URL: this.bankUrl,
-        BANK_CLIENT_ID: bankClientId,
-        BANK_CLIENT_SECRET: this.secrets.bankClientSecret,
-        BANK_REDIRECT_URI: redirectUri,
-        CONSENT_GATEWAY_PORT: String(gatewayPort),
-        TOKEN_ENCRYPTION_KEY: this.secrets.tokenEncryptionKey,
-        CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: this.secrets.customerTokenKey,
-        SYNC_INTERVAL: '5s',
-        SYNC_JITTER: '1s',
-        // Static membership, as the k8s manifest sets it from the pod name: a killed and
-        // restarted bank-sync gets its partitions back without waiting out its session.
-        BANK_SYNC_INSTANCE_ID: 'bank-sync-0',
-      },
-      `${this.gatewayUrl}/healthz`,
-    )
+    // Registered (this.processes) in this order whatever order they come up in: stop() goes in reverse.
+    await Promise.all([
+      // Started as deployed: glibc's mmap threshold of services/refresher/src/runtime.ts (issue 35).
+      this.add('refresher', 'services/refresher/src/main.ts', [], { ...base, ...refresherMallocEnv(process.env), ...enrichmentEnv, METRICS_PORT: refresherPort }, `http://${this.addressOf('refresher')}:${refresherPort}/healthz`, 'refresher'),
+      this.add('invalidation-poller', 'services/invalidation-poller/src/main.ts', [], { ...base, ...enrichmentEnv, METRICS_PORT: pollerPort, INVALIDATIONS_POLL_INTERVAL: '2s' }, `http://${this.addressOf('invalidation-poller')}:${pollerPort}/healthz`, 'invalidation-poller'),
+      // INGEST_STATE_DIR: a restart after a kill reads the table checkpoint instead of the whole topics (one directory per instance).
+      this.add('transaction-ingest', 'services/transaction-ingest/src/main.ts', [], { ...this.serviceEnv['transaction-ingest'], METRICS_PORT: ingestPort, INGEST_INSTANCE_ID: 'transaction-ingest-0', INGEST_STATE_DIR: path.join(this.runDir, 'ingest-state') }, `http://${this.addressOf('transaction-ingest')}:${ingestPort}/healthz`, 'transaction-ingest'),
+      this.add(
+        'bank-sync',
+        'services/bank-sync/src/main.ts',
+        [],
+        {
+          ...base,
+          METRICS_PORT: bankSyncPort,
+          BANK_API_URL: this.bankUrl,
+          BANK_CLIENT_ID: bankClientId,
+          BANK_CLIENT_SECRET: this.secrets.bankClientSecret,
+          BANK_REDIRECT_URI: redirectUri,
+          CONSENT_GATEWAY_PORT: String(gatewayPort),
+          TOKEN_ENCRYPTION_KEY: this.secrets.tokenEncryptionKey,
+          CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: this.secrets.customerTokenKey,
+          SYNC_INTERVAL: '5s',
+          SYNC_JITTER: '1s',
+          // Static membership, as the k8s manifest sets it from the pod name: a killed and
+          // restarted bank-sync gets its partitions back without waiting out its session.
+          BANK_SYNC_INSTANCE_ID: 'bank-sync-0',
+        },
+        `${this.gatewayUrl}/healthz`,
+      ),
+    ])
     this.traffic = new Traffic(this.kafka, this.stack.registryUrl, Date.now().toString(36))
     await this.traffic.connect()
     await this.grantSampleConsents()
