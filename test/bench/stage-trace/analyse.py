@@ -25,8 +25,9 @@ show('commit duration (per txn)', [t['end']-t['start'] for t in tx])
 for i,name in enumerate(['begin','addPartitions','send+addOffsets','txnOffsetCommit','endTxn']):
     a=[ (t['steps'][i]-(t['steps'][i-1] if i else 0)) for t in tx if t.get('steps') and len(t['steps'])>i]
     if a: show('  step '+name, a)
-gaps=[b['lingerFrom']-a['end'] for a,b in zip(tx,tx[1:])]
-show('gap commit end->next linger', gaps)
+# Older traces carry lingerFrom (the commit linger's start); the commit cadence has none to show.
+gaps=[b['lingerFrom']-a['end'] for a,b in zip(tx,tx[1:]) if 'lingerFrom' in b]
+if gaps: show('gap commit end->next linger', gaps)
 e=[x for x in eld if x['at']>=t0]
 if e:
     show('eld p99 per s', [x['p99'] for x in e]); show('eld max per s',[x['max'] for x in e])
