@@ -89,6 +89,11 @@ export interface CompactCodec<T> {
   readonly captured: string | null
 }
 
+/** Kinds of a record's fields in toAvro's order: the top level's key or leading field, a ["null", X] field, any other. */
+const AV_ASIDE = 0
+const AV_NULLABLE = 1
+const AV_PLAIN = 2
+
 interface FieldCodec {
   name: string
   /** The X of a ["null", X] union: the field is in the presence bitmap. */
@@ -245,23 +250,32 @@ export function createCompactCodec<T>(
     const byName = new Map(parts.map((p) => [p.name, p]))
     const avroOrder = avroFields.map((f) => byName.get(f.name) ?? f.name)
     const hasCapture = prefix === '' && capture !== undefined
+    // avroOrder for toAvro as flat arrays: an indexed loop over them, no type test per field.
+    // The union branches as Avro writes them (a zig-zag long, one byte): when present, when null.
+    const avCount = avroOrder.length
+    const avFns: ToAvro[] = avroOrder.map((p) => (typeof p === 'string' ? () => {} : p.av))
+    const avAsideNames: (string | undefined)[] = avroOrder.map((p) => (typeof p === 'string' ? p : undefined))
+    const avKinds = Uint8Array.from(avroOrder, (p) => (typeof p === 'string' ? AV_ASIDE : p.nullable ? AV_NULLABLE : AV_PLAIN))
+    const avPresentByte = Uint8Array.from(avroOrder, (p) => (typeof p === 'string' || !p.nullable ? 0 : 2 * (1 - p.nullBranch)))
+    const avNullByte = Uint8Array.from(avroOrder, (p) => (typeof p === 'string' || !p.nullable ? 0 : 2 * p.nullBranch))
     return {
       av: (r, w) => {
         const bitmapAt = r.pos
         r.pos += bitmapBytes
         if (hasCapture) toAvroState.captured = null
         let bit = 0
-        for (const p of avroOrder) {
-          if (typeof p === 'string') avAside!(p, w)
-          else if (p.nullable) {
+        for (let i = 0; i < avCount; i++) {
+          const kind = avKinds[i]
+          if (kind === AV_NULLABLE) {
             const present = ((r.buf[bitmapAt + (bit >> 3)] as number) & (1 << (bit & 7))) !== 0
-            // The union branch as Avro's zig-zag long (0 -> 0, 1 -> 2), then the value.
-            w.varint(2 * (present ? 1 - p.nullBranch : p.nullBranch))
-            if (present) p.av(r, w)
             bit++
-          } else {
-            p.av(r, w)
-          }
+            // The union branch, then the value.
+            if (present) {
+              w.byte(avPresentByte[i] as number)
+              ;(avFns[i] as ToAvro)(r, w)
+            } else w.byte(avNullByte[i] as number)
+          } else if (kind === AV_PLAIN) (avFns[i] as ToAvro)(r, w)
+          else avAside!(avAsideNames[i] as string, w)
         }
       },
       tr: (a, w) => {

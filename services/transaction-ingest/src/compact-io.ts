@@ -245,6 +245,12 @@ export class Writer {
     this.pos = 0
   }
 
+  /** Continues in a fresh buffer of `size` bytes, leaving the old one (and any view of it) untouched. */
+  newBuffer(size: number): void {
+    this.buf = Buffer.allocUnsafe(size)
+    this.pos = 0
+  }
+
   ensure(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return
     let size = this.buf.length * 2
@@ -351,18 +357,26 @@ export class Writer {
     this.pos += 4
   }
 
-  /** An Avro string: byte length as a long, then UTF-8. A short ASCII one is copied char by char. */
+  /**
+   * An Avro string: byte length as a long, then UTF-8. A short ASCII one is copied
+   * char by char in one pass (each char checked as it is written; a non-ASCII one
+   * falls through to the UTF-8 write, which overwrites what the pass wrote).
+   */
   avroString(value: string): void {
     const n = value.length
     if (n < 64) {
+      this.ensure(n + 1)
+      const buf = this.buf
+      const at = this.pos + 1
       let i = 0
-      while (i < n && value.charCodeAt(i) < 0x80) i++
+      for (; i < n; i++) {
+        const c = value.charCodeAt(i)
+        if (c >= 0x80) break
+        buf[at + i] = c
+      }
       if (i === n) {
-        this.ensure(n + 1)
-        const buf = this.buf
-        let at = this.pos
-        buf[at++] = n * 2
-        for (i = 0; i < n; i++) buf[at + i] = value.charCodeAt(i)
+        // n < 64: the length is one zig-zag varint byte.
+        buf[at - 1] = n * 2
         this.pos = at + n
         return
       }

@@ -286,6 +286,12 @@ export class CompactTable {
     const keyLen = readVarint(chunk, pos)
     if (keyLen !== len) return false
     const start = pos + varintSize(keyLen)
+    // A uid is a few dozen bytes: a loop costs less than Buffer.compare's native call.
+    if (len <= 64) {
+      const scratch = this.#scratch
+      for (let i = 0; i < len; i++) if (scratch[i] !== chunk[start + i]) return false
+      return true
+    }
     return this.#scratch.compare(chunk, start, start + len, 0, len) === 0
   }
 

@@ -62,6 +62,27 @@ describe('shop and merchant tables', () => {
     expect(tables.shops.getAvro('s150')).toEqual({ avro: shopType.toBuffer(later), captured: null })
   })
 
+  it('keeps the bytes getAvro gave unchanged while later hits fill and leave its slabs (views, not copies)', () => {
+    const tables = createMerchantTables({ invalidationsEnabled: true })
+    const shopType = avroSchema('Shop').type
+    const expected: Buffer[] = []
+    for (let i = 0; i < 400; i++) {
+      // Long random strings: some entries near the slab's minimum room, so a write also grows a slab.
+      const s = { ...(shopType.random() as unknown as Shop), uid: `s${i}`, fetchedAt: 1_700_000_000_000 + i }
+      if (i % 50 === 7) s.url = 'x'.repeat(6_000 + i)
+      tables.shops.applyFromTopic(s.uid, s)
+      expected.push(shopType.toBuffer(s))
+    }
+    const held = []
+    // Hits and misses interleaved, each entry twice: every view is checked after all the others were written.
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < 400; i++) {
+        held.push({ i, avro: tables.shops.getAvro(`s${i}`)!.avro })
+        expect(tables.shops.getAvro(`absent${i}`)).toBeUndefined()
+      }
+    for (const h of held) expect(h.avro).toEqual(expected[h.i])
+  })
+
   it('deletes an entry on a tombstone', () => {
     const tables = createMerchantTables({ invalidationsEnabled: true })
     tables.shops.applyFromTopic('s1', shop('s1', 1))

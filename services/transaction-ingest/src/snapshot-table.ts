@@ -10,6 +10,18 @@ export const MAX_AGE_WITHOUT_INVALIDATIONS_MS = 7 * 24 * 3_600_000
 
 export type Snapshot = { uid: string; fetchedAt: number }
 
+/**
+ * getAvro's bytes are views of a slab it only ever appends to: a hit costs no
+ * allocation and no copy of its own (the splicing encoder copies the bytes into
+ * the event anyway). A slab is never written again once getAvro has moved on to
+ * a new one (Writer.ensure growing it moves on too), so a view stays valid for
+ * as long as it is held, across awaits and other records' hits; a slab is
+ * freed once no view of it is left. 64 KiB holds some 200 shop (or merchant) hits.
+ */
+const AVRO_SLAB_BYTES = 64 * 1024
+/** A new slab once less than this is left: a snapshot's Avro is well below it (a bigger one grows the slab). */
+const AVRO_SLAB_MIN_ROOM = 4 * 1024
+
 /** A stored entry as the Avro bytes of the table's schema (SnapshotTable.getAvro). */
 export interface AvroSnapshot {
   /** The Avro binary encoding of the snapshot by its schema: what an event embedding it holds. */
@@ -65,8 +77,8 @@ export class SnapshotTable<T extends Snapshot> {
   #fetchedOnly = 0
   readonly #codec: CompactCodec<T>
   readonly #writer: Writer
-  /** Where getAvro writes (not #writer: that one holds what a write is storing). */
-  readonly #avroWriter = new Writer(1024)
+  /** Where getAvro writes, appending (see AVRO_SLAB_BYTES; not #writer: that one holds what a write is storing). */
+  readonly #avroWriter = new Writer(AVRO_SLAB_BYTES)
   readonly #invalidationsEnabled: boolean
   readonly #maxAgeMs: number
   readonly #now: () => number
@@ -109,20 +121,26 @@ export class SnapshotTable<T extends Snapshot> {
   /**
    * What `get` finds, as Avro bytes written straight from the stored entry
    * (CompactCodec.toAvro), without the object: the ingest embeds them in the
-   * enriched event as they are.
+   * enriched event as they are. The bytes are a view of a slab no later call
+   * writes over (see AVRO_SLAB_BYTES): do not write into them.
    */
   getAvro(uid: string): AvroSnapshot | undefined {
     const writer = this.#avroWriter
-    writer.reset()
-    let captured: string | null = null
-    const found = this.#read(uid, (chunk, offset, codec) => {
-      if (!this.#invalidationsEnabled && this.#now() - chunk.readDoubleLE(offset) > this.#maxAgeMs) return false
-      codec.toAvro(writer, chunk, offset, uid)
-      captured = codec.captured
-      return true
-    })
-    if (found !== true) return undefined
-    return { avro: Buffer.from(writer.buf.subarray(0, writer.pos)), captured }
+    if (writer.buf.length - writer.pos < AVRO_SLAB_MIN_ROOM) writer.newBuffer(AVRO_SLAB_BYTES)
+    const start = writer.pos
+    this.#avroUid = uid
+    if (this.#read(uid, this.#readAvro) !== true) return undefined
+    return { avro: writer.buf.subarray(start, writer.pos), captured: this.#avroCaptured }
+  }
+
+  /** getAvro's reader, made once rather than a closure per hit: the uid in #avroUid, the captured value out in #avroCaptured. */
+  #avroUid = ''
+  #avroCaptured: string | null = null
+  readonly #readAvro = (chunk: Buffer, offset: number, codec: CompactCodec<T>): boolean => {
+    if (!this.#invalidationsEnabled && this.#now() - chunk.readDoubleLE(offset) > this.#maxAgeMs) return false
+    codec.toAvro(this.#avroWriter, chunk, offset, this.#avroUid)
+    this.#avroCaptured = codec.captured
+    return true
   }
 
   /** fetchedAt of the stored entry whatever its age, without decoding it. */
