@@ -45,7 +45,7 @@ export class FlowMonitor {
         this.offsets.topicOffsets(TOPICS.transactionsDlq, { readCommitted: true }),
       ])
       this.partitions = ends.length
-      lag = ends.reduce((sum, p) => sum + Math.max(0, Number(p.high - (done.get(p.partition) ?? 0n))), 0)
+      lag = backlogBehind(ends, done)
       output = [...enriched, ...dlq].reduce((sum, p) => sum + Number(p.high), 0)
       // Stamped when the figures were read: a sample that waited for a dead broker must not date
       // its output back to when it was asked for (that would shorten the pauses it measures).

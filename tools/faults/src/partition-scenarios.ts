@@ -1,5 +1,4 @@
 import { CLUSTER_MAX_PAUSE_SECONDS } from './cluster-scenarios.ts'
-import { FlowMonitor } from './flow-monitor.ts'
 import { PARTITION_FAULTS, PARTITION_HOLD_MS, type PartitionFaultName } from './network/partition-faults.ts'
 import type { InjectContext } from './inject-context.ts'
 import type { InjectResult, Scenario } from './scenarios.ts'
@@ -45,13 +44,7 @@ async function partitionRow(ctx: InjectContext, fault: SingleFault): Promise<Inj
   // The difference of attempts and commits since the fault is the work done twice (aborted
   // transactions re-done), give or take the one transaction in flight when the counters are
   // read; it is known once the ingest has committed everything written before the heal.
-  const monitor = new FlowMonitor(ctx.system.kafka)
-  let caughtUpAt: number | undefined
-  try {
-    caughtUpAt = await monitor.waitCaughtUp(CATCH_UP_TIMEOUT_MS)
-  } finally {
-    await monitor.stop()
-  }
+  const caughtUpAt = await ctx.monitor.waitCaughtUp(CATCH_UP_TIMEOUT_MS)
   const after = await ingestCounts(ctx)
   const sinceHeal = (at: number) => `${((at - outcome.healedAt) / 1000).toFixed(1)} s after the heal`
   const redone =

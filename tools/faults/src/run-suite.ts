@@ -126,7 +126,7 @@ async function runScenario(system: FaultSystem, monitor: FlowMonitor, scenario: 
   const trafficDone = system.traffic.run({ prefix, count: events, perSecond: options.ratePerSecond, trickleWhile: () => injecting, ...(extra ? { extra: extra.records } : {}) })
   let injected
   try {
-    injected = await scenario.inject({ system, say, random, plannedMs, startedAt: from, quick: options.quick ?? false })
+    injected = await scenario.inject({ system, monitor, say, random, plannedMs, startedAt: from, quick: options.quick ?? false })
   } catch (err) {
     injected = { faultsInjected: 0, lastFaultEndedAt: Date.now(), failures: [`fault injection failed: ${(err as Error).message}`], notes: [] }
   } finally {

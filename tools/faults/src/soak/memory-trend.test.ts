@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { memoryTrends } from './memory-trend.ts'
-import { gaugeFromMetrics, heapUsedFromMetrics } from './sampler.ts'
+import { gaugeFromMetrics } from './sampler.ts'
 import type { MemorySample } from './sampler.ts'
 
 const MB = 2 ** 20
@@ -57,9 +57,9 @@ describe('memory trends of the soak', () => {
 
   it('reads prom-client heap use from /metrics text', () => {
     const text = '# HELP nodejs_heap_size_used_bytes Process heap size used from Node.js in bytes.\n# TYPE nodejs_heap_size_used_bytes gauge\nnodejs_heap_size_used_bytes 52428800\nnodejs_heap_size_total_bytes 99\n'
-    expect(heapUsedFromMetrics(text)).toBe(52_428_800)
-    expect(heapUsedFromMetrics('nodejs_heap_size_used_bytes{service="x"} 1e6\n')).toBe(1_000_000)
-    expect(heapUsedFromMetrics('up 1\n')).toBeUndefined()
+    expect(gaugeFromMetrics(text, 'nodejs_heap_size_used_bytes')).toBe(52_428_800)
+    expect(gaugeFromMetrics('nodejs_heap_size_used_bytes{service="x"} 1e6\n', 'nodejs_heap_size_used_bytes')).toBe(1_000_000)
+    expect(gaugeFromMetrics('up 1\n', 'nodejs_heap_size_used_bytes')).toBeUndefined()
   })
 
   it('reads the committed heap and external memory gauges, not a name that only starts the same', () => {

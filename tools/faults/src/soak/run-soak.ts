@@ -130,7 +130,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }
       await sleep(at - Date.now())
       const fault = byName.get(planned.fault)!
-      const ctx: InjectContext = { system, say, random: mulberry32(options.seed + planned.index), plannedMs: 0, startedAt: Date.now(), quick: false }
+      const ctx: InjectContext = { system, monitor, say, random: mulberry32(options.seed + planned.index), plannedMs: 0, startedAt: Date.now(), quick: false }
       say(`\n▶ #${planned.index} at ${formatDuration(Date.now() - soakStart)}: ${planned.fault} (kind ${planned.kind}${targetOf(planned.fault) ? `, target ${targetOf(planned.fault)}` : ''}; draws ${planned.draws.map((d) => d.toFixed(3)).join('/')}), load ${load()}`)
       const began = Date.now()
       let record: FaultRecord

@@ -50,10 +50,6 @@ const SAMPLED_GAUGES = {
   externalBytes: 'nodejs_external_memory_bytes',
 } as const satisfies Record<string, string>
 
-/** nodejs_heap_size_used_bytes in a Prometheus text exposition, or undefined. */
-export function heapUsedFromMetrics(text: string): number | undefined {
-  return gaugeFromMetrics(text, 'nodejs_heap_size_used_bytes')
-}
 
 /**
  * Samples every supervised process's RSS (from /proc) and V8 heap (from its
