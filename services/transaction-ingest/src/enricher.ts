@@ -86,14 +86,27 @@ export class Enricher {
    * The enriched record of `raw`, its free text minimised first (minimise-raw.ts):
    * `enriched.raw` is then another object than `raw`, and the raw bytes must not be reused.
    *
-   * The three steps below in one promise. The ingest's transform calls them itself
-   * (record-transform.ts), so that a record costs one chain of promises instead of
-   * one suspended async function per step.
    */
   enrich(raw: RawTransaction): Promise<EnrichResult> {
+    return this.enrichThen(raw, (result) => result)
+  }
+
+  /**
+   * `enrich`, and `finish` applied to its result in the same promise: the three steps
+   * below as one `then` on the lookup's promise, and a table hit (most matches)
+   * finished without another promise. The ingest's transform passes its encoding as
+   * `finish` (record-transform.ts), so that a record costs one chain of promises
+   * instead of one suspended async function per step (docs/DECISIONS.md, issue 36).
+   * Whatever a step throws rejects the promise.
+   */
+  enrichThen<T>(raw: RawTransaction, finish: (result: EnrichResult) => T): Promise<T> {
     try {
-      const input = this.minimise(raw)
-      return this.lookUp(input).then((result) => this.complete(input, result))
+      const input = this.#minimise(raw)
+      // Step 2, the findBy call: throws RawRecordError at once when no request can be built.
+      return this.#lookup(input).then((lookup) => {
+        const result = this.#complete(input, lookup)
+        return result instanceof Promise ? result.then(finish) : finish(result)
+      })
     } catch (err) {
       return Promise.reject(err)
     }
@@ -103,27 +116,18 @@ export class Enricher {
    * Step 1: `raw` with card numbers masked in its free text (the same object when
    * there were none), before any request is built from it. Counts what it masked.
    */
-  minimise(raw: RawTransaction): RawTransaction {
+  #minimise(raw: RawTransaction): RawTransaction {
     const input = minimiseRaw(raw)
     if (input.masked > 0) this.#onMasked?.(PAN_MASKED_PATHS.enrichmentInput, input.masked)
     return input.raw
   }
 
   /**
-   * Step 2: the findBy call of the (minimised) record. Throws RawRecordError at
-   * once when no request can be built from it; otherwise whatever the lookup
-   * rejects with (SystemicLookupError for what is not about this record).
-   */
-  lookUp(input: RawTransaction): Promise<LookupResult> {
-    return this.#lookup(input)
-  }
-
-  /**
-   * Step 3: the enriched record of `input` (step 1's) from its lookup result: at
+   * Step 3 (step 2 is #lookup): the enriched record of `input` (step 1's) from its lookup result: at
    * once for a rejection, a miss and a match the table answers, a promise only when
    * the details come from the API. A reject reason is masked as the input was.
    */
-  complete(input: RawTransaction, result: LookupResult): EnrichResult | Promise<EnrichResult> {
+  #complete(input: RawTransaction, result: LookupResult): EnrichResult | Promise<EnrichResult> {
     switch (result.kind) {
       case 'rejected': {
         let reason = result.reason

@@ -71,9 +71,9 @@ function correctionHeaders(record: PipelineRecord): Pick<OutputRecord, 'headers'
  * committed counts. Its own file so that a bench can run it without Kafka
  * (test/bench/ingest-transform.ts) on exactly the code the service runs.
  *
- * Not an async function, and the enrichment's steps called one by one
- * (Enricher.minimise, lookUp, complete) instead of `await enricher.enrich(raw)`:
- * a record then waits for its lookup as one `then` on the lookup's promise, not
+ * Not an async function, and the encoding handed to `Enricher.enrichThen` instead
+ * of `await enricher.enrich(raw)`: a record then waits for its lookup as one `then`
+ * on the lookup's promise, not
  * as four suspended async functions (the transform, the enrichment, its
  * minimisation, the lookup step) whose frames, promises and closures were a large
  * part of batch mode's garbage (docs/DECISIONS.md, issue 36). It still always
@@ -105,14 +105,7 @@ export function recordTransform(parts: RecordTransformParts): (record: PipelineR
   /** Validates the decoded record and starts its lookup; throws what is wrong with the record. */
   function enrich(record: PipelineRecord, raw: RawTransaction, rawBody: Buffer | undefined): Promise<OutputRecord[]> {
     validateRaw(raw)
-    const input = enricher.minimise(raw)
-    return enricher.lookUp(input).then((lookup) => {
-      const result = enricher.complete(input, lookup)
-      // A table hit (most matches) is not a promise: the outputs at once.
-      return result instanceof Promise
-        ? result.then((r) => outputsOf(record, raw, rawBody, r))
-        : outputsOf(record, raw, rawBody, result)
-    })
+    return enricher.enrichThen(raw, (result) => outputsOf(record, raw, rawBody, result))
   }
 
   return (record) => {
