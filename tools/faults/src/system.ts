@@ -174,17 +174,9 @@ export class FaultSystem {
         'services/bank-sync/src/main.ts',
         [],
         {
-          ...base,
+          ...this.serviceEnv['bank-sync'],
           METRICS_PORT: bankSyncPort,
-          BANK_API_URL: this.bankUrl,
-          BANK_CLIENT_ID: bankClientId,
-          BANK_CLIENT_SECRET: this.secrets.bankClientSecret,
-          BANK_REDIRECT_URI: redirectUri,
           CONSENT_GATEWAY_PORT: String(gatewayPort),
-          TOKEN_ENCRYPTION_KEY: this.secrets.tokenEncryptionKey,
-          CONSENT_GATEWAY_CUSTOMER_TOKEN_KEY: this.secrets.customerTokenKey,
-          SYNC_INTERVAL: '5s',
-          SYNC_JITTER: '1s',
           // Static membership, as the k8s manifest sets it from the pod name: a killed and
           // restarted bank-sync gets its partitions back without waiting out its session.
           BANK_SYNC_INSTANCE_ID: 'bank-sync-0',
