@@ -77,7 +77,8 @@ describe('scanTopic', () => {
 
   it('starts at the first record written at or after `from`', async () => {
     const topic = uniqueName('scan-from')
-    await kit.createTopics([topic], 1)
+    // Retention off: the broker's 5-minute check would otherwise remove records this old.
+    await kit.createTopics([topic], 1, { 'retention.ms': '-1' })
     const producer = kit.producer()
     await producer.connect()
     await producer.send({ topic, messages: [{ value: 'old', timestamp: String(Date.parse('2026-01-01T00:00:00Z')) }] })

@@ -128,6 +128,8 @@ export interface TestAdmin {
     { topic: string; partitions: { partition: number; offset: string }[] }[]
   >
   describeGroups(groupIds: string[]): Promise<{ groups: { groupId: string; state: string; members: { memberId: string }[] }[] }>
+  /** Moves each partition's log start to `offset`, removing the records before it: what retention does to old records. */
+  deleteRecords(topic: string, partitions: { partition: number; offset: bigint }[]): Promise<void>
 }
 
 export interface KafkaTestKit {
@@ -337,6 +339,9 @@ function admin(kafka: Kafka): TestAdmin {
           }
         }),
       )
+    },
+    async deleteRecords(topic, partitions) {
+      await client.deleteRecords({ topics: [{ name: topic, partitions }] })
     },
     async describeGroups(groupIds) {
       const described = await client.describeGroups({ groups: groupIds })

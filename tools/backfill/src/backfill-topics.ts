@@ -1,3 +1,4 @@
+import type { RetentionGap } from './errors.ts'
 import { createKafkaAdmin, ensureTopics, scanTopic, type Kafka, type OutgoingMessage, type TopicSpec } from '@tep/kafka'
 
 /**
@@ -45,6 +46,8 @@ export interface BackfillState {
   loadComplete: boolean
   /** Topic source: the range, per partition, [start, end). */
   ranges?: { partition: number; start: string; end: string }[]
+  /** Topic source: partitions whose range may have started among records retention removed (accepted with --accept-retention-gap). */
+  retentionGaps?: RetentionGap[]
   startedAt: number
   finishedAt: number | null
 }

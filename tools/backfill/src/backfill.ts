@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { rename, writeFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
-import { createTransactionalWriter, OffsetReader, TOPICS, type Kafka, type KafkaLogger, type PartitionOffsets } from '@tep/kafka'
+import { createTransactionalWriter, OffsetReader, TOPICS, type Kafka, type KafkaLogger } from '@tep/kafka'
 import type { EnrichmentPort } from '@tep/transaction-ingest'
 import {
   backfillTopics,
@@ -15,7 +15,7 @@ import {
   type LedgerEntry,
 } from './backfill-topics.ts'
 import { dryRun } from './dry-run.ts'
-import { BackfillRefusedError } from './errors.ts'
+import { BackfillRefusedError, type RetentionGap } from './errors.ts'
 import { loadFile } from './file-loader.ts'
 import type { BackfillInput } from './backfill-input.ts'
 import { fingerprint, formatOf, InputFileError } from './file-rows.ts'
@@ -23,6 +23,7 @@ import { createEnrichmentStep, startEnricher, type EnrichmentTopics } from './en
 import { guardedClient, LiveGuard, type YieldSummary } from './live-guard.ts'
 import { DEFAULT_YIELD_POLICY, type YieldPolicy } from './yield-policy.ts'
 import type { ProgressReporter } from './progress.ts'
+import { topicRangeState } from './topic-range.ts'
 
 export type { BackfillInput } from './backfill-input.ts'
 
@@ -96,6 +97,8 @@ export interface BackfillReport {
   /** How much it yielded: time below its full share and stopped, and its mean share (1 = never slowed). */
   yielding: YieldSummary
   enrichedTopic: string
+  /** Topic source run with --accept-retention-gap: partitions whose range may have lost its first records to retention. */
+  retentionGaps: RetentionGap[]
 }
 
 export const DEFAULTS = {
@@ -174,6 +177,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       yields: 0,
       yielding: { yields: 0, slowedMs: 0, stoppedMs: 0, meanShare: 1 },
       enrichedTopic: options.toTopic ?? TOPICS.transactionsEnriched,
+      retentionGaps: [],
     }
   }
 
@@ -241,6 +245,11 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     { backfillId, source: identity.source, resumedAt: processed, ranges: state.ranges, rows: state.loadedRows },
     'backfill starting',
   )
+  if (state.retentionGaps !== undefined && state.retentionGaps.length > 0)
+    logger?.warn(
+      { backfillId, retentionGaps: state.retentionGaps },
+      'the range may have started among records retention removed (--accept-retention-gap): backfilling what is left',
+    )
 
   const guardOffsets = new OffsetReader(kafka)
   const live = options.live ?? {}
@@ -416,6 +425,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     yields: guard.yields,
     yielding: yielding ?? guard.summary(),
     enrichedTopic: enrichmentTopics.enriched,
+    retentionGaps: state.retentionGaps ?? [],
   }
 }
 
@@ -434,36 +444,6 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
 
 function rate(rows: number, ms: number): number {
   return ms <= 0 ? 0 : Math.round((rows / ms) * 1000 * 10) / 10
-}
-
-async function topicRangeState(
-  admin: OffsetReader,
-  input: Extract<BackfillInput, { kind: 'topic' }>,
-  backfillId: string,
-  identity: { sha256: string; source: string },
-  offsets: PartitionOffsets[],
-): Promise<BackfillState> {
-  const fromOffsets = await admin.offsetsAt(input.topic, input.from.getTime())
-  const toOffsets = await admin.offsetsAt(input.topic, input.to.getTime())
-  // -1: no record at or after the moment, i.e. the range ends (or starts) at the current end.
-  const at = (found: Map<number, bigint>, p: PartitionOffsets): string => {
-    const o = found.get(p.partition)
-    return String(o === undefined || o < 0n ? p.high : o)
-  }
-  const ranges = offsets.map((p) => ({ partition: p.partition, start: at(fromOffsets, p), end: at(toOffsets, p) }))
-  const estimate = ranges.reduce((n, r) => n + Math.max(0, Number(BigInt(r.end) - BigInt(r.start))), 0)
-  return {
-    backfillId,
-    kind: 'topic',
-    source: identity.source,
-    sha256: identity.sha256,
-    loadedThroughLine: 0,
-    loadedRows: estimate,
-    loadComplete: true,
-    ranges,
-    startedAt: Date.now(),
-    finishedAt: null,
-  }
 }
 
 async function writeState(

@@ -1,6 +1,7 @@
 export { runBackfill, DEFAULTS as BACKFILL_DEFAULTS } from './backfill.ts'
 export type { ApiHooks, BackfillInput, BackfillOptions, BackfillReport } from './backfill.ts'
-export { BackfillRefusedError } from './errors.ts'
+export { BackfillRefusedError, RetentionGapError } from './errors.ts'
+export type { RetentionGap } from './errors.ts'
 export { InputFileError, formatOf, readRows, fingerprint } from './file-rows.ts'
 export type { FileFormat, FileRow } from './file-rows.ts'
 export { KNOWN_FIELDS, CARD_FIELDS, TRANSFER_FIELDS, TOP_FIELDS, REJECT_CODES, rowToRaw, RowRejection } from './row-mapping.ts'

@@ -43,6 +43,8 @@ Sources
                           re-enrich the raw records of a time range of --topic
                           (ISO-8601, e.g. 2025-01-01T00:00:00Z; offsets found by timestamp)
   --topic <name>          raw topic of --from/--to (default ${TOPICS.transactionsRaw})
+  --accept-retention-gap  backfill what --topic still holds when the range may start among
+                          records retention removed (refused without it, exit code 3)
 
 Output
   --to-topic <name>       enriched results go here (default ${TOPICS.transactionsEnriched})
@@ -80,7 +82,8 @@ Topics of the table (default: the catalog's)
                           claimed before a new run gets them (default 30; the broker minimum is 6)
 
 Exit codes: 0 done, 1 failed, 2 bad usage or configuration, 3 refused (already
-backfilled; see --again), 130 interrupted (run the same command to resume).
+backfilled, see --again; or the range may start before what retention kept, see
+--accept-retention-gap), 130 interrupted (run the same command to resume).
 
 Environment:
 ${formatEnvHelp(ENV)}`
@@ -103,6 +106,7 @@ try {
       'to-topic': { type: 'string' },
       rejects: { type: 'string' },
       again: { type: 'boolean', default: false },
+      'accept-retention-gap': { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
       'api-rps': { type: 'string' },
       'api-concurrency': { type: 'string' },
@@ -150,6 +154,7 @@ let input: BackfillInput
 if (positionals.length > 1) usage(`one input file per run, got ${positionals.length}`)
 if (positionals.length === 1) {
   if (args.from !== undefined || args.to !== undefined) usage('give either a file or --from/--to, not both')
+  if (args['accept-retention-gap']) usage('--accept-retention-gap is for a --from/--to range of a topic, not a file')
   const format = args.format
   if (format !== undefined && format !== 'csv' && format !== 'jsonl') usage(`--format must be csv or jsonl, got ${format}`)
   const path = positionals[0]!
@@ -163,7 +168,13 @@ if (positionals.length === 1) {
   const from = time('from', args.from)
   const to = time('to', args.to)
   if (to <= from) usage('--to must be after --from')
-  input = { kind: 'topic', topic: args.topic ?? TOPICS.transactionsRaw, from, to }
+  input = {
+    kind: 'topic',
+    topic: args.topic ?? TOPICS.transactionsRaw,
+    from,
+    to,
+    ...(args['accept-retention-gap'] ? { acceptRetentionGap: true } : {}),
+  }
 } else {
   usage('name an input file, or give --from and --to')
 }
@@ -282,6 +293,9 @@ if (tty) {
       `  rows read        ${r.rows}`,
       `  enriched         matched ${r.enriched.matched}, not found ${r.enriched.notFound}, refused by the API ${r.enriched.rejectedByApi}`,
       `  rejected         ${r.rejected}${r.rejectsFile === null ? '' : ` (reasons in ${r.rejectsFile})`}`,
+      ...(r.retentionGaps.length === 0
+        ? []
+        : [`  retention gap    ${r.retentionGaps.map((g) => `partition ${g.partition} starts at ${g.logStart}`).join(', ')}: earlier records are gone`]),
       `  duration         ${(r.durationMs / 1000).toFixed(1)} s (${r.rowsPerSecond} rows/s this run)`,
       '',
     ].join('\n'),
