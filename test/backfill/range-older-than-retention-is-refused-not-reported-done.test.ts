@@ -3,7 +3,7 @@
  * is refused (exit code 3, naming the partition and where its log now starts)
  * instead of "completing" with the rows that are left, or with none at all;
  * `--accept-retention-gap` then backfills exactly what is left, and the report
- * says where the gap is.
+ * says where the gap is. A dry run answers the same way.
  */
 import type { EnrichmentSim } from '@tep/enrichment-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -56,6 +56,14 @@ describe('a time range whose first records retention removed', () => {
     expect(refused.stderr.join('')).toContain("partition 0's offsets before 4")
     expect(refused.report()).toBeUndefined()
     expect((await readEnriched(kit.kafka, serde, topics.enriched)).size).toBe(0)
+
+    // A dry run answers as the run would: refused, then with the flag it counts what is left.
+    const dryRefused = runCli(sim, topics, [...range, '--dry-run'])
+    expect(await dryRefused.exited, dryRefused.stderr.join('')).toEqual({ code: 3, signal: null })
+    expect(dryRefused.stderr.join('')).toContain("partition 0's offsets before 4")
+    const dry = runCli(sim, topics, [...range, '--dry-run', '--accept-retention-gap'])
+    expect(await dry.exited, dry.stderr.join('')).toEqual({ code: 0, signal: null })
+    expect(dry.report()).toMatchObject({ dryRun: true, rows: 6, retentionGaps: [{ partition: 0, logStart: '4' }] })
 
     const accepted = runCli(sim, topics, [...range, '--accept-retention-gap'])
     expect(await accepted.exited, accepted.stderr.join('')).toEqual({ code: 0, signal: null })

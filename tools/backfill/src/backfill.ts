@@ -157,6 +157,17 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
 
   if (options.dryRun === true) {
     const rejectsPath = options.rejectsPath ?? defaultRejects(base)
+    // The range is checked as a real run checks it: a dry run is refused where the run would be.
+    let retentionGaps: RetentionGap[] = []
+    if (input.kind === 'topic') {
+      const reader = new OffsetReader(kafka)
+      try {
+        const offsets = await reader.topicOffsets(input.topic, { readCommitted: true })
+        retentionGaps = (await topicRangeState(reader, input, base, identity, offsets)).retentionGaps ?? []
+      } finally {
+        await reader.close()
+      }
+    }
     const result = await dryRun({ input, format, kafka, rejectsPath, schemaRegistry: options.schemaRegistry })
     return {
       backfillId: base,
@@ -177,7 +188,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       yields: 0,
       yielding: { yields: 0, slowedMs: 0, stoppedMs: 0, meanShare: 1 },
       enrichedTopic: options.toTopic ?? TOPICS.transactionsEnriched,
-      retentionGaps: [],
+      retentionGaps,
     }
   }
 
