@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto'
-import { rename, writeFile } from 'node:fs/promises'
-import { basename } from 'node:path'
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry'
 import { createTransactionalWriter, OffsetReader, TOPICS, type Kafka, type KafkaLogger } from '@tep/kafka'
 import type { EnrichmentPort } from '@tep/transaction-ingest'
@@ -12,18 +9,19 @@ import {
   stateMessage,
   STATE_TOPIC,
   type BackfillState,
-  type LedgerEntry,
 } from './backfill-topics.ts'
 import { dryRun } from './dry-run.ts'
-import { BackfillRefusedError, type RetentionGap } from './errors.ts'
+import type { RetentionGap } from './errors.ts'
 import { loadFile } from './file-loader.ts'
 import type { BackfillInput } from './backfill-input.ts'
-import { fingerprint, formatOf, InputFileError } from './file-rows.ts'
+import { formatOf, InputFileError } from './file-rows.ts'
 import { createEnrichmentStep, startEnricher, type EnrichmentTopics } from './enrichment-step.ts'
 import { guardedClient, LiveGuard, type YieldSummary } from './live-guard.ts'
 import { DEFAULT_YIELD_POLICY, type YieldPolicy } from './yield-policy.ts'
 import type { ProgressReporter } from './progress.ts'
 import { topicRangeState } from './topic-range.ts'
+import { summarise, writeRejects } from './ledger-summary.ts'
+import { chooseRun, identify } from './backfill-identity.ts'
 
 export type { BackfillInput } from './backfill-input.ts'
 
@@ -112,36 +110,6 @@ export const DEFAULTS = {
   targetLagMs: DEFAULT_YIELD_POLICY.targetLagMs,
   stopLagMs: DEFAULT_YIELD_POLICY.stopLagMs,
 } as const
-
-/** The identity of an input: SHA-256 of the file's bytes, or of topic and range. */
-async function identify(input: BackfillInput): Promise<{ sha256: string; source: string; lines: number }> {
-  if (input.kind === 'file') {
-    const { sha256, lines } = await fingerprint(input.path)
-    return { sha256, source: basename(input.path), lines }
-  }
-  const source = `${input.topic}@${input.from.toISOString()}..${input.to.toISOString()}`
-  return { sha256: createHash('sha256').update(source).digest('hex'), source, lines: 0 }
-}
-
-/** The run to do: the base id, or `<base>.<n>` for the n-th run with --again. */
-function chooseRun(
-  base: string,
-  states: Map<string, BackfillState>,
-  again: boolean,
-): { id: string; state: BackfillState | undefined } {
-  const first = states.get(base)
-  if (first?.finishedAt == null) return { id: base, state: first }
-  if (!again)
-    throw new BackfillRefusedError(
-      `this input was already backfilled as ${base} (finished ${new Date(first.finishedAt).toISOString()}); ` +
-        'give --again to enrich it once more (results are written again, marked with a new backfill id)',
-    )
-  for (let n = 2; ; n++) {
-    const id = `${base}.${n}`
-    const s = states.get(id)
-    if (s?.finishedAt == null) return { id, state: s }
-  }
-}
 
 export async function runBackfill(options: BackfillOptions): Promise<BackfillReport> {
   const started = Date.now()
@@ -473,42 +441,4 @@ async function writeState(
   } finally {
     await writer.close()
   }
-}
-
-function summarise(ledger: LedgerEntry[]) {
-  const byRow = new Map<string, LedgerEntry>()
-  for (const e of ledger) byRow.set(e.row, e)
-  const enriched = { matched: 0, notFound: 0, rejectedByApi: 0 }
-  const rejectsByCode: Record<string, number> = {}
-  let rejected = 0
-  for (const e of byRow.values()) {
-    if (e.outcome === 'MATCHED') enriched.matched += 1
-    else if (e.outcome === 'NOT_FOUND') enriched.notFound += 1
-    else if (e.outcome === 'REJECTED') enriched.rejectedByApi += 1
-    else {
-      rejected += 1
-      const code = e.code ?? 'UNKNOWN'
-      rejectsByCode[code] = (rejectsByCode[code] ?? 0) + 1
-    }
-  }
-  return { distinct: byRow.size, enriched, rejected, rejectsByCode }
-}
-
-/** The rejects file, rewritten whole from the ledger (so a resumed run never doubles a line). */
-async function writeRejects(path: string, ledger: LedgerEntry[], byLine: boolean): Promise<void> {
-  const rejects = ledger.filter((e) => e.outcome === 'INVALID')
-  if (byLine) rejects.sort((a, b) => Number(a.row) - Number(b.row))
-  const text = rejects
-    .map((e) =>
-      JSON.stringify({
-        ...(byLine ? { line: Number(e.row) } : { record: e.row }),
-        code: e.code,
-        reason: e.reason,
-        transactionId: e.transactionId,
-      }),
-    )
-    .join('\n')
-  const tmp = `${path}.tmp-${process.pid}`
-  await writeFile(tmp, `${text}\n`)
-  await rename(tmp, path)
 }
