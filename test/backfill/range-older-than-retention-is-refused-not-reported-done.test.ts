@@ -5,11 +5,12 @@
  * `--accept-retention-gap` then backfills exactly what is left, and the report
  * says where the gap is. A dry run answers the same way.
  */
+import { join } from 'node:path'
 import type { EnrichmentSim } from '@tep/enrichment-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { createIngestTopics, rawFromSample, serdeForTests, startSim, type TestTopics } from '../ingest/ingest-harness.ts'
-import { children, goodSamples, readEnriched, runCli } from './backfill-harness.ts'
+import { children, goodSamples, readEnriched, runCli, tempDir } from './backfill-harness.ts'
 
 const kit = createKafkaTestKit()
 const serde = serdeForTests()
@@ -49,7 +50,11 @@ describe('a time range whose first records retention removed', () => {
     await admin.deleteRecords(topics.input, [{ partition: 0, offset: 4n }])
     expect((await admin.fetchTopicOffsets(topics.input))[0]).toMatchObject({ low: '4', high: '10' })
 
-    const range = ['--topic', topics.input, '--from', new Date(from).toISOString(), '--to', new Date(from + DAY).toISOString()]
+    const range = [
+      ...['--topic', topics.input, '--from', new Date(from).toISOString(), '--to', new Date(from + DAY).toISOString()],
+      // Not the default (backfill-<id>.rejects.jsonl in the working directory): the dry run writes its file even empty.
+      ...['--rejects', join(tempDir(), 'range.rejects.jsonl')],
+    ]
     const refused = runCli(sim, topics, range)
     expect(await refused.exited, refused.stderr.join('')).toEqual({ code: 3, signal: null })
     expect(refused.stderr.join('')).toContain(`refused: ${topics.input}: the range may start before the oldest record still in the topic`)
