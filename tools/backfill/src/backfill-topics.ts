@@ -1,5 +1,5 @@
-import type { RetentionGap } from './errors.ts'
 import { createKafkaAdmin, ensureTopics, scanTopic, type Kafka, type OutgoingMessage, type TopicSpec } from '@tep/kafka'
+import type { RetentionGap } from './errors.ts'
 
 /**
  * Topics of the backfill tool. Their values are JSON (internal bookkeeping,
@@ -32,6 +32,13 @@ export function backfillTopics(backfillId: string, stateTopic = STATE_TOPIC): Ba
   }
 }
 
+/** One partition's share of a `--from/--to` range: offsets [start, end). */
+export interface PartitionRange {
+  partition: number
+  start: string
+  end: string
+}
+
 export interface BackfillState {
   backfillId: string
   kind: 'file' | 'topic'
@@ -45,7 +52,7 @@ export interface BackfillState {
   loadedRows: number
   loadComplete: boolean
   /** Topic source: the range, per partition, [start, end). */
-  ranges?: { partition: number; start: string; end: string }[]
+  ranges?: PartitionRange[]
   /** Topic source: partitions whose range may have started among records retention removed (accepted with --accept-retention-gap). */
   retentionGaps?: RetentionGap[]
   startedAt: number

@@ -19,7 +19,7 @@ import { createEnrichmentStep, startEnricher, type EnrichmentTopics } from './en
 import { guardedClient, LiveGuard, type YieldSummary } from './live-guard.ts'
 import { DEFAULT_YIELD_POLICY, type YieldPolicy } from './yield-policy.ts'
 import type { ProgressReporter } from './progress.ts'
-import { topicRangeState } from './topic-range.ts'
+import { checkedRange, topicRangeState } from './topic-range.ts'
 import { summarise, writeRejects } from './ledger-summary.ts'
 import { chooseRun, identify } from './backfill-identity.ts'
 
@@ -131,7 +131,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       const reader = new OffsetReader(kafka)
       try {
         const offsets = await reader.topicOffsets(input.topic, { readCommitted: true })
-        retentionGaps = (await topicRangeState(reader, input, base, identity, offsets)).retentionGaps ?? []
+        retentionGaps = (await checkedRange(reader, input, offsets)).gaps
       } finally {
         await reader.close()
       }

@@ -1,14 +1,7 @@
 import type { OffsetReader, PartitionOffsets } from '@tep/kafka'
 import type { BackfillInput } from './backfill-input.ts'
-import type { BackfillState } from './backfill-topics.ts'
+import type { BackfillState, PartitionRange } from './backfill-topics.ts'
 import { RetentionGapError, type RetentionGap } from './errors.ts'
-
-/** One partition's share of a `--from/--to` range: offsets [start, end). */
-export interface PartitionRange {
-  partition: number
-  start: string
-  end: string
-}
 
 /**
  * The range's offsets per partition, from the first record at or after each moment
@@ -42,22 +35,32 @@ export function retentionGaps(offsets: PartitionOffsets[], ranges: PartitionRang
 }
 
 /**
- * The state of a new topic backfill: its ranges and how many records they hold.
- * Throws RetentionGapError when the range may start before the log does, unless
- * the input accepts that (`--accept-retention-gap`); the gaps are then kept in the state.
+ * The range's offsets per partition and its retention gaps. Throws RetentionGapError
+ * when the range may start before the log does, unless the input accepts that
+ * (`--accept-retention-gap`). A dry run checks a range with this as a run does.
  */
+export async function checkedRange(
+  reader: OffsetReader,
+  input: Extract<BackfillInput, { kind: 'topic' }>,
+  offsets: PartitionOffsets[],
+): Promise<{ ranges: PartitionRange[]; gaps: RetentionGap[] }> {
+  const fromOffsets = await reader.offsetsAt(input.topic, input.from.getTime())
+  const toOffsets = await reader.offsetsAt(input.topic, input.to.getTime())
+  const ranges = rangesOf(offsets, fromOffsets, toOffsets)
+  const gaps = retentionGaps(offsets, ranges)
+  if (gaps.length > 0 && input.acceptRetentionGap !== true) throw new RetentionGapError(input.topic, gaps)
+  return { ranges, gaps }
+}
+
+/** The state of a new topic backfill: its checked range, how many records it holds, and any accepted gaps. */
 export async function topicRangeState(
-  admin: OffsetReader,
+  reader: OffsetReader,
   input: Extract<BackfillInput, { kind: 'topic' }>,
   backfillId: string,
   identity: { sha256: string; source: string },
   offsets: PartitionOffsets[],
 ): Promise<BackfillState> {
-  const fromOffsets = await admin.offsetsAt(input.topic, input.from.getTime())
-  const toOffsets = await admin.offsetsAt(input.topic, input.to.getTime())
-  const ranges = rangesOf(offsets, fromOffsets, toOffsets)
-  const gaps = retentionGaps(offsets, ranges)
-  if (gaps.length > 0 && input.acceptRetentionGap !== true) throw new RetentionGapError(input.topic, gaps)
+  const { ranges, gaps } = await checkedRange(reader, input, offsets)
   const estimate = ranges.reduce((n, r) => n + Math.max(0, Number(BigInt(r.end) - BigInt(r.start))), 0)
   return {
     backfillId,
