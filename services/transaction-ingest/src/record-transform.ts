@@ -73,8 +73,7 @@ function correctionHeaders(record: PipelineRecord): Pick<OutputRecord, 'headers'
  *
  * Not an async function, and the encoding handed to `Enricher.enrichThen` instead
  * of `await enricher.enrich(raw)`: a record then waits for its lookup as one `then`
- * on the lookup's promise, not
- * as four suspended async functions (the transform, the enrichment, its
+ * on the lookup's promise, not as four suspended async functions (the transform, the enrichment, its
  * minimisation, the lookup step) whose frames, promises and closures were a large
  * part of batch mode's garbage (docs/DECISIONS.md, issue 36). It still always
  * answers with a promise, and whatever any step throws rejects it, as before.
