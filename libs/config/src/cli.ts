@@ -11,7 +11,7 @@ export interface ServiceCli {
 }
 
 /**
- * Handles `--help`/`-h` for a service's main.ts: prints what the service does
+ * Handles `--help`/`-h` for a service's entry point (run.ts): prints what the service does
  * and every variable it reads, then exits. Returns normally otherwise.
  */
 export function handleHelp(cli: ServiceCli, argv: string[] = process.argv.slice(2)): void {
@@ -23,7 +23,7 @@ export function handleHelp(cli: ServiceCli, argv: string[] = process.argv.slice(
 }
 
 /**
- * `loadConfig` for a service's main.ts: a bad or missing variable is an operator
+ * `loadConfig` for a service's entry point (run.ts): a bad or missing variable is an operator
  * mistake, so it prints every problem (ConfigError's message) and exits 2 instead
  * of crashing with a stack trace.
  */

@@ -38,7 +38,7 @@ export async function startBankSync(options: BankSyncOptions): Promise<BankSync>
   const metrics = createBankSyncMetrics(metricsRegistry)
   const contractDrift = createContractDriftRecorder({
     registry: metricsRegistry,
-    // Only its warn is used; the sync's logger is pino's in main.ts.
+    // Only its warn is used; the sync's logger is pino's in run.ts.
     logger: logger as unknown as Parameters<typeof createContractDriftRecorder>[0]['logger'],
   })
   const readiness = options.readiness ?? new Readiness()

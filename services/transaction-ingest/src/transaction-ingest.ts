@@ -68,7 +68,7 @@ export interface TransactionIngestOptions {
   onContractDrift?: ContractDriftListener
   /**
    * Records of one partition in flight; default BATCH_MODE_CONCURRENCY (500). The
-   * service's main.ts picks it by lookup mode when INGEST_CONCURRENCY is unset (inflight-budget.ts).
+   * service's run.ts picks it by lookup mode when INGEST_CONCURRENCY is unset (inflight-budget.ts).
    */
   concurrency?: number
   /** Partitions processed at once; default 4. */
