@@ -53,7 +53,10 @@ export interface BackfillState {
   loadComplete: boolean
   /** Topic source: the range, per partition, [start, end). */
   ranges?: PartitionRange[]
-  /** Topic source: partitions whose range may have started among records retention removed (accepted with --accept-retention-gap). */
+  /**
+   * Topic source: partitions whose range may have started among records retention removed, and
+   * records retention removed before a resumed run read them (both accepted with --accept-retention-gap).
+   */
   retentionGaps?: RetentionGap[]
   startedAt: number
   finishedAt: number | null

@@ -6,7 +6,7 @@ import { createKafka, createSchemaRegistry, TOPICS } from '@tep/kafka'
 import { createLogger } from '@tep/observability'
 import { z } from 'zod'
 import { DEFAULTS, runBackfill, type BackfillInput, type BackfillReport } from './backfill.ts'
-import { BackfillRefusedError } from './errors.ts'
+import { BackfillRefusedError, RetentionGapError } from './errors.ts'
 import { InputFileError } from './file-rows.ts'
 import { DEFAULT_NICE, lowerPriority } from './process-priority.ts'
 import { createProgressReporter } from './progress.ts'
@@ -44,7 +44,8 @@ Sources
                           (ISO-8601, e.g. 2025-01-01T00:00:00Z; offsets found by timestamp)
   --topic <name>          raw topic of --from/--to (default ${TOPICS.transactionsRaw})
   --accept-retention-gap  backfill what --topic still holds when the range may start among
-                          records retention removed (refused without it, exit code 3)
+                          records retention removed, or retention removed records a killed
+                          run had not read before this one resumed (refused without it, exit code 3)
 
 Output
   --to-topic <name>       enriched results go here (default ${TOPICS.transactionsEnriched})
@@ -272,6 +273,9 @@ try {
   progress.stop()
   if (err instanceof BackfillRefusedError) {
     process.stderr.write(`refused: ${err.message}\n`)
+    // The stable code (and the gaps) for scripts, on stdout where the report would have been.
+    const gaps = err instanceof RetentionGapError ? { retentionGaps: err.gaps } : {}
+    process.stdout.write(`${JSON.stringify({ event: 'refused', code: err.code, message: err.message, ...gaps })}\n`)
     process.exit(3)
   }
   if (err instanceof InputFileError) {
@@ -295,7 +299,15 @@ if (tty) {
       `  rejected         ${r.rejected}${r.rejectsFile === null ? '' : ` (reasons in ${r.rejectsFile})`}`,
       ...(r.retentionGaps.length === 0
         ? []
-        : [`  retention gap    ${r.retentionGaps.map((g) => `partition ${g.partition} starts at ${g.logStart}`).join(', ')}: earlier records are gone`]),
+        : [
+            `  retention gap    ${r.retentionGaps
+              .map((g) =>
+                g.nextOffset === undefined
+                  ? `partition ${g.partition} starts at ${g.logStart}`
+                  : `partition ${g.partition} skipped ${g.skippedOffsets} offset(s) from ${g.nextOffset} (its log now starts at ${g.logStart})`,
+              )
+              .join(', ')}: earlier records are gone`,
+          ]),
       `  duration         ${(r.durationMs / 1000).toFixed(1)} s (${r.rowsPerSecond} rows/s this run)`,
       '',
     ].join('\n'),

@@ -1,0 +1,108 @@
+/**
+ * A `--from/--to` backfill is killed with SIGKILL part-way, and before it is run again
+ * retention removes records of its range that it had not read yet (DeleteRecords past the
+ * group's committed position, what retention does to old segments). The resumed run must not
+ * read on from the new log start and report itself complete: it is refused (exit 3,
+ * BACKFILL_RETENTION_GAP, naming the partition, where it was to read next and where the log
+ * now starts). With `--accept-retention-gap` it completes with what is left, every record
+ * enriched once, and the report lists the gap with the number of offsets skipped.
+ */
+import type { EnrichmentSim } from '@tep/enrichment-sim'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
+import { createIngestTopics, rawFromSample, serdeForTests, startSim, type TestTopics } from '../ingest/ingest-harness.ts'
+import { children, goodSamples, readEnriched, runCli } from './backfill-harness.ts'
+
+const kit = createKafkaTestKit()
+const serde = serdeForTests()
+let sim: EnrichmentSim
+let topics: TestTopics & { state: string }
+
+beforeAll(async () => {
+  sim = await startSim(57)
+  topics = { ...(await createIngestTopics(kit, 'bf-resume-gap', 1)), state: uniqueName('bf-state') }
+})
+
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL')
+  await sim?.close()
+  await kit.disconnectAll()
+})
+
+/** Records in the range; the first run is killed far before its end. */
+const RECORDS = 3_000
+/**
+ * How far past the committed position the log is trimmed: more than one transaction of the
+ * pipeline (500 records), which the killed run may have been committing as it died and whose
+ * offsets may show only after the test read the committed position.
+ */
+const TRIM_MARGIN = 600
+
+describe('a killed --from/--to backfill whose unread records retention removed before the resume', () => {
+  it('is refused on resume, and with --accept-retention-gap completes with the gap reported', async () => {
+    const DAY = 86_400_000
+    const from = Math.floor((Date.now() - 2 * DAY) / 1000) * 1000
+    const samples = await goodSamples(sim, 6, 23)
+    const codec = serde.topic(topics.input, 'RawTransaction')
+    const events = Array.from({ length: RECORDS }, (_, i) => ({
+      raw: rawFromSample(samples[i % samples.length]!, `resume-gap-${i}`),
+      time: from + 10 * i,
+    }))
+    const producer = kit.producer()
+    await producer.connect()
+    await producer.send({
+      topic: topics.input,
+      messages: await Promise.all(
+        events.map(async (e) => ({ key: e.raw.transactionId, value: await codec.encode(e.raw), timestamp: String(e.time) })),
+      ),
+    })
+    await producer.disconnect()
+
+    const range = ['--topic', topics.input, '--from', new Date(from).toISOString(), '--to', new Date(from + DAY).toISOString()]
+    // A small budget so that the first run is still early in the range when it is killed.
+    const args = [...range, '--api-rps', '20', '--api-concurrency', '2']
+    const first = runCli(sim, topics, args)
+    await first.progress((p) => p.done > 0)
+    first.child.kill('SIGKILL')
+    expect((await first.exited).signal).toBe('SIGKILL')
+    const backfillId = first.events.find((e) => e.event === 'progress')!.backfillId as string
+
+    const admin = kit.admin()
+    const committedAt = async (): Promise<bigint> => {
+      const [group] = await admin.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [topics.input] })
+      return BigInt(group!.partitions[0]!.offset)
+    }
+    const killedAt = await committedAt()
+    expect(killedAt).toBeGreaterThan(0n)
+    const trimTo = killedAt + BigInt(TRIM_MARGIN)
+    expect(trimTo, `the first run read ${killedAt} of ${RECORDS} records before it was killed: too far to trim unread ones`).toBeLessThan(
+      BigInt(RECORDS - 500),
+    )
+    await admin.deleteRecords(topics.input, [{ partition: 0, offset: trimTo }])
+    expect((await admin.fetchTopicOffsets(topics.input))[0]).toMatchObject({ low: String(trimTo), high: String(RECORDS) })
+
+    const refused = runCli(sim, topics, args)
+    expect(await refused.exited, refused.stderr.join('')).toEqual({ code: 3, signal: null })
+    expect(refused.report()).toBeUndefined()
+    // Where the resume was to read: what the killed run committed, by now also a commit it was finishing.
+    const next = await committedAt()
+    expect(next).toBeLessThan(trimTo)
+    const gap = { partition: 0, logStart: String(trimTo), nextOffset: String(next), skippedOffsets: Number(trimTo - next) }
+    expect(refused.events.find((e) => e.event === 'refused')).toMatchObject({ code: 'BACKFILL_RETENTION_GAP', retentionGaps: [gap] })
+    expect(refused.stderr.join('')).toContain(
+      `refused: ${topics.input}: retention removed records of the range before this backfill read them: ` +
+        `partition 0's ${gap.skippedOffsets} offset(s) from ${next} (the backfill was to read on from ${next}; the log now starts at ${trimTo})`,
+    )
+
+    const accepted = runCli(sim, topics, [...range, '--api-rps', '400', '--api-concurrency', '16', '--accept-retention-gap'])
+    expect(await accepted.exited, accepted.stderr.join('')).toEqual({ code: 0, signal: null })
+    const report = accepted.report()!
+    const kept = [...events.slice(0, Number(next)), ...events.slice(Number(trimTo))]
+    expect(report).toMatchObject({ backfillId, complete: true, resumed: true, rows: kept.length, lost: 0, duplicated: 0, retentionGaps: [gap] })
+
+    // Every record read before the kill or left after the trim enriched exactly once; none of the removed ones.
+    const enriched = await readEnriched(kit.kafka, serde, topics.enriched)
+    expect([...enriched.keys()].sort()).toEqual(kept.map((e) => e.raw.transactionId).sort())
+    for (const results of enriched.values()) expect(results).toHaveLength(1)
+  })
+})
