@@ -130,6 +130,8 @@ export interface TestAdmin {
   describeGroups(groupIds: string[]): Promise<{ groups: { groupId: string; state: string; members: { memberId: string }[] }[] }>
   /** Moves each partition's log start to `offset`, removing the records before it: what retention does to old records. */
   deleteRecords(topic: string, partitions: { partition: number; offset: bigint }[]): Promise<void>
+  /** Deletes empty groups and their committed offsets: what the broker does when a group's offsets expire. */
+  deleteGroups(groupIds: string[]): Promise<void>
 }
 
 export interface KafkaTestKit {
@@ -342,6 +344,9 @@ function admin(kafka: Kafka): TestAdmin {
     },
     async deleteRecords(topic, partitions) {
       await client.deleteRecords({ topics: [{ name: topic, partitions }] })
+    },
+    async deleteGroups(groupIds) {
+      await client.deleteGroups({ groups: groupIds })
     },
     async describeGroups(groupIds) {
       const described = await client.describeGroups({ groups: groupIds })

@@ -20,7 +20,7 @@ import { guardedClient, LiveGuard, type YieldSummary } from './live-guard.ts'
 import { DEFAULT_YIELD_POLICY, type YieldPolicy } from './yield-policy.ts'
 import type { ProgressReporter } from './progress.ts'
 import { checkedRange, topicRangeState } from './topic-range.ts'
-import { summarise, writeRejects } from './ledger-summary.ts'
+import { lastRowOffsets, resumeOffset, summarise, writeRejects } from './ledger-summary.ts'
 import { chooseRun, identify } from './backfill-identity.ts'
 import { withUnreadGaps } from './unread-gaps.ts'
 
@@ -199,20 +199,27 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       }
     }
     await ensureBackfillTopics(kafka, topics, partitions, input.kind === 'file')
-    if (input.kind === 'topic' && run.state === undefined) {
-      // The group starts at the range's first offsets (an existing group resumes where it committed).
+    if (input.kind === 'topic') {
+      // The group starts at the range's first offsets; a resumed one where it committed. A partition
+      // without a committed offset on resume is one whose group offsets expired while no run was
+      // alive (offsets.retention.minutes, 7 days by default): the consumer would start it at the
+      // log's start, before the range. It starts after the last row its ledger holds instead.
       // Kafka answers "coordinator loading" for a while on a fresh group coordinator: retried.
       const ranges = state.ranges ?? []
+      const resumed = run.state !== undefined
       await retrying(async () => {
         const committed = await admin.committedOffsets(`backfill-${backfillId}`, input.topic)
-        if (committed.size === 0)
-          await admin.setCommittedOffsets(
-            `backfill-${backfillId}`,
-            input.topic,
-            ranges.map((r) => ({ partition: r.partition, offset: BigInt(r.start) })),
-          )
+        const missing = ranges.filter((r) => !committed.has(r.partition))
+        if (missing.length === 0) return
+        const done = resumed ? lastRowOffsets(await readLedger(kafka, topics.ledger)) : new Map<number, bigint>()
+        await admin.setCommittedOffsets(
+          `backfill-${backfillId}`,
+          input.topic,
+          missing.map((r) => ({ partition: r.partition, offset: resumeOffset(BigInt(r.start), done.get(r.partition)) })),
+        )
+        if (resumed) logger?.warn({ backfillId, partitions: missing.map((r) => r.partition) }, 'no committed offsets on resume (expired?): reading on after the ledger\'s last row')
       })
-      await writeState(kafka, stateTopic, state, logger)
+      if (!resumed) await writeState(kafka, stateTopic, state, logger)
     }
     if (input.kind === 'topic') {
       // A stored range is not checked again above: retention may have removed records a killed run

@@ -21,6 +21,28 @@ export function summarise(ledger: LedgerEntry[]) {
   return { distinct: byRow.size, enriched, rejected, rejectsByCode }
 }
 
+/**
+ * Per input partition, the offset of the last row a topic backfill's ledger holds. The ledger is
+ * written in the same transaction as the group's offsets, so it shows the same progress, and still
+ * does when those offsets expired.
+ */
+export function lastRowOffsets(ledger: readonly LedgerEntry[]): Map<number, bigint> {
+  const last = new Map<number, bigint>()
+  for (const { row } of ledger) {
+    const colon = row.indexOf(':')
+    if (colon < 0) continue
+    const partition = Number(row.slice(0, colon))
+    const offset = BigInt(row.slice(colon + 1))
+    if (offset > (last.get(partition) ?? -1n)) last.set(partition, offset)
+  }
+  return last
+}
+
+/** Where a partition is read from when its group has no committed offset: its range start, or after its last ledger row. */
+export function resumeOffset(rangeStart: bigint, lastRow: bigint | undefined): bigint {
+  return lastRow === undefined || lastRow < rangeStart ? rangeStart : lastRow + 1n
+}
+
 /** The rejects file, rewritten whole from the ledger (so a resumed run never doubles a line). */
 export async function writeRejects(path: string, ledger: LedgerEntry[], byLine: boolean): Promise<void> {
   const rejects = ledger.filter((e) => e.outcome === 'INVALID')
