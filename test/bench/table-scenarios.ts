@@ -21,6 +21,12 @@ export interface MemoryResult {
   coldLoadSeconds: number
   /** The same after a clean stop, with the checkpoint that stop left in INGEST_STATE_DIR. */
   warmRestartSeconds: number
+  /**
+   * Two more warm restarts right after it, alternated: without Node's compile cache
+   * (NODE_DISABLE_COMPILE_CACHE=1), then with it again: the cache's share of a restart.
+   */
+  warmRestartWithoutCompileCacheSeconds: number
+  warmRestartAgainSeconds: number
   /** RSS of the warm-restarted ingest once ready and settled, and its peak. */
   warmRssMb: number
   warmPeakRssMb: number
@@ -155,6 +161,8 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
     const checkpointMb = Math.round(statSync(path.join(stateDir, CHECKPOINT_FILE)).size / 1024 / 102.4) / 10
     const warm = await runUntilReady(ctx, sim, topics, metricsPort, env)
     if (!warm.fromCheckpoint) ctx.say('  the restarted ingest did not use the checkpoint (see its log)')
+    const warmWithoutCache = await runUntilReady(ctx, sim, topics, metricsPort, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' })
+    const warmAgain = await runUntilReady(ctx, sim, topics, metricsPort, env)
     return {
       shops,
       merchants,
@@ -166,6 +174,8 @@ export async function memory(ctx: BenchContext, sim: SimHandle, shops: number, m
       peakRssMb: cold.peakRssMb,
       coldLoadSeconds: cold.readySeconds,
       warmRestartSeconds: warm.readySeconds,
+      warmRestartWithoutCompileCacheSeconds: warmWithoutCache.readySeconds,
+      warmRestartAgainSeconds: warmAgain.readySeconds,
       warmRssMb: warm.rssMb,
       warmPeakRssMb: warm.peakRssMb,
       checkpointMb,
