@@ -22,5 +22,6 @@ export async function startLocalStack(log: (line: string) => void): Promise<Test
     `local stack up: broker ${stack.brokers.join(',')} in ${(stack.timings.kafkaReadyMs / 1000).toFixed(1)} s, ` +
       `registry ${stack.registryUrl} in ${(stack.timings.registryReadyMs / 1000).toFixed(1)} s (logs: ${stateDir})`,
   )
-  return { brokers: stack.brokers, registryUrl: stack.registryUrl, stop: stack.stop }
+  // Killed at the end of the run rather than shut down: the temp folder and its data go with it.
+  return { brokers: stack.brokers, registryUrl: stack.registryUrl, stop: () => stack.stop({ kill: true }) }
 }

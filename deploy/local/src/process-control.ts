@@ -92,3 +92,11 @@ export async function terminateChild(child: ChildProcess, graceMs = 15_000): Pro
     clearTimeout(timer)
   }
 }
+
+/** SIGKILL at once (no shutdown hooks), for a child whose state is thrown away; resolves on its exit event. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGKILL')
+  await exited
+}
