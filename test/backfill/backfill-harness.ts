@@ -14,6 +14,7 @@ import type { EnrichmentSim } from '@tep/enrichment-sim'
 import type { AvroSerde, Kafka } from '@tep/kafka'
 import type { EnrichedTransaction, RawTransaction } from '@tep/schemas'
 import { readTopic } from '../kafka/read-topic.ts'
+import type { KafkaTestKit } from '../support/kafka-test-kit.ts'
 import { fetchSamples, rawFromSample, representable, SIM_CLIENT, testKafkaEnv, type SimSample, type TestTopics } from '../ingest/ingest-harness.ts'
 
 const MAIN = fileURLToPath(new URL('../../tools/backfill/src/main.ts', import.meta.url))
@@ -222,6 +223,38 @@ export function runCli(sim: EnrichmentSim, topics: TestTopics & { state: string 
       }),
     report: () => events.find((e) => e.event === 'report') as BackfillReport | undefined,
   }
+}
+
+/** A raw event for a time-range backfill: written with `time` as its record timestamp. */
+export interface TimedRaw {
+  raw: RawTransaction
+  time: number
+}
+
+/** Writes `events` to `topic` in one send: Avro, keyed by transaction id, each with its own timestamp. */
+export async function produceTimed(kit: KafkaTestKit, serde: AvroSerde, topic: string, events: readonly TimedRaw[]): Promise<void> {
+  const codec = serde.topic(topic, 'RawTransaction')
+  const producer = kit.producer()
+  await producer.connect()
+  try {
+    await producer.send({
+      topic,
+      messages: await Promise.all(
+        events.map(async (e) => ({ key: e.raw.transactionId, value: await codec.encode(e.raw), timestamp: String(e.time) })),
+      ),
+    })
+  } finally {
+    await producer.disconnect()
+  }
+}
+
+/** SIGKILLs a run at its first progress event with rows done; resolves with its backfill id. */
+export async function killAtFirstProgress(run: CliRun): Promise<string> {
+  await run.progress((p) => p.done > 0)
+  run.child.kill('SIGKILL')
+  const { code, signal } = await run.exited
+  if (signal !== 'SIGKILL') throw new Error(`the backfill ended by itself (${code ?? signal}) before it was killed`)
+  return run.events.find((e) => e.event === 'progress')!.backfillId as string
 }
 
 /** Enriched records of the topic by transaction id, read committed. */

@@ -10,7 +10,7 @@ import type { EnrichmentSim } from '@tep/enrichment-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { createIngestTopics, rawFromSample, serdeForTests, startSim, type TestTopics } from '../ingest/ingest-harness.ts'
-import { children, goodSamples, readEnriched, runCli, tempDir } from './backfill-harness.ts'
+import { children, goodSamples, produceTimed, readEnriched, runCli, tempDir } from './backfill-harness.ts'
 
 const kit = createKafkaTestKit()
 const serde = serdeForTests()
@@ -33,18 +33,9 @@ describe('a time range whose first records retention removed', () => {
     const DAY = 86_400_000
     const from = Math.floor((Date.now() - 3 * DAY) / 1000) * 1000
     const samples = (await goodSamples(sim, 6, 11)).slice(0, 10)
-    const codec = serde.topic(topics.input, 'RawTransaction')
     expect(samples).toHaveLength(10)
     const events = samples.map((s, i) => ({ raw: rawFromSample(s, `kept-or-gone-${i}`), time: from + 1_000 * i }))
-    const producer = kit.producer()
-    await producer.connect()
-    await producer.send({
-      topic: topics.input,
-      messages: await Promise.all(
-        events.map(async (e) => ({ key: e.raw.transactionId, value: await codec.encode(e.raw), timestamp: String(e.time) })),
-      ),
-    })
-    await producer.disconnect()
+    await produceTimed(kit, serde, topics.input, events)
     // What retention does to the oldest segment: the log now starts at offset 4.
     const admin = kit.admin()
     await admin.deleteRecords(topics.input, [{ partition: 0, offset: 4n }])

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { waitFor } from '../support/wait-for.ts'
 import { createIngestTopics, rawFromSample, serdeForTests, startSim, type TestTopics } from '../ingest/ingest-harness.ts'
-import { children, goodSamples, readEnriched, runCli } from './backfill-harness.ts'
+import { children, goodSamples, killAtFirstProgress, produceTimed, readEnriched, runCli } from './backfill-harness.ts'
 
 const kit = createKafkaTestKit()
 const serde = serdeForTests()
@@ -40,28 +40,16 @@ describe('a killed --from/--to backfill whose group offsets expired before the r
     const DAY = 86_400_000
     const from = Math.floor((Date.now() - 2 * DAY) / 1000) * 1000
     const samples = await goodSamples(sim, 6, 29)
-    const codec = serde.topic(topics.input, 'RawTransaction')
     const events = Array.from({ length: BEFORE + IN_RANGE }, (_, i) => ({
       raw: rawFromSample(samples[i % samples.length]!, `expired-${i}`),
       // The first BEFORE records an hour before `from`, the rest inside the range.
       time: i < BEFORE ? from - 3_600_000 + i : from + 10 * (i - BEFORE),
     }))
-    const producer = kit.producer()
-    await producer.connect()
-    await producer.send({
-      topic: topics.input,
-      messages: await Promise.all(
-        events.map(async (e) => ({ key: e.raw.transactionId, value: await codec.encode(e.raw), timestamp: String(e.time) })),
-      ),
-    })
-    await producer.disconnect()
+    await produceTimed(kit, serde, topics.input, events)
 
     const range = ['--topic', topics.input, '--from', new Date(from).toISOString(), '--to', new Date(from + DAY).toISOString()]
     const first = runCli(sim, topics, [...range, '--api-rps', '20', '--api-concurrency', '2'])
-    await first.progress((p) => p.done > 0)
-    first.child.kill('SIGKILL')
-    expect((await first.exited).signal).toBe('SIGKILL')
-    const backfillId = first.events.find((e) => e.event === 'progress')!.backfillId as string
+    const backfillId = await killAtFirstProgress(first)
     const group = `backfill-${backfillId}`
 
     const admin = kit.admin()

@@ -11,7 +11,7 @@ import type { EnrichmentSim } from '@tep/enrichment-sim'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaTestKit, uniqueName } from '../support/kafka-test-kit.ts'
 import { createIngestTopics, rawFromSample, serdeForTests, startSim, type TestTopics } from '../ingest/ingest-harness.ts'
-import { children, goodSamples, readEnriched, runCli } from './backfill-harness.ts'
+import { children, goodSamples, killAtFirstProgress, produceTimed, readEnriched, runCli } from './backfill-harness.ts'
 
 const kit = createKafkaTestKit()
 const serde = serdeForTests()
@@ -43,29 +43,17 @@ describe('a killed --from/--to backfill whose unread records retention removed b
     const DAY = 86_400_000
     const from = Math.floor((Date.now() - 2 * DAY) / 1000) * 1000
     const samples = await goodSamples(sim, 6, 23)
-    const codec = serde.topic(topics.input, 'RawTransaction')
     const events = Array.from({ length: RECORDS }, (_, i) => ({
       raw: rawFromSample(samples[i % samples.length]!, `resume-gap-${i}`),
       time: from + 10 * i,
     }))
-    const producer = kit.producer()
-    await producer.connect()
-    await producer.send({
-      topic: topics.input,
-      messages: await Promise.all(
-        events.map(async (e) => ({ key: e.raw.transactionId, value: await codec.encode(e.raw), timestamp: String(e.time) })),
-      ),
-    })
-    await producer.disconnect()
+    await produceTimed(kit, serde, topics.input, events)
 
     const range = ['--topic', topics.input, '--from', new Date(from).toISOString(), '--to', new Date(from + DAY).toISOString()]
     // A small budget so that the first run is still early in the range when it is killed.
     const args = [...range, '--api-rps', '20', '--api-concurrency', '2']
     const first = runCli(sim, topics, args)
-    await first.progress((p) => p.done > 0)
-    first.child.kill('SIGKILL')
-    expect((await first.exited).signal).toBe('SIGKILL')
-    const backfillId = first.events.find((e) => e.event === 'progress')!.backfillId as string
+    const backfillId = await killAtFirstProgress(first)
 
     const admin = kit.admin()
     const committedAt = async (): Promise<bigint> => {
