@@ -65,12 +65,15 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<boole
  */
 export async function terminate(pid: number, graceMs = 15_000): Promise<'exited' | 'terminated' | 'killed'> {
   if (!isProcessRunning(pid)) return 'exited'
-  try {
-    process.kill(pid, 'SIGTERM')
-  } catch {
-    return 'exited'
+  // No grace (a throwaway stack): straight to SIGKILL, no controlled shutdown begun for nothing.
+  if (graceMs > 0) {
+    try {
+      process.kill(pid, 'SIGTERM')
+    } catch {
+      return 'exited'
+    }
+    if (await waitForExit(pid, graceMs)) return 'terminated'
   }
-  if (await waitForExit(pid, graceMs)) return 'terminated'
   try {
     process.kill(pid, 'SIGKILL')
   } catch {
@@ -80,10 +83,17 @@ export async function terminate(pid: number, graceMs = 15_000): Promise<'exited'
   return 'killed'
 }
 
-/** Like `terminate`, but awaits the child's own exit event (no polling) for our children. */
+/**
+ * Like `terminate`, but awaits the child's own exit event (no polling) for our children.
+ * `graceMs` 0: SIGKILL at once, no shutdown hooks, for a child whose state is thrown away.
+ */
 export async function terminateChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  if (graceMs <= 0) {
+    child.kill('SIGKILL')
+    return exited
+  }
   child.kill('SIGTERM')
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
   try {
@@ -91,12 +101,4 @@ export async function terminateChild(child: ChildProcess, graceMs = 15_000): Pro
   } finally {
     clearTimeout(timer)
   }
-}
-
-/** SIGKILL at once (no shutdown hooks), for a child whose state is thrown away; resolves on its exit event. */
-export async function killChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGKILL')
-  await exited
 }

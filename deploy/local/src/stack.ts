@@ -14,7 +14,7 @@ import { LocalStackError } from './errors.ts'
 import { isRuntimeCached } from './fetch-runtime.ts'
 import { findJava } from './java.ts'
 import { assertPortsAvailable, assertPortsFree, choosePorts, distinctPortPicker, type StackPorts } from './ports.ts'
-import { killChild, terminateChild } from './process-control.ts'
+import { terminateChild } from './process-control.ts'
 import { KAFKA_STARTED_LINE, log4jProperties, replicationFor, serverProperties } from './config-files.ts'
 import {
   NotReadyError,
@@ -328,11 +328,11 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const stop = (options: { kill?: boolean } = {}): Promise<void> => {
     stopped ??= (async () => {
       process.removeListener('exit', killOnExit)
-      const end = (child: ChildProcess) => (options.kill ? killChild(child) : terminateChild(child))
-      await Promise.all([...kafkaNodes.map((n) => end(n.child)), end(registry)])
+      const graceMs = options.kill ? 0 : undefined
+      await Promise.all([...kafkaNodes.map((n) => terminateChild(n.child, graceMs)), terminateChild(registry, graceMs)])
       // Children are gone; this also removes the state dir and ends the nodes a restart put in their
       // place (restartStackProcess records their pids), killed at once too when asked.
-      await stopRecordedStack(stateDir, options.kill ? 0 : undefined)
+      await stopRecordedStack(stateDir, graceMs)
     })()
     return stopped
   }
