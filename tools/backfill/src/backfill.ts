@@ -9,6 +9,7 @@ import {
   stateMessage,
   STATE_TOPIC,
   type BackfillState,
+  type LedgerEntry,
 } from './backfill-topics.ts'
 import { dryRun } from './dry-run.ts'
 import type { RetentionGap } from './errors.ts'
@@ -179,6 +180,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   // ledger at start is exact even when a killed run left a transaction open.
   let partitions = options.partitions ?? DEFAULTS.partitions
   let state: BackfillState
+  let prior: LedgerEntry[]
   const admin = new OffsetReader(kafka)
   try {
     if (input.kind === 'topic') {
@@ -199,6 +201,9 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       }
     }
     await ensureBackfillTopics(kafka, topics, partitions, input.kind === 'file')
+    // What an earlier run of this backfill did: its progress count, and where a topic run whose
+    // group offsets expired reads on (below).
+    prior = run.state === undefined ? [] : await readLedger(kafka, topics.ledger)
     if (input.kind === 'topic') {
       // The group starts at the range's first offsets; a resumed one where it committed. A partition
       // without a committed offset on resume is one whose group offsets expired while no run was
@@ -207,11 +212,11 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
       // Kafka answers "coordinator loading" for a while on a fresh group coordinator: retried.
       const ranges = state.ranges ?? []
       const resumed = run.state !== undefined
+      const done = lastRowOffsets(prior)
       await retrying(async () => {
         const committed = await admin.committedOffsets(`backfill-${backfillId}`, input.topic)
         const missing = ranges.filter((r) => !committed.has(r.partition))
         if (missing.length === 0) return
-        const done = resumed ? lastRowOffsets(await readLedger(kafka, topics.ledger)) : new Map<number, bigint>()
         await admin.setCommittedOffsets(
           `backfill-${backfillId}`,
           input.topic,
@@ -220,8 +225,6 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
         if (resumed) logger?.warn({ backfillId, partitions: missing.map((r) => r.partition) }, 'no committed offsets on resume (expired?): reading on after the ledger\'s last row')
       })
       if (!resumed) await writeState(kafka, stateTopic, state, logger)
-    }
-    if (input.kind === 'topic') {
       // A stored range is not checked again above: retention may have removed records a killed run
       // had not read. Accepted gaps are stored: once read past, the offsets no longer show them.
       const checked = await retrying(() => withUnreadGaps(admin, input, `backfill-${backfillId}`, state))
@@ -234,7 +237,6 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
     await admin.close()
   }
 
-  const prior = run.state === undefined ? [] : await readLedger(kafka, topics.ledger)
   let processed = new Set(prior.map((e) => e.row)).size
   const priorProcessed = processed
   logger?.info(
