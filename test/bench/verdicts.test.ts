@@ -38,6 +38,22 @@ describe('the verdicts of a bench run', () => {
     expect(verdict(run({ 'ingest-batch': { eventsPerSecond: 50_000, cpuUsPerEvent: 30 } }), /batch findBy/)).toBe(true)
   })
 
+  it("judges the ingest's throughput against the KafkaJS pass-through, as ARCHITECTURE.md §8 states it, when the run has that row", () => {
+    const results = run({
+      passthrough: { eventsPerSecond: 200_000, cpuUsPerEvent: 6 },
+      'kafkajs-passthrough': { eventsPerSecond: 70_000, cpuUsPerEvent: 15 },
+      'ingest-batch': { eventsPerSecond: 37_500, cpuUsPerEvent: 23.5 },
+      'ingest-single': { eventsPerSecond: 8_000, cpuUsPerEvent: 106 },
+    })
+    expect(verdict(results, /batch findBy/)).toBe(true)
+    expect(verdict(results, /one findBy per event/)).toBe(false)
+    expect(verdictRows(results, naive).find((r) => /batch findBy/.test(r.figure))?.text).toContain('0.19× plain, 0.63× Kafka Streams EOS, 0.54× KafkaJS, 188× naive')
+    // Without the KafkaJS row the plain pass-through is the yardstick: 0.19× is not half.
+    delete results['kafkajs-passthrough']
+    delete results['ingest-batch']!.ratioToKafkajs
+    expect(verdict(results, /batch findBy/)).toBe(false)
+  })
+
   it('fails the backfill row on a live p99 over 2× the one without it, over 100 ms, or on any record lost or doubled', () => {
     const backfill = { rows: 200_000, rowsPerSecond: 7_000, lost: 0, duplicated: 0, liveP99Ms: 64, liveP99MsWithoutBackfill: 32, liveP99Ratio: 2 }
     const row = /live p99 with/

@@ -6,6 +6,8 @@ type Tp = { eventsPerSecond: number; cpuUsPerEvent?: number } | undefined
 const RATIO_SCENARIOS = ['kafkajs-passthrough', 'kstreams-eos-passthrough', 'eos-passthrough', 'ingest-batch', 'ingest-single'] as const
 const KSTREAMS_RATIO_SCENARIOS = ['eos-passthrough', 'ingest-batch', 'ingest-single'] as const
 const NAIVE_RATIO_SCENARIOS = ['ingest-batch', 'ingest-single'] as const
+/** ARCHITECTURE.md §8 states the ingest's throughput targets against the zero-work KafkaJS pass-through. */
+const KAFKAJS_RATIO_SCENARIOS = ['ingest-batch', 'ingest-single'] as const
 
 const round2 = (n: number) => Math.round(n * 100) / 100
 
@@ -13,7 +15,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100
  * Adds, in place, `ratioToPassthrough` (to the run's zero-work pass-through on
  * @platformatic/kafka), `ratioToKafkaStreamsEos` (to the run's Kafka Streams
  * exactly_once_v2 identity) and, for the ingest, `ratioToNaive` (the run's
- * naive consumer).
+ * naive consumer) and `ratioToKafkajs` (the run's KafkaJS pass-through).
  */
 export function addRatios(results: ScenarioResults, naive: Tp): void {
   const pass = (results.passthrough as Tp)?.eventsPerSecond
@@ -25,6 +27,11 @@ export function addRatios(results: ScenarioResults, naive: Tp): void {
   for (const scenario of KSTREAMS_RATIO_SCENARIOS) {
     const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
     if (typeof r?.eventsPerSecond === 'number' && kstreams) r.ratioToKafkaStreamsEos = round2(r.eventsPerSecond / kstreams)
+  }
+  const kafkajs = (results['kafkajs-passthrough'] as Tp)?.eventsPerSecond
+  for (const scenario of KAFKAJS_RATIO_SCENARIOS) {
+    const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
+    if (typeof r?.eventsPerSecond === 'number' && kafkajs) r.ratioToKafkajs = round2(r.eventsPerSecond / kafkajs)
   }
   for (const scenario of NAIVE_RATIO_SCENARIOS) {
     const r = results[scenario] as (Record<string, unknown> & Tp) | undefined
@@ -75,19 +82,23 @@ export function verdictRows(results: ScenarioResults, naive: Tp): Row[] {
     const rk = r.ratioToKafkaStreamsEos as number | undefined
     return { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${cpu(r)}`, met: rp === undefined ? null : rp >= 0.9 && (rk === undefined || rk >= 1.5) }
   })
-  row('ingest-batch', 'ingest, batch findBy', '≥ 0.5× plain and ≥ 30× naive; ≤ 30 µs CPU/ev', (res) => {
+  // ARCHITECTURE.md §8 names the KafkaJS pass-through as the ingest's yardstick; a run without
+  // that row is judged against the plain one, which is faster, so the verdict only gets stricter.
+  const designRatio = (r: Record<string, unknown>) => (r.ratioToKafkajs ?? r.ratioToPassthrough) as number | undefined
+  const designRatioText = (r: Record<string, unknown>) => (r.ratioToKafkajs === undefined ? '' : `, ${r.ratioToKafkajs}× KafkaJS`)
+  row('ingest-batch', 'ingest, batch findBy', '≥ 0.5× the KafkaJS pass-through (plain when not run) and ≥ 30× naive; ≤ 30 µs CPU/ev', (res) => {
     const r = res['ingest-batch'] as (Record<string, unknown> & Tp) | undefined
     if (!r) return undefined
-    const rp = r.ratioToPassthrough as number | undefined
+    const rd = designRatio(r)
     const rn = r.ratioToNaive as number | undefined
-    return { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${rn === undefined ? '' : `, ${rn}× naive`}${cpu(r)}`, met: rp === undefined ? null : rp >= 0.5 && (rn === undefined || rn >= 30) && (r.cpuUsPerEvent === undefined || r.cpuUsPerEvent <= 30) }
+    return { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${designRatioText(r)}${rn === undefined ? '' : `, ${rn}× naive`}${cpu(r)}`, met: rd === undefined ? null : rd >= 0.5 && (rn === undefined || rn >= 30) && (r.cpuUsPerEvent === undefined || r.cpuUsPerEvent <= 30) }
   })
-  row('ingest-single', 'ingest, one findBy per event', '≥ 0.25× plain and ≥ 30× naive', (res) => {
+  row('ingest-single', 'ingest, one findBy per event', '≥ 0.25× the KafkaJS pass-through (plain when not run) and ≥ 30× naive', (res) => {
     const r = res['ingest-single'] as (Record<string, unknown> & Tp) | undefined
     if (!r) return undefined
-    const rp = r.ratioToPassthrough as number | undefined
+    const rd = designRatio(r)
     const rn = r.ratioToNaive as number | undefined
-    return { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${rn === undefined ? '' : `, ${rn}× naive`}${cpu(r)}`, met: rp === undefined || rn === undefined ? null : rp >= 0.25 && rn >= 30 }
+    return { text: `${fmt(r.eventsPerSecond)} ev/s${ratioText(r)}${designRatioText(r)}${rn === undefined ? '' : `, ${rn}× naive`}${cpu(r)}`, met: rd === undefined || rn === undefined ? null : rd >= 0.25 && rn >= 30 }
   })
   row('latency', 'end-to-end latency at the latency rate, after warm-up', 'p99 ≤ 50 ms', (res) => {
     const r = res.latency as { p50Ms: number; p99Ms: number; p99MsWithWarmup?: number; targetRate: number; cpuUsPerEvent: number } | undefined
