@@ -48,6 +48,7 @@ export type {
   AbortedEvent,
   CommittedEvent,
   DeadLetterEvent,
+  OffsetOutOfRangeEvent,
   OutputRecord,
   PausedEvent,
   PipelineHooks,

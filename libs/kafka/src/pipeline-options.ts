@@ -65,6 +65,14 @@ export interface TransactionalPipelineOptions {
   transactionTimeoutMs?: number
   /** Read a topic from the beginning when the group has no committed offset; default true (no record is skipped). */
   fromBeginning?: boolean
+  /**
+   * A fetch offset outside the partition's log (records removed before they were read, or a
+   * truncated log): `reset` (default) reads on from the log start (or its end when not
+   * `fromBeginning`), as Kafka's auto.offset.reset does, logged as an error with the offsets
+   * skipped; `hold` stops reading that partition, for a caller that must not skip records
+   * (the backfill). Both tell `hooks.onOffsetOutOfRange`.
+   */
+  offsetOutOfRange?: 'reset' | 'hold'
   /** Consumer settings of the loop (eos-options.ts); groupId and isolation are fixed. */
   consumer?: PipelineConsumerSettings
   logger?: KafkaLogger
@@ -85,6 +93,8 @@ export function validatePipelineOptions(options: TransactionalPipelineOptions): 
   if (options.groupId.length === 0) problems.push('groupId must not be empty')
   if (options.transactionalIdPrefix.length === 0) problems.push('transactionalIdPrefix must not be empty')
   if (options.dlqTopic.length === 0) problems.push('dlqTopic must not be empty')
+  if (options.offsetOutOfRange !== undefined && options.offsetOutOfRange !== 'reset' && options.offsetOutOfRange !== 'hold')
+    problems.push(`offsetOutOfRange must be 'reset' or 'hold', got ${String(options.offsetOutOfRange)}`)
   if (options.topics.includes(options.dlqTopic))
     problems.push(`dlqTopic ${options.dlqTopic} must not be an input topic`)
   for (const key of ['concurrency', 'partitionsConsumedConcurrently', 'maxRecordsPerTransaction'] as const) {

@@ -91,6 +91,24 @@ export interface PausedEvent extends TopicPartition {
   delayMs: number
 }
 
+/**
+ * A fetch offset outside the partition's log (fetch-control.ts, out-of-range.ts): records
+ * removed before they were read, or a truncated log. Offsets as decimal strings.
+ */
+export interface OffsetOutOfRangeEvent extends TopicPartition {
+  requestedOffset: string
+  logStartOffset: string
+  highWatermark: string
+  /** True when the requested offset is below the log start: records were removed unread. */
+  removed: boolean
+  /** Where the loop reads on from, unless held. */
+  resetTo: string
+  /** Offsets skipped unread by reading on from resetTo; 0 when held or when it reads again from an earlier offset. */
+  skippedOffsets: number
+  /** The partition is held (`offsetOutOfRange: 'hold'`): nothing more is read from it until a rebalance. */
+  held: boolean
+}
+
 export interface AbortedEvent extends TopicPartition {
   reason: string
   error?: unknown
@@ -102,6 +120,8 @@ export interface PipelineHooks {
   onPaused?(event: PausedEvent): void
   onResumed?(event: TopicPartition & { attempt: number }): void
   onAborted?(event: AbortedEvent): void
+  /** A fetch offset was out of range: records were skipped unread, will be read again, or the partition is held. */
+  onOffsetOutOfRange?(event: OffsetOutOfRangeEvent): void
   onAssigned?(event: { partitions: TopicPartition[] }): void
   /**
    * The consumer failed. `restart: true`: it is being re-created in place (a fetch or

@@ -26,6 +26,8 @@ export interface IngestMetrics {
   pauses: Counter<string>
   /** Consumers re-created after the client gave up on a fetch or a group rejoin (broker failovers). */
   consumerRecoveries: Counter<string>
+  /** Input offsets skipped unread: retention removed the records before the consumer read them. */
+  inputSkipped: Counter<string>
   consumerLag: Gauge<string>
   /** table: shops, merchants; reason: absent, stale. */
   tableMisses: Counter<string>
@@ -61,6 +63,12 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
       registry,
       'ingest_consumer_recoveries_total',
       'Consumers re-created in place after the Kafka client gave up (a fetch or group rejoin failing through a broker failover)',
+    ),
+    inputSkipped: counter(
+      registry,
+      'ingest_input_offsets_skipped_total',
+      'Input offsets skipped unread because retention (or DeleteRecords) removed the records before the consumer reached them; the consumer reads on from the log start. Any increase is lost input',
+      ['topic'],
     ),
     batchSize: histogram(
       registry,

@@ -276,6 +276,10 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
         readiness.set(CONSUMER_CHECK, false, `consumer stopped after an error: ${reason}`)
         options.onFatal?.(e.error)
       },
+      onOffsetOutOfRange: (e) => {
+        // Logged by the loop as an error with the offsets; counted here for the alert.
+        if (e.skippedOffsets > 0) metrics.inputSkipped.inc({ topic: e.topic }, e.skippedOffsets)
+      },
       onRecovered: () => {
         consumerDown = undefined
         updateConsumerCheck()

@@ -105,6 +105,8 @@ export interface EnrichmentStepOptions {
   partitionsConcurrently?: number
   consumer?: { sessionTimeout?: number; heartbeatInterval?: number; maxWaitTimeInMs?: number }
   hooks?: PipelineHooks
+  /** A fetch offset the log no longer holds: read on from the log start, or hold the partition (TransactionalPipelineOptions). */
+  offsetOutOfRange?: 'reset' | 'hold'
   logger?: KafkaLogger
 }
 
@@ -201,5 +203,6 @@ export function createEnrichmentStep(options: EnrichmentStepOptions): Transactio
     ...(options.consumer === undefined ? {} : { consumer: options.consumer }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.offsetOutOfRange === undefined ? {} : { offsetOutOfRange: options.offsetOutOfRange }),
   })
 }

@@ -2,7 +2,7 @@ import type { OffsetReader } from '@tep/kafka'
 import { describe, expect, it } from 'vitest'
 import type { BackfillState } from './backfill-topics.ts'
 import { RetentionGapError } from './errors.ts'
-import { mergeGaps, unreadGaps, withUnreadGaps } from './unread-gaps.ts'
+import { mergeGaps, overtakenGap, unreadGaps, withUnreadGaps } from './unread-gaps.ts'
 
 const log = (partition: number, low: bigint, high: bigint) => ({ partition, low, high })
 const range = (partition: number, start: number, end: number) => ({ partition, start: String(start), end: String(end) })
@@ -92,5 +92,31 @@ describe('withUnreadGaps', () => {
 
   it('returns the same state when nothing unread was removed', async () => {
     expect(await withUnreadGaps(reader(100n, 120n), input(false), 'g', state)).toBe(state)
+  })
+})
+
+describe('overtakenGap (retention overtaking a running backfill)', () => {
+  const ranges = [range(0, 100, 1_000), range(1, 0, 50)]
+  const event = (partition: number, requested: number, logStart: number, removed = true) => ({
+    topic: 'raw',
+    partition,
+    requestedOffset: String(requested),
+    logStartOffset: String(logStart),
+    highWatermark: '2000',
+    removed,
+    resetTo: String(logStart),
+    skippedOffsets: 0,
+    held: true,
+  })
+
+  it('runs from the offset the consumer asked for to the log start, or to the range end when the log starts past it', () => {
+    expect(overtakenGap(ranges, event(0, 400, 700))).toEqual({ partition: 0, logStart: '700', nextOffset: '400', skippedOffsets: 300 })
+    expect(overtakenGap(ranges, event(0, 400, 1_500))).toEqual({ partition: 0, logStart: '1500', nextOffset: '400', skippedOffsets: 600 })
+  })
+
+  it('is none past the range end, outside the ranges, or for a truncated log (nothing removed)', () => {
+    expect(overtakenGap(ranges, event(1, 60, 90))).toBeUndefined()
+    expect(overtakenGap(ranges, event(2, 10, 90))).toBeUndefined()
+    expect(overtakenGap(ranges, event(0, 400, 0, false))).toBeUndefined()
   })
 })

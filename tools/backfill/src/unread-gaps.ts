@@ -1,4 +1,4 @@
-import type { OffsetReader, PartitionOffsets } from '@tep/kafka'
+import type { OffsetOutOfRangeEvent, OffsetReader, PartitionOffsets } from '@tep/kafka'
 import type { BackfillInput } from './backfill-input.ts'
 import type { BackfillState, PartitionRange } from './backfill-topics.ts'
 import { RetentionGapError, type RetentionGap } from './errors.ts'
@@ -35,6 +35,24 @@ export function unreadGaps(
     gaps.push({ partition: r.partition, logStart: String(low), nextOffset: String(next), skippedOffsets: Number(skippedTo - next) })
   }
   return gaps
+}
+
+/**
+ * The gap a running backfill met when its consumer asked for an offset retention had removed
+ * (the pipeline's onOffsetOutOfRange): from the requested offset to the log start, or to the
+ * range end if the log starts past it. Undefined when nothing of the range was removed: the
+ * partition is not in the range, its fetch was already past the range end, or the log was
+ * truncated rather than trimmed (nothing removed below the fetch offset).
+ */
+export function overtakenGap(ranges: PartitionRange[], e: OffsetOutOfRangeEvent): RetentionGap | undefined {
+  const r = ranges.find((x) => x.partition === e.partition)
+  if (r === undefined || !e.removed) return undefined
+  const next = BigInt(e.requestedOffset)
+  const end = BigInt(r.end)
+  const low = BigInt(e.logStartOffset)
+  if (next >= end) return undefined
+  const skippedTo = low < end ? low : end
+  return { partition: e.partition, logStart: e.logStartOffset, nextOffset: e.requestedOffset, skippedOffsets: Number(skippedTo - next) }
 }
 
 /**

@@ -15,6 +15,7 @@ import { PartitionPump } from './partition-pump.ts'
 import { EOS_DEFAULTS, resolveEosSettings } from './eos-options.ts'
 import { commitTransaction, transactionWrites } from './eos-transaction.ts'
 import { FetchControl } from './fetch-control.ts'
+import { isPlaceholderStart, outOfRangeEvent, outOfRangeMessage, withLogOffsets } from './out-of-range.ts'
 import { newPartitionState, type PartitionState, type Taken } from './partition-state.ts'
 import { CommitCadence } from './commit-cadence.ts'
 import { isGenerationError, isProducerFenced } from './protocol-errors.ts'
@@ -66,7 +67,19 @@ export function createPlatformaticPipeline(
   let assigned: TopicPartition[] = []
   let assignmentWaiters: ((tps: TopicPartition[]) => void)[] = []
   const parts = new Map<string, PartitionState>()
-  const fetchControl = new FetchControl()
+  const fetchControl = new FetchControl({
+    onOutOfRange: (e) => {
+      if (isPlaceholderStart(e, parts.get(`${e.topic}:${e.partition}`)?.fromPlaceholder === true)) return false
+      const hold = options.offsetOutOfRange === 'hold'
+      const fallback = options.fromBeginning === false ? 'latest' : 'earliest'
+      void withLogOffsets(e, () => current?.consumer, stopController.signal, logger).then((known) => {
+        const event = outOfRangeEvent(known, { fallback, hold })
+        logger.error({ ...event }, outOfRangeMessage(event))
+        emit('onOffsetOutOfRange', event)
+      })
+      return hold
+    },
+  })
   const offsetCommitter = new TxnOffsetCommitter(connection)
   const stopController = new AbortController()
   const commitWake = new WakeSignal() // the commit loop waits on it for finished records
@@ -120,6 +133,7 @@ export function createPlatformaticPipeline(
     s.window = []
     s.done = s.done.filter((d) => d.message.offset < offset)
     s.position = offset
+    s.fromPlaceholder = false
     fetchControl.seek(s.topic, s.partition, offset)
   }
 
@@ -149,6 +163,7 @@ export function createPlatformaticPipeline(
         // No committed offset: from the beginning (the stream recovers an offset out of range to the earliest).
         const start = floor ?? (options.fromBeginning === false ? undefined : 0n)
         if (start !== undefined) seek(s, start)
+        s.fromPlaceholder = floor === undefined
       } else if (floor !== undefined) {
         const skipped = s.queue.dropBelow(floor)
         if (skipped > 0)

@@ -1,6 +1,7 @@
 import type { Callback, Consumer, MessageConsumerMetadata, RecordsBatch } from '@platformatic/kafka'
 import { hideAbortedBatches } from './aborted-filter.ts'
 import { fetchedMessages, type FetchedMessage } from './input-message.ts'
+import { hasProtocolError } from './protocol-errors.ts'
 
 /** Takes the records of one partition from one fetch, in offset order. */
 export type DeliverRecords = (topic: string, partition: number, messages: FetchedMessage[]) => void
@@ -12,6 +13,58 @@ type RealFetch = (options: FetchArgs, callback: Callback<FetchResponse>) => void
 
 /** How long a fetch with every partition paused "waits" before answering empty. */
 const ALL_PAUSED_WAIT_MS = 100
+
+/** Kafka's error code for a fetch offset outside the partition's log. */
+const OFFSET_OUT_OF_RANGE = 1
+
+/**
+ * A partition whose fetch offset was outside its log: below the log start (retention or
+ * DeleteRecords removed the records before they were read) or past its end (the log was
+ * truncated). The client then moves the fetch to the log start or to its end, by its
+ * fallback mode, and would do so without a word.
+ */
+export interface FetchOutOfRange {
+  topic: string
+  partition: number
+  /** The offset the fetch asked for. */
+  requestedOffset: bigint
+  logStartOffset: bigint
+  highWatermark: bigint
+}
+
+export interface FetchControlOptions {
+  /**
+   * Told of every partition a fetch found out of range, before the client moves its fetch
+   * offset. Returning true holds the partition: it is fetched no more (until a rebalance),
+   * so nothing past the gap is read while the caller decides what to do.
+   */
+  onOutOfRange?: (event: FetchOutOfRange) => boolean
+}
+
+/**
+ * The partitions a failed fetch found out of range, from the answer the error carries
+ * (the client fails the whole fetch when one partition is out of range). `topicNames` maps
+ * topic ids to names; `requested` gives the offset each `topicId:partition` was fetched from.
+ */
+export function outOfRangePartitions(
+  error: unknown,
+  topicNames: ReadonlyMap<string, string>,
+  requested: ReadonlyMap<string, bigint>,
+): FetchOutOfRange[] {
+  const response = (error as { response?: { responses?: unknown } } | null)?.response
+  if (!hasProtocolError(error, 'OFFSET_OUT_OF_RANGE') || !Array.isArray(response?.responses)) return []
+  const found: FetchOutOfRange[] = []
+  for (const t of response.responses as Array<{ topicId: string; partitions: Array<{ partitionIndex: number; errorCode: number; logStartOffset: bigint; highWatermark: bigint }> }>) {
+    const topic = topicNames.get(t.topicId)
+    if (topic === undefined) continue
+    for (const p of t.partitions) {
+      const from = requested.get(`${t.topicId}:${p.partitionIndex}`)
+      if (p.errorCode !== OFFSET_OUT_OF_RANGE || from === undefined) continue
+      found.push({ topic, partition: p.partitionIndex, requestedOffset: from, logStartOffset: p.logStartOffset, highWatermark: p.highWatermark })
+    }
+  }
+  return found
+}
 
 /**
  * Per-partition pause and seek for a @platformatic/kafka MessagesStream, which
@@ -29,10 +82,12 @@ const ALL_PAUSED_WAIT_MS = 100
  *   makes no message object of its own per record. Since nothing is buffered
  *   in the stream any more, a record is checked against seeks when it arrives.
  * It also hides aborted transactions the client's own read_committed filter lets
- * through (aborted-filter.ts). Partitions are keyed `topicId:partition` on the
- * wire; `topicIds` maps names.
+ * through (aborted-filter.ts), and reports a fetch offset out of range (see
+ * FetchOutOfRange) before the stream recovers from it. Partitions are keyed
+ * `topicId:partition` on the wire; `topicIds` maps names.
  */
 export class FetchControl {
+  readonly #options: FetchControlOptions
   readonly #paused = new Set<string>()
   readonly #epochs = new Map<string, number>()
   readonly #topicIds = new Map<string, string>()
@@ -40,6 +95,10 @@ export class FetchControl {
   /** Bumped by every rebalance: fetches issued before belong to the old assignment. */
   #generation = 0
   #offsetsToFetch: Map<string, bigint> | undefined
+
+  constructor(options: FetchControlOptions = {}) {
+    this.#options = options
+  }
 
   /** Routes the consumer's fetches through here; their records go to `deliver`, one call per partition and fetch. */
   install(consumer: Consumer, deliver: DeliverRecords): void {
@@ -111,6 +170,11 @@ export class FetchControl {
     }
     real({ ...options, topics }, (error, response) => {
       const taken: Taken[] = []
+      if (error && this.#options.onOutOfRange !== undefined) {
+        const from = new Map([...issued].filter(([key]) => this.#isCurrent(key, generation, issued.get(key)?.epoch)).map(([key, i]) => [key, i.from]))
+        for (const e of outOfRangePartitions(error, this.#topicNames, from))
+          if (this.#options.onOutOfRange(e)) this.#paused.add(this.#wireKey(e.topic, e.partition))
+      }
       if (!error && response !== undefined) {
         for (const t of response.responses)
           for (const p of t.partitions) {

@@ -46,6 +46,8 @@ export interface PartitionState {
    * instance fetched under the previous assignment but never committed.
    */
   restartAtFloor: boolean
+  /** Fetched from offset 0 meaning "the beginning" (no committed offset): a later log start is not a gap. */
+  fromPlaceholder: boolean
   /** Bumped by every seek and revocation: work started before no longer speaks for the partition. */
   epoch: number
   /** Consecutive systemic failures. */
@@ -69,6 +71,7 @@ export function newPartitionState(topic: string, partition: number): PartitionSt
     position: undefined,
     floorKnown: false,
     restartAtFloor: true,
+    fromPlaceholder: false,
     epoch: 0,
     failures: 0,
     failedAt: undefined,
