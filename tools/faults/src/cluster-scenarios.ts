@@ -15,6 +15,14 @@ import type { InjectResult, Scenario } from './scenarios.ts'
 /** Longest pause a row may show while two of three brokers stay up (the issue's bound). */
 export const CLUSTER_MAX_PAUSE_SECONDS = 60
 
+/**
+ * Longest a kill row whose broker comes back (leader and coordinator kills) may wait, from a
+ * kill, before the output grows again: the bound these rows are held to for a pause. Without it
+ * a row whose output never flowed again after a kill could pass on its pause alone (a pause is
+ * only measured between samples that answered).
+ */
+export const CLUSTER_MAX_RESUME_SECONDS = CLUSTER_MAX_PAUSE_SECONDS
+
 /** Longest a row with a broker kept down may wait, from the kill, before output flows again (issue 35). */
 export const BROKER_LOST_MAX_RESUME_SECONDS = 20
 
@@ -54,6 +62,8 @@ function coordinatorKill(kind: 'transaction' | 'group', weight: number): Scenari
     weight,
     topology: 'cluster',
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    maxResumeSeconds: CLUSTER_MAX_RESUME_SECONDS,
+    resumeAfterKill: 'first-growth',
     describe:
       kind === 'transaction'
         ? "kill -9 of the transaction coordinator of the ingest's transactional id while transactions are open, down 15 s; twice"
@@ -68,6 +78,8 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     weight: 0.2,
     topology: 'cluster',
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
+    maxResumeSeconds: CLUSTER_MAX_RESUME_SECONDS,
+    resumeAfterKill: 'first-growth',
     describe: 'kill -9 of the broker leading most partitions of transactions.raw.v1, down 20 s, restarted; 3 times',
     inject: (ctx) =>
       brokerKills(ctx, ctx.quick ? 1 : 3, ctx.quick ? 12_000 : 20_000, () => rawLeader(ctx)),
@@ -80,6 +92,10 @@ export const CLUSTER_SCENARIOS: Scenario[] = [
     topology: 'cluster',
     maxPauseSeconds: CLUSTER_MAX_PAUSE_SECONDS,
     maxResumeSeconds: BROKER_LOST_MAX_RESUME_SECONDS,
+    // A steady flow (three growing samples in a row), and before the broker is back: under full
+    // traffic for minutes the output must keep growing without it, not show one transaction.
+    resumeAfterKill: 'steady',
+    resumeBeforeBrokerBack: true,
     // Full traffic for the whole outage, not a trickle: 20 s before the kill, 3 minutes down, 40 s after.
     minTrafficSeconds: 20 + BROKER_LOST_DOWN_MS / 1000 + 40,
     describe:

@@ -36,6 +36,21 @@ describe('resumedAfterSeconds', () => {
     expect(resumedAfterSeconds(samples([...flowing(6), ...stalled(30)]), KILL, Infinity, waiting)).toBeNull()
   })
 
+  it('with one flowing sample, is the first growth after the pause (a backlog back in one transaction, then nothing more to do)', () => {
+    // txn-coordinator-kill of 2026-11-29 15:26 (quick run): Kafka did not answer the monitor from the kill to 17.9 s,
+    // then the whole backlog came in one sample (+1,160), the trickle's rest in one more (+19), and the pipeline was
+    // drained with nothing more to write: never three growing samples in a row, so "never" by the steady measure.
+    const s = samples([...flowing(6), ...Array<undefined>(17), 1_160, 0, 19, ...stalled(10)])
+    expect(resumedAfterSeconds(s, KILL, Infinity, waiting)).toBeNull()
+    expect(resumedAfterSeconds(s, KILL, Infinity, waiting, 10_000, 1)).toBe(18)
+  })
+
+  it('with one flowing sample, does not count growth before the pause began (transactions already committing at the kill)', () => {
+    const s = samples([...flowing(8), ...stalled(10), ...flowing(1), ...stalled(5)])
+    expect(resumedAfterSeconds(s, KILL, Infinity, waiting, 10_000, 1)).toBe(13)
+    expect(resumedAfterSeconds(samples([...flowing(8), ...stalled(20)]), KILL, Infinity, waiting, 10_000, 1)).toBeNull()
+  })
+
   it('is no pause while nothing waits (a drained pipeline is idle, not stalled)', () => {
     const s = samples([...flowing(6), ...stalled(15), ...flowing(5)])
     expect(resumedAfterSeconds(s, KILL, Infinity, () => false)).toBe(0)

@@ -127,12 +127,13 @@ export class FlowMonitor {
 
   /**
    * Seconds from a broker kill at `killedAt` until the output flowed again: the start of
-   * the first run of three samples with growing output after the pause the kill caused.
-   * 0 when no pause began within `graceMs` of the kill (the output never stopped),
-   * null when it did not flow again before `to`.
+   * the first run of `flowingSamples` samples with growing output after the pause the kill
+   * caused (3: a steady flow; 1: the first growth after the pause). 0 when no pause began
+   * within `graceMs` of the kill (the output never stopped), null when it did not flow
+   * again before `to`.
    */
-  resumedAfterSeconds(killedAt: number, to: number, graceMs = 10_000): number | null {
-    return resumedAfterSeconds(this.samples, killedAt, to, (s) => s.lag === undefined || !this.drained(s), graceMs)
+  resumedAfterSeconds(killedAt: number, to: number, flowingSamples = FLOWING_SAMPLES, graceMs = 10_000): number | null {
+    return resumedAfterSeconds(this.samples, killedAt, to, (s) => s.lag === undefined || !this.drained(s), graceMs, flowingSamples)
   }
 
   /**
@@ -188,11 +189,27 @@ export async function waitCaughtUp(
   return undefined
 }
 
-/** Growing samples in a row that count as the output flowing again (one may be a transaction that was already committing). */
-const FLOWING_SAMPLES = 3
+/**
+ * Growing samples in a row that count as the output flowing again by default (one may be a
+ * transaction that was already committing). A row can ask for fewer (Scenario.resumeAfterKill):
+ * a catch-up after a short outage can clear the whole backlog in one or two transactions,
+ * and then the pipeline is drained before a third growing sample could come.
+ */
+export const FLOWING_SAMPLES = 3
 
-/** FlowMonitor.resumedAfterSeconds over `samples` (in time order); `waiting(s)`: work was waiting at `s`. */
-export function resumedAfterSeconds(samples: FlowSample[], killedAt: number, to: number, waiting: (s: FlowSample) => boolean, graceMs = 10_000): number | null {
+/**
+ * FlowMonitor.resumedAfterSeconds over `samples` (in time order); `waiting(s)`: work was waiting at `s`;
+ * `flowingSamples`: growing samples in a row that count as flowing (a non-growing sample while work
+ * waits starts the count again).
+ */
+export function resumedAfterSeconds(
+  samples: FlowSample[],
+  killedAt: number,
+  to: number,
+  waiting: (s: FlowSample) => boolean,
+  graceMs = 10_000,
+  flowingSamples = FLOWING_SAMPLES,
+): number | null {
   let lastOutput = samples.filter((s) => s.at <= killedAt && s.output !== undefined).at(-1)?.output
   let paused = false
   let runStart: number | undefined
@@ -204,7 +221,7 @@ export function resumedAfterSeconds(samples: FlowSample[], killedAt: number, to:
     if (grew) {
       runStart ??= s.at
       run++
-      if (paused && run >= FLOWING_SAMPLES) return Math.round((runStart - killedAt) / 100) / 10
+      if (paused && run >= flowingSamples) return Math.round((runStart - killedAt) / 100) / 10
     } else if (waiting(s)) {
       paused = true
       runStart = undefined

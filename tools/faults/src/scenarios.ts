@@ -29,8 +29,17 @@ export interface Scenario {
   topology?: 'single' | 'cluster' | 'any'
   /** A row whose longest output pause exceeds this fails (cluster rows: 60 s while two brokers stay up). */
   maxPauseSeconds?: number
-  /** A row whose output flows again later than this after a kill (InjectResult.killedAt) fails. */
+  /** A row whose output flows again later than this after a kill (InjectResult.killedAt), or never, fails. */
   maxResumeSeconds?: number
+  /**
+   * When the output counts as flowing again after a kill (flow-monitor.ts, resumedAfterSeconds):
+   * 'steady' (default), three growing samples in a row after the pause; 'first-growth', the
+   * first growing sample after the pause (the kill rows whose broker comes back after 10-20 s:
+   * their backlog can come back in one transaction and the pipeline then has nothing more to do).
+   */
+  resumeAfterKill?: 'steady' | 'first-growth'
+  /** The output must flow again before the killed broker answers again (nothing may wait for it): `broker-lost`. */
+  resumeBeforeBrokerBack?: boolean
   /** A row whose output flows again later than this after a heal (InjectResult.healedAt) fails. */
   maxResumeAfterHealSeconds?: number
   /** Needs every party on its own address (the cluster network: root, iproute2, iptables). */
