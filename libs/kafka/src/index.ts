@@ -62,7 +62,7 @@ export type {
 } from './pipeline-types.ts'
 export { isFencedError } from './fencing.ts'
 export { scanTopic } from './topic-scan.ts'
-export type { ScannedMessage, TopicScanOptions } from './topic-scan.ts'
+export type { ScannedMessage, TopicScanOptions, TopicScanResult } from './topic-scan.ts'
 export { createTransactionalWriter, DEFAULT_TRANSACTION_TIMEOUT_MS } from './platformatic/transactional-writer.ts'
 export type {
   TransactionalWriter,

@@ -34,7 +34,16 @@ export interface TopicScanOptions {
  * scan back nor is part of it. Runs on TopicReader (@platformatic/kafka, no
  * consumer group).
  */
-export async function scanTopic(options: TopicScanOptions): Promise<{ records: number }> {
+export interface TopicScanResult {
+  records: number
+  /**
+   * With `from`: partitions where the window may reach before what the log still holds
+   * (TopicReader.cutByRetention), so records of it may be gone. Empty without `from`.
+   */
+  cutByRetention: Array<{ partition: number; logStart: string }>
+}
+
+export async function scanTopic(options: TopicScanOptions): Promise<TopicScanResult> {
   const { topic } = options
   let records = 0
   const reader = new TopicReader({
@@ -92,7 +101,7 @@ export async function scanTopic(options: TopicScanOptions): Promise<{ records: n
     if (expired) void reader.stop()
     else await reader.stop()
   }
-  return { records }
+  return { records, cutByRetention: reader.cutByRetention().map((c) => ({ partition: c.partition, logStart: c.logStart.toString() })) }
 }
 
 function partitionsLeft(reader: TopicReader): number[] {

@@ -118,6 +118,7 @@ export class TopicReader {
   readonly #logger: KafkaLogger
   readonly #consumer: Consumer<Buffer, Buffer, Buffer, Buffer>
   readonly #partitions = new Map<string, PartitionRead>()
+  readonly #cutByRetention: Array<{ topic: string; partition: number; logStart: bigint }> = []
   #stopped = false
   #metadataGeneration = 0
   #remaining = 0
@@ -171,6 +172,16 @@ export class TopicReader {
     return out
   }
 
+  /**
+   * Partitions where `from` may reach before what the log still holds: the lookup by time found
+   * the log's first record, and the log no longer starts at 0 (retention or DeleteRecords
+   * removed records, and the one just before the first kept has no timestamp left to compare).
+   * Records of the window may be gone; the read starts at `logStart`. Known after start().
+   */
+  cutByRetention(): Array<{ topic: string; partition: number; logStart: bigint }> {
+    return [...this.#cutByRetention]
+  }
+
   /** Where reading continues, per `${topic}:${partition}`. */
   positions(): Map<string, bigint> {
     return new Map([...this.#partitions].map(([key, p]) => [key, p.next]))
@@ -198,6 +209,7 @@ export class TopicReader {
       let next = at === undefined ? first : at < 0n ? end : at
       const given = this.#options.positions?.get(key)
       if (given !== undefined) next = given > first ? given : first
+      else if (at !== undefined && at === first && first > 0n) this.#cutByRetention.push({ topic, partition, logStart: first })
       this.#partitions.set(key, { topic, partition, key, next, end, behind: next < end, leader: -1, topicId: '' })
       if (next < end) this.#remaining += 1
     }

@@ -38,6 +38,12 @@ export interface ReenrichReport {
   dryRun: boolean
   /** Transaction ids republished (or that would be, in a dry run). */
   transactionIds: string[]
+  /**
+   * Partitions where a window given by moment (`invalidationsSince`, `enrichedSince`) may reach
+   * before what the topic still holds: retention removed records of it, and the scan started at
+   * the oldest one left. Empty when both windows were whole (or none was given).
+   */
+  retentionCut: Array<{ topic: string; partition: number; logStart: string }>
 }
 
 /**
@@ -64,10 +70,20 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
   const targets = new Map<string, number>()
   for (const handle of options.handles ?? []) addTarget(targets, handle, now)
   let undecodable = 0
+  const retentionCut: ReenrichReport['retentionCut'] = []
+  /** A window by moment that retention cut: said at once, and in the report. */
+  const noteCut = (topic: string, option: string, since: Date, cut: Array<{ partition: number; logStart: string }>): void => {
+    if (cut.length === 0) return
+    retentionCut.push(...cut.map((c) => ({ topic, ...c })))
+    logger.warn(
+      { topic, since: since.toISOString(), partitions: cut },
+      `${option} ${since.toISOString()} reaches before what ${topic} still holds: retention removed records of the window on partition(s) ${cut.map((c) => c.partition).join(', ')}, read from their oldest record on`,
+    )
+  }
 
   if (options.invalidationsSince !== undefined) {
     const codec = serde.topic(topics.invalidations, 'Invalidation')
-    await scanTopic({
+    const scanned = await scanTopic({
       kafka,
       topic: topics.invalidations,
       from: options.invalidationsSince,
@@ -86,6 +102,7 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
         }
       },
     })
+    noteCut(topics.invalidations, '--from-invalidations', options.invalidationsSince, scanned.cutByRetention)
   }
   if (targets.size === 0) {
     logger.info({}, 'no invalidated handles: nothing to re-enrich')
@@ -98,12 +115,13 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       undecodable,
       dryRun: options.dryRun ?? false,
       transactionIds: [],
+      retentionCut,
     }
   }
 
   const selector = new ReenrichSelector(targets)
   const enrichedCodec = serde.topic(topics.enriched, 'EnrichedTransaction')
-  await scanTopic({
+  const enrichedScan = await scanTopic({
     kafka,
     topic: topics.enriched,
     ...(options.enrichedSince === undefined ? {} : { from: options.enrichedSince }),
@@ -119,6 +137,7 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
       }
     },
   })
+  if (options.enrichedSince !== undefined) noteCut(topics.enriched, '--enriched-since', options.enrichedSince, enrichedScan.cutByRetention)
   const selected = selector.result()
   const { alreadyRefreshed, scanned } = selected
   const due = selected.republish.filter((raw) => options.inFlight?.has(raw.transactionId) !== true)
@@ -155,6 +174,7 @@ export async function reenrichHandles(options: ReenrichOptions): Promise<Reenric
     undecodable,
     dryRun: options.dryRun ?? false,
     transactionIds: republish.map((r) => r.transactionId),
+    retentionCut,
   }
   logger.info(
     { ...report, transactionIds: undefined },
