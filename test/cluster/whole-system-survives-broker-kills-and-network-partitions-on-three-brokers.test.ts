@@ -10,7 +10,7 @@
  * of the ingest's transaction coordinator while traffic flows. Before the
  * consumer recovery, the first kill left the ingest alive and idle for good
  * (`consumer stream failed`). Then the loss of the broker that matters most
- * (`broker-lost`, kept down 60 s here): the output must flow again while that
+ * (`broker-lost`, kept down 40 s here): the output must flow again while that
  * broker is still down, not wait for it. Every kill row must report a resume
  * figure within its bound (60 s for the leader and coordinator kills, from the
  * kill to the first growth of the output after its pause; 20 s for
