@@ -82,6 +82,15 @@ describe('a killed --from/--to backfill whose unread records retention removed b
         `partition 0's ${gap.skippedOffsets} offset(s) from ${next} (the backfill was to read on from ${next}; the log now starts at ${trimTo})`,
     )
 
+    // A dry run of the same command answers as the resume does: refused with the same gap, and with the flag it
+    // reports the gap and that it would resume this backfill.
+    const dryRefused = runCli(sim, topics, [...args, '--dry-run'])
+    expect(await dryRefused.exited, dryRefused.stderr.join('')).toEqual({ code: 3, signal: null })
+    expect(dryRefused.events.find((e) => e.event === 'refused')).toMatchObject({ code: 'BACKFILL_RETENTION_GAP', retentionGaps: [gap] })
+    const dry = runCli(sim, topics, [...args, '--dry-run', '--accept-retention-gap'])
+    expect(await dry.exited, dry.stderr.join('')).toEqual({ code: 0, signal: null })
+    expect(dry.report()).toMatchObject({ dryRun: true, backfillId, resumed: true, retentionGaps: [gap] })
+
     const accepted = runCli(sim, topics, [...range, '--api-rps', '400', '--api-concurrency', '16', '--accept-retention-gap'])
     expect(await accepted.exited, accepted.stderr.join('')).toEqual({ code: 0, signal: null })
     const report = accepted.report()!
@@ -92,5 +101,32 @@ describe('a killed --from/--to backfill whose unread records retention removed b
     const enriched = await readEnriched(kit.kafka, serde, topics.enriched)
     expect([...enriched.keys()].sort()).toEqual(kept.map((e) => e.raw.transactionId).sort())
     for (const results of enriched.values()) expect(results).toHaveLength(1)
+  })
+
+  it('is no gap when retention removed only records the killed run had read: its dry run and its resume go on', async () => {
+    const DAY = 86_400_000
+    const own = { ...(await createIngestTopics(kit, 'bf-resume-read', 1)), state: uniqueName('bf-state') }
+    const from = Math.floor((Date.now() - 2 * DAY) / 1000) * 1000
+    const samples = await goodSamples(sim, 6, 29)
+    const events = Array.from({ length: RECORDS }, (_, i) => ({ raw: rawFromSample(samples[i % samples.length]!, `resume-read-${i}`), time: from + 10 * i }))
+    await produceTimed(kit, serde, own.input, events)
+    const range = ['--topic', own.input, '--from', new Date(from).toISOString(), '--to', new Date(from + DAY).toISOString()]
+    const args = [...range, '--api-rps', '20', '--api-concurrency', '2']
+    const backfillId = await killAtFirstProgress(runCli(sim, own, args))
+
+    const admin = kit.admin()
+    const [group] = await admin.fetchOffsets({ groupId: `backfill-${backfillId}`, topics: [own.input] })
+    const committed = BigInt(group!.partitions[0]!.offset)
+    expect(committed).toBeGreaterThan(0n)
+    // Retention removes what the killed run had already read, and no more.
+    await admin.deleteRecords(own.input, [{ partition: 0, offset: committed }])
+
+    // A new range starting at that log start would be refused; the resume's dry run is not.
+    const dry = runCli(sim, own, [...args, '--dry-run'])
+    expect(await dry.exited, dry.stderr.join('')).toEqual({ code: 0, signal: null })
+    expect(dry.report()).toMatchObject({ dryRun: true, backfillId, resumed: true, retentionGaps: [] })
+    const resumed = runCli(sim, own, [...range, '--api-rps', '400', '--api-concurrency', '16'])
+    expect(await resumed.exited, resumed.stderr.join('')).toEqual({ code: 0, signal: null })
+    expect(resumed.report()).toMatchObject({ backfillId, complete: true, resumed: true, rows: RECORDS, lost: 0, duplicated: 0, retentionGaps: [] })
   })
 })

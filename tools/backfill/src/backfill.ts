@@ -129,22 +129,32 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   if (options.dryRun === true) {
     const rejectsPath = options.rejectsPath ?? defaultRejects(base)
     // The range is checked as a real run checks it: a dry run is refused where the run would be.
+    // A topic range already started (a killed or stopped run) is checked as its resume checks it:
+    // its stored ranges against where its group reads next, not as a new range. A file dry run
+    // stays offline (no state read): it only validates the file.
     let retentionGaps: RetentionGap[] = []
+    let resumes: string | undefined
     if (input.kind === 'topic') {
+      const run = chooseRun(base, await readStates(kafka, options.stateTopic ?? STATE_TOPIC), options.again === true)
       const reader = new OffsetReader(kafka)
       try {
-        const offsets = await reader.topicOffsets(input.topic, { readCommitted: true })
-        retentionGaps = (await checkedRange(reader, input, offsets)).gaps
+        if (run.state !== undefined) {
+          resumes = run.id
+          retentionGaps = (await withUnreadGaps(reader, input, `backfill-${run.id}`, run.state)).retentionGaps ?? []
+        } else {
+          const offsets = await reader.topicOffsets(input.topic, { readCommitted: true })
+          retentionGaps = (await checkedRange(reader, input, offsets)).gaps
+        }
       } finally {
         await reader.close()
       }
     }
     const result = await dryRun({ input, format, kafka, rejectsPath, schemaRegistry: options.schemaRegistry })
     return {
-      backfillId: base,
+      backfillId: resumes ?? base,
       source: identity.source,
       dryRun: true,
-      resumed: false,
+      resumed: resumes !== undefined,
       complete: true,
       rows: result.rows,
       enriched: { matched: 0, notFound: 0, rejectedByApi: 0 },
