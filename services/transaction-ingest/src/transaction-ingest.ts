@@ -156,6 +156,8 @@ export async function startTransactionIngest(options: TransactionIngestOptions):
   const readiness = options.readiness ?? new Readiness()
   const metricsRegistry = options.metricsRegistry ?? createMetricsRegistry({ service: 'transaction-ingest' })
   const metrics = createIngestMetrics(metricsRegistry)
+  // Exposed at 0 from the start: an alert on its increase needs the series before the first skip.
+  metrics.inputSkipped.inc({ topic: topics.input }, 0)
   readiness.register(CONSUMER_CHECK, 'waiting for the table before consuming')
 
   const serde = new AvroSerde({
