@@ -4,13 +4,6 @@ import type { BackfillState } from './backfill-topics.ts'
 import { BackfillRefusedError, RetentionGapError, type RetentionGap } from './errors.ts'
 import { mergeGaps, overtakenGap } from './unread-gaps.ts'
 
-/**
- * Retention that overtakes a running backfill: its consumer asks for offsets the log no longer
- * holds (the pipeline's onOffsetOutOfRange). Without --accept-retention-gap the pipeline holds
- * the partition (`policy` 'hold') and the run ends refused, so that its committed position stays
- * before the gap and the next run is refused the same way (unread-gaps.ts); with it the run reads
- * on from the log start and the gap is stored in the state for the report.
- */
 interface BackfillRun {
   backfillId: string
   state: () => BackfillState
@@ -21,6 +14,13 @@ interface BackfillRun {
   logger?: KafkaLogger
 }
 
+/**
+ * Retention that overtakes a running backfill: its consumer asks for offsets the log no longer
+ * holds (the pipeline's onOffsetOutOfRange). Without --accept-retention-gap the pipeline holds
+ * the partition (`policy` 'hold') and the run ends refused, so that its committed position stays
+ * before the gap and the next run is refused the same way (unread-gaps.ts); with it the run reads
+ * on from the log start and the gap is stored in the state for the report.
+ */
 export class OvertakenGaps {
   /** The pipeline's `offsetOutOfRange` for this input. */
   readonly policy: 'reset' | 'hold'
@@ -45,6 +45,16 @@ export class OvertakenGaps {
           `the backfill's rows topic ${e.topic} lost staged rows before they were enriched (partition ${e.partition}: ` +
             `asked for offset ${e.requestedOffset}, the log holds ${e.logStartOffset} to ${e.highWatermark}); ` +
             'run the file again with --again (rows already enriched are enriched once more)',
+        ),
+      )
+      return
+    }
+    if (e.held && e.logStartOffset === '-1') {
+      // The cluster did not tell where the log starts: held all the same, and said so.
+      this.#refuse(
+        new BackfillRefusedError(
+          `${e.topic}: partition ${e.partition} answered offset ${e.requestedOffset} out of range and its log offsets could not be read; ` +
+            'retention may have removed records of the range unread. Run the same command again when the cluster answers',
         ),
       )
       return

@@ -36,8 +36,7 @@ export async function withLogOffsets(
 }
 
 /**
- * What a fetch offset out of range means for the loop, as the event its hook and log get;
- * undefined when nothing was skipped or read twice.
+ * What a fetch offset out of range means for the loop, as the event its hook and log get.
  *
  * The client moves the fetch to the log start (`earliest`, the loop's fallback when it reads
  * from the beginning) or to the log end (`latest`). Below the log start, the records from the
