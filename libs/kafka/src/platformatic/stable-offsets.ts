@@ -1,6 +1,7 @@
 import { offsetFetchV8, type Consumer } from '@platformatic/kafka'
 import type { TopicPartition } from '../pipeline-types.ts'
 import { bareConnection, type KafkaConnection } from './connection.ts'
+import { liveGroupCoordinator } from './group-coordinator.ts'
 import { hasProtocolError } from './protocol-errors.ts'
 
 /** How often an UNSTABLE_OFFSET_COMMIT answer is asked again. */
@@ -30,10 +31,7 @@ export async function readStableOffsets(
   const topics = [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }))
   for (;;) {
     signal.throwIfAborted()
-    const coordinatorId = await consumer.findGroupCoordinator()
-    const metadata = await consumer.metadata({ topics: [...byTopic.keys()] })
-    const broker = metadata.brokers.get(coordinatorId)
-    if (broker === undefined) throw new Error(`group coordinator ${coordinatorId} is not in the cluster metadata`)
+    const broker = await liveGroupCoordinator(consumer, connection)
     const conn = bareConnection(`${connection.clientId}-stable-offsets`, connection)
     try {
       await conn.connect(broker.host, broker.port)

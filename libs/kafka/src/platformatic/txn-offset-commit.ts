@@ -1,6 +1,7 @@
 import { txnOffsetCommitV3, type Connection, type Consumer, type Producer } from '@platformatic/kafka'
 import type { InputMessage } from './input-message.ts'
 import { bareConnection, retryDelay, type KafkaConnection } from './connection.ts'
+import { liveGroupCoordinator } from './group-coordinator.ts'
 import { hasProtocolError } from './protocol-errors.ts'
 
 /** Answers worth asking again after a short delay; anything else fails the transaction (it is aborted and redone). */
@@ -67,9 +68,9 @@ export class TxnOffsetCommitter {
           await new Promise((resolve) => setTimeout(resolve, retryDelay(undefined, 'txnOffsetCommit', attempt)))
           // The records name the coordinator of their fetch. After a move, or when that broker
           // does not answer (killed: its successor takes over once the controller fences it),
-          // ask the consumer, whose heartbeats rediscover the coordinator; retrying the dead
-          // broker only failed the transaction, and the redo named the same broker again.
-          if (broken || moved) coordinatorId = await consumer.findGroupCoordinator()
+          // find the live one (group-coordinator.ts); retrying the dead broker only failed the
+          // transaction, and the redo named the same broker again.
+          if (broken || moved) coordinatorId = await liveGroupCoordinator(consumer, this.#connection).then((c) => c.nodeId, () => consumer.findGroupCoordinator())
         }
       }
     }
