@@ -173,10 +173,8 @@ export class TopicReader {
   }
 
   /**
-   * Partitions where `from` may reach before what the log still holds: the lookup by time found
-   * the log's first record, and the log no longer starts at 0 (retention or DeleteRecords
-   * removed records, and the one just before the first kept has no timestamp left to compare).
-   * Records of the window may be gone; the read starts at `logStart`. Known after start().
+   * After start(): partitions where `from` may reach before what the log holds (the lookup by time
+   * found its first record and it no longer starts at 0): records of the window may be gone.
    */
   cutByRetention(): Array<{ topic: string; partition: number; logStart: bigint }> {
     return [...this.#cutByRetention]
