@@ -413,3 +413,12 @@ export async function readOutcomes(kafka: Kafka, serde: AvroSerde, topics: Inges
 export function testKafkaEnv(): { KAFKA_BROKERS: string; SCHEMA_REGISTRY_URL: string } {
   return { KAFKA_BROKERS: inject('kafkaBrokers').join(','), SCHEMA_REGISTRY_URL: inject('registryUrl') }
 }
+
+/** Sets the enrichment simulator's faults (its /__admin/faults), or clears them with null. */
+export async function setSimFaults(sim: EnrichmentSim, faults: Record<string, unknown> | null): Promise<void> {
+  const res = await fetch(
+    `${sim.url}/__admin/faults`,
+    faults === null ? { method: 'DELETE' } : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) },
+  )
+  if (!res.ok) throw new Error(`faults answered ${res.status}: ${await res.text()}`)
+}

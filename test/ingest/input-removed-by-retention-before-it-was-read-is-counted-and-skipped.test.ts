@@ -28,6 +28,7 @@ import {
   registryForTests,
   serdeForTests,
   simClient,
+  setSimFaults,
   startSim,
   type TestTopics,
 } from './ingest-harness.ts'
@@ -42,13 +43,7 @@ let ingest: TransactionIngest | undefined
 let topics: TestTopics
 let admin: TestAdmin
 
-async function setFaults(faults: Record<string, unknown> | null): Promise<void> {
-  const res = await fetch(
-    `${sim.url}/__admin/faults`,
-    faults === null ? { method: 'DELETE' } : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) },
-  )
-  if (!res.ok) throw new Error(`faults answered ${res.status}: ${await res.text()}`)
-}
+const setFaults = (faults: Record<string, unknown> | null): Promise<void> => setSimFaults(sim, faults)
 
 async function skipped(): Promise<number> {
   const m = await metricsRegistry.getSingleMetric('ingest_input_offsets_skipped_total')?.get()

@@ -25,6 +25,7 @@ import {
   registryForTests,
   serdeForTests,
   simClient,
+  setSimFaults,
   startSim,
   type SimSample,
   type TestTopics,
@@ -42,15 +43,7 @@ let admin: Admin
 let samples: SimSample[]
 let produced = 0
 
-async function setFaults(faults: Record<string, unknown> | null): Promise<void> {
-  const res = await fetch(
-    `${sim.url}/__admin/faults`,
-    faults === null
-      ? { method: 'DELETE' }
-      : { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) },
-  )
-  if (!res.ok) throw new Error(`faults answered ${res.status}: ${await res.text()}`)
-}
+const setFaults = (faults: Record<string, unknown> | null): Promise<void> => setSimFaults(sim, faults)
 
 async function produce(count: number): Promise<void> {
   const events: RawTransaction[] = []
