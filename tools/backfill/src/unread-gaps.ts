@@ -27,14 +27,22 @@ export function unreadGaps(
   const gaps: RetentionGap[] = []
   for (const r of ranges) {
     const low = offsets.find((o) => o.partition === r.partition)?.low
-    if (low === undefined) continue
-    const next = committed.get(r.partition) ?? BigInt(r.start)
-    const end = BigInt(r.end)
-    if (next >= end || low <= next) continue
-    const skippedTo = low < end ? low : end
-    gaps.push({ partition: r.partition, logStart: String(low), nextOffset: String(next), skippedOffsets: Number(skippedTo - next) })
+    const gap = low === undefined ? undefined : gapAt(r, committed.get(r.partition) ?? BigInt(r.start), low)
+    if (gap !== undefined) gaps.push(gap)
   }
   return gaps
+}
+
+/**
+ * The records of range `r` removed unread when the backfill reads on from `next` and the log
+ * starts at `low`: from `next` to the log start, or to the range end if the log starts past it.
+ * None when `next` is past the range or the log start is at or below it.
+ */
+function gapAt(r: PartitionRange, next: bigint, low: bigint): RetentionGap | undefined {
+  const end = BigInt(r.end)
+  if (next >= end || low <= next) return undefined
+  const skippedTo = low < end ? low : end
+  return { partition: r.partition, logStart: String(low), nextOffset: String(next), skippedOffsets: Number(skippedTo - next) }
 }
 
 /**
@@ -47,12 +55,7 @@ export function unreadGaps(
 export function overtakenGap(ranges: PartitionRange[], e: OffsetOutOfRangeEvent): RetentionGap | undefined {
   const r = ranges.find((x) => x.partition === e.partition)
   if (r === undefined || !e.removed) return undefined
-  const next = BigInt(e.requestedOffset)
-  const end = BigInt(r.end)
-  const low = BigInt(e.logStartOffset)
-  if (next >= end) return undefined
-  const skippedTo = low < end ? low : end
-  return { partition: e.partition, logStart: e.logStartOffset, nextOffset: e.requestedOffset, skippedOffsets: Number(skippedTo - next) }
+  return gapAt(r, BigInt(e.requestedOffset), BigInt(e.logStartOffset))
 }
 
 /**
