@@ -326,10 +326,10 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   const overtaken = new OvertakenGaps(input, {
     backfillId,
     state: () => state,
-    accept: async (s) => {
+    replaceState: (s) => {
       state = s
-      await writeState(kafka, stateTopic, s, logger)
     },
+    storeState: (s) => writeState(kafka, stateTopic, s, logger),
     stop: () => finish(),
     ...(logger === undefined ? {} : { logger }),
   })

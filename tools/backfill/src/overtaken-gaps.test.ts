@@ -32,7 +32,14 @@ const event = (over: Partial<OffsetOutOfRangeEvent>): OffsetOutOfRangeEvent => (
 })
 
 function watch(input: BackfillInput) {
-  const run = { backfillId: 'b1', state: () => state, accept: vi.fn(async (_s: BackfillState) => {}), stop: vi.fn() }
+  let current = state
+  const run = {
+    backfillId: 'b1',
+    state: () => current,
+    replaceState: (s: BackfillState) => void (current = s),
+    storeState: vi.fn(async (_s: BackfillState) => {}),
+    stop: vi.fn(),
+  }
   return { gaps: new OvertakenGaps(input, run), run }
 }
 
@@ -45,7 +52,7 @@ describe('OvertakenGaps (retention overtaking a running backfill)', () => {
     const refusal = gaps.settle()
     await expect(refusal).rejects.toBeInstanceOf(RetentionGapError)
     await expect(refusal).rejects.toMatchObject({ gaps: [{ partition: 0, logStart: '700', nextOffset: '400', skippedOffsets: 300 }] })
-    expect(run.accept).not.toHaveBeenCalled()
+    expect(run.storeState).not.toHaveBeenCalled()
   })
 
   it('with --accept-retention-gap reads on: stores the gap in the state and does not stop', async () => {
@@ -54,7 +61,21 @@ describe('OvertakenGaps (retention overtaking a running backfill)', () => {
     gaps.onOffsetOutOfRange(event({ held: false, skippedOffsets: 300 }))
     await gaps.settle()
     expect(run.stop).not.toHaveBeenCalled()
-    expect(run.accept).toHaveBeenCalledWith({ ...state, retentionGaps: [{ partition: 0, logStart: '700', nextOffset: '400', skippedOffsets: 300 }] })
+    expect(run.storeState).toHaveBeenCalledWith({ ...state, retentionGaps: [{ partition: 0, logStart: '700', nextOffset: '400', skippedOffsets: 300 }] })
+  })
+
+  it('keeps every accepted gap when a second one comes before the first is stored', async () => {
+    const { gaps, run } = watch(topic(true))
+    gaps.onOffsetOutOfRange(event({ held: false }))
+    gaps.onOffsetOutOfRange(event({ held: false, requestedOffset: '800', logStartOffset: '900' }))
+    await gaps.settle()
+    expect(run.storeState).toHaveBeenLastCalledWith({
+      ...state,
+      retentionGaps: [
+        { partition: 0, logStart: '700', nextOffset: '400', skippedOffsets: 300 },
+        { partition: 0, logStart: '900', nextOffset: '800', skippedOffsets: 100 },
+      ],
+    })
   })
 
   it('ignores a fetch already past the range end', async () => {

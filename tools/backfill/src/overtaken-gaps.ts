@@ -7,8 +7,10 @@ import { mergeGaps, overtakenGap } from './unread-gaps.ts'
 interface BackfillRun {
   backfillId: string
   state: () => BackfillState
-  /** Takes the state with an accepted gap added and stores it (the state topic). */
-  accept: (state: BackfillState) => Promise<void>
+  /** Takes the state with an accepted gap added, at once (the next gap builds on it). */
+  replaceState: (state: BackfillState) => void
+  /** Stores a state (the state topic); called one store at a time, in order. */
+  storeState: (state: BackfillState) => Promise<void>
   /** Ends the run: it is refused once the pipeline has stopped. */
   stop: () => void
   logger?: KafkaLogger
@@ -78,7 +80,8 @@ export class OvertakenGaps {
       return
     }
     const state = { ...run.state(), retentionGaps: mergeGaps(run.state().retentionGaps ?? [], [gap]) }
-    this.#stateWritten = this.#stateWritten.then(() => run.accept(state))
+    run.replaceState(state)
+    this.#stateWritten = this.#stateWritten.then(() => run.storeState(state))
     run.logger?.warn(
       { backfillId: run.backfillId, retentionGap: gap },
       'retention removed records of the range while the backfill ran (--accept-retention-gap): reading on from the log start',
