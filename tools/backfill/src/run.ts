@@ -45,7 +45,8 @@ Sources
   --topic <name>          raw topic of --from/--to (default ${TOPICS.transactionsRaw})
   --accept-retention-gap  backfill what --topic still holds when the range may start among
                           records retention removed, or retention removed records a killed
-                          run had not read before this one resumed (refused without it, exit code 3)
+                          run had not read before this one resumed, or removes them ahead of
+                          this run while it reads (refused without it, exit code 3)
 
 Output
   --to-topic <name>       enriched results go here (default ${TOPICS.transactionsEnriched})
